@@ -1,0 +1,3 @@
+from normkata.cli import main
+
+main()

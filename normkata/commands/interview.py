@@ -1,0 +1,95 @@
+"""`normkata interview` and `normkata review`."""
+
+from __future__ import annotations
+
+import click
+
+from normkata.errors import EXIT_INTERRUPTED, InputError
+from normkata.options import current_lang, lang_option, seed_option, topic_option
+
+
+@click.command()
+@topic_option
+@click.option("-n", "count", type=click.IntRange(min=1), default=5, show_default=True, help="How many cards.")
+@seed_option
+@lang_option
+def interview(topic: str | None, count: int, seed: int | None, lang: str | None) -> None:
+    """Practise interview questions: answer, compare with key points, rate yourself.
+
+    Cards you have never rated come first; each rating (1 Again .. 4 Easy) schedules the
+    card's next review with FSRS.
+
+    \b
+    Examples:
+      normkata interview --topic prenorm
+      normkata interview -n 3 --lang zh
+    """
+    from normkata.cards import run_cards
+    from normkata.content.bank import check_topic, select
+    from normkata.i18n import t
+    from normkata.practice import open_practice
+
+    lang = current_lang(lang)
+    practice = open_practice("interview", lang)
+    check_topic(practice.bank, topic)
+    rated = practice.store.latest_ratings()
+    pool = select(practice.bank.cards, topic=topic, seed=seed)
+    cards = sorted(pool, key=lambda c: c.id in rated)[:count]  # stable: new cards first
+    if not cards:
+        raise InputError(t("card.none", lang))
+    result = run_cards(practice, cards)
+    practice.store.end_session(practice.session_id)
+    practice.console.print()
+    practice.console.print(t("card.done", lang, rated=len(result.ratings)))
+    if result.interrupted:
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
+@click.command()
+@click.option("-n", "count", type=click.IntRange(min=1), default=20, show_default=True, help="At most this many items.")
+@lang_option
+def review(count: int, lang: str | None) -> None:
+    """Review what is due: missed quiz questions and interview cards, scheduled by FSRS.
+
+    \b
+    Examples:
+      normkata review
+      normkata review -n 5
+    """
+    from normkata.cards import ask_card
+    from normkata.i18n import t
+    from normkata.practice import open_practice
+    from normkata.quiz.session import ask_question
+    from normkata.srs import due_cutoff, when
+
+    lang = current_lang(lang)
+    practice = open_practice("review", lang)
+    due = [row for row in practice.store.due_items(due_cutoff()) if _item(practice, row)][:count]
+    if not due:
+        upcoming = practice.store.next_due()
+        text = t("review.none", lang, when=when(upcoming, lang)) if upcoming else t("review.empty", lang)
+        practice.console.print(text)
+        practice.store.end_session(practice.session_id)
+        return
+    practice.console.print(f"[heading]{t('review.header', lang, n=len(due))}[/]")
+    interrupted = False
+    try:
+        for index, row in enumerate(due, start=1):
+            item = _item(practice, row)
+            ask = ask_question if row["kind"] == "question" else ask_card
+            if ask(practice, item, index, len(due)) is None:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+        practice.console.print()
+        practice.console.print(t("interrupted", lang))
+    practice.store.end_session(practice.session_id)
+    if interrupted:
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
+def _item(practice, row):  # type: ignore[no-untyped-def]
+    """The bank item a schedule row points at; None when the bank no longer has it."""
+    if row["kind"] == "question":
+        return practice.bank.question(row["item_id"])
+    return practice.bank.card(row["item_id"])

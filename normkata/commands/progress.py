@@ -1,0 +1,72 @@
+"""The dashboard (`normkata` alone) and `normkata progress`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from normkata.options import current_lang, lang_option
+
+
+def show_dashboard(lang: str | None) -> None:
+    """Mastery per topic, items due, katas and the suggested next step."""
+    from rich.table import Table
+
+    from normkata.i18n import t
+
+    lang, report, bank, console = _load(lang)
+    table = Table(title=t("dash.title", lang), title_style="heading")
+    table.add_column(t("dash.topic", lang))
+    for key in ("dash.questions", "dash.seen", "dash.cards", "dash.mastery"):
+        table.add_column(t(key, lang), justify="right")
+    for topic in report.topics:
+        table.add_row(
+            bank.topic_title(topic.topic, lang), str(topic.questions), str(topic.seen),
+            f"{topic.cards_rated}/{topic.cards}", _bar(topic.mastery),
+        )
+    console.print(table)
+    console.print(t("dash.due", lang, n=report.due))
+    console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
+    key, fields = report.next_reason
+    console.print(f"[next]{t('dash.next', lang, cmd=report.next_command, why=t(key, lang, **fields))}[/]")
+
+
+def _bar(share: float, width: int = 10) -> str:
+    filled = round(share * width)
+    return f"{'█' * filled}{'·' * (width - filled)} {share:4.0%}"
+
+
+def _load(lang_option: str | None):  # type: ignore[no-untyped-def]
+    from normkata.content.bank import load_bank
+    from normkata.practice import report_damage
+    from normkata.progress import build_report
+    from normkata.store import open_store
+    from normkata.ui import make_console
+
+    lang = current_lang(lang_option)
+    bank = load_bank()
+    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    try:
+        report = build_report(bank, store)
+    finally:
+        store.close()
+    return lang, report, bank, make_console()
+
+
+@click.command()
+@lang_option
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def progress(lang: str | None, as_json: bool) -> None:
+    """Show mastery per topic, what is due and what to do next.
+
+    \b
+    Examples:
+      normkata progress
+      normkata progress --json
+    """
+    if as_json:
+        _lang, report, _bank, _console = _load(lang)
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        show_dashboard(lang)

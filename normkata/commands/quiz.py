@@ -1,0 +1,47 @@
+"""`normkata quiz`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from normkata.errors import EXIT_INTERRUPTED, InputError
+from normkata.options import current_lang, lang_option, seed_option, topic_option
+
+
+@click.command()
+@topic_option
+@click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many questions.")
+@click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), default=None, help="Only this difficulty.")
+@seed_option
+@lang_option
+@click.option("--json", "as_json", is_flag=True, help="Print only a JSON summary (answers read from stdin).")
+def quiz(topic: str | None, count: int, difficulty: str | None, seed: int | None, lang: str | None, as_json: bool) -> None:
+    """Answer quiz questions with instant feedback.
+
+    \b
+    Examples:
+      normkata quiz -n 5 --topic rmsnorm
+      normkata quiz --difficulty hard --lang zh
+      printf 'A\\nB\\nA\\n' | normkata quiz -n 3 --seed 1 --json
+    """
+    from normkata.content.bank import check_topic, select
+    from normkata.i18n import t
+    from normkata.practice import open_practice
+    from normkata.quiz.session import render_summary, run_quiz
+
+    lang = current_lang(lang)
+    practice = open_practice("quiz", lang, quiet=as_json)
+    check_topic(practice.bank, topic)
+    questions = select(practice.bank.questions, topic=topic, difficulty=difficulty, count=count, seed=seed)
+    if not questions:
+        raise InputError(t("quiz.none", lang))
+    result = run_quiz(practice, questions)
+    practice.store.end_session(practice.session_id)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        render_summary(practice, result)
+    if result.interrupted:
+        raise click.exceptions.Exit(EXIT_INTERRUPTED)

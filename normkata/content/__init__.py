@@ -1,0 +1,1 @@
+"""Question banks and interview cards: loading, validation and selection."""

@@ -1,0 +1,301 @@
+"""Strict validation of one question-bank file into the content model.
+
+Every problem becomes a ContentIssue naming the file, the line and the field. Unknown keys,
+missing translations, answers out of range and malformed values are all errors; the loader
+keeps going so that `normkata content check` reports every problem at once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from normkata.content.model import (
+    DIFFICULTIES,
+    QUESTION_TYPES,
+    SOURCES,
+    Card,
+    ContentIssue,
+    Question,
+    Text,
+    TextList,
+    Topic,
+)
+from normkata.content.yamlnodes import LineDict, LineList
+
+FORMAT_VERSION = 1
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+
+_FILE_KEYS = {"format_version": True, "topic": True, "title": True, "questions": False, "cards": False}
+_QUESTION_KEYS = {
+    "id": True, "type": True, "difficulty": True, "prompt": True, "explanation": True,
+    "source": True, "answer": True, "choices": False, "tolerance": False, "verify": False,
+    "tags": False,
+}
+_CARD_KEYS = {
+    "id": True, "difficulty": True, "prompt": True, "key_points": True, "answer": True,
+    "follow_ups": False, "source": True, "tags": False,
+}
+_CHOICE_COUNTS = {"single": (2, 6), "multiple": (2, 8), "order": (2, 8)}
+
+
+class _Invalid(Exception):
+    """Raised inside one item's validation after its issue has been recorded."""
+
+
+class _Checker:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.issues: list[ContentIssue] = []
+
+    def fail(self, line: int, field: str, message: str) -> _Invalid:
+        self.issues.append(ContentIssue(self.file, line, field, message))
+        return _Invalid()
+
+    # -- structure -------------------------------------------------------------------------
+
+    def keys(self, data: LineDict, spec: dict[str, bool], where: str) -> bool:
+        ok = True
+        for key in data:
+            if key not in spec:
+                known = ", ".join(spec)
+                self.fail(data.key_lines[key], _join(where, key), f"unknown key (known: {known})")
+                ok = False
+        for key, required in spec.items():
+            if required and key not in data:
+                self.fail(data.line, _join(where, key), "missing required key")
+                ok = False
+        return ok
+
+    def line_of(self, data: LineDict, key: str) -> int:
+        return data.key_lines.get(key, data.line)
+
+    def text(self, value: Any, line: int, field: str, *, neutral_ok: bool = False) -> Text:
+        if isinstance(value, str) and neutral_ok:
+            return Text(value, value)
+        if not isinstance(value, LineDict):
+            raise self.fail(line, field, "expected a mapping with 'en' and 'zh' texts")
+        unknown = [k for k in value if k not in ("en", "zh")]
+        if unknown:
+            raise self.fail(value.key_lines[unknown[0]], _join(field, unknown[0]), "unknown language (use en and zh)")
+        for lang in ("en", "zh"):
+            if lang not in value:
+                raise self.fail(value.line, _join(field, lang), "missing translation")
+            text = value[lang]
+            if not isinstance(text, str) or not text.strip():
+                raise self.fail(value.key_lines[lang], _join(field, lang), "expected non-empty text")
+        return Text(value["en"].strip(), value["zh"].strip())
+
+    def text_list(self, value: Any, line: int, field: str) -> TextList:
+        if not isinstance(value, LineDict) or set(value) != {"en", "zh"}:
+            raise self.fail(line, field, "expected a mapping with 'en' and 'zh' lists")
+        lists = {}
+        for lang in ("en", "zh"):
+            items = value[lang]
+            if not isinstance(items, LineList) or not items:
+                raise self.fail(value.key_lines[lang], _join(field, lang), "expected a non-empty list of texts")
+            for i, item in enumerate(items):
+                if not isinstance(item, str) or not item.strip():
+                    raise self.fail(
+                        items.item_lines[i], _join(_join(field, lang), i),
+                        "expected text (quote text that contains ': ')",
+                    )
+            lists[lang] = tuple(i.strip() for i in items)
+        if len(lists["en"]) != len(lists["zh"]):
+            raise self.fail(
+                line, field, f"en has {len(lists['en'])} items but zh has {len(lists['zh'])}: each item needs a translation"
+            )
+        return TextList(lists["en"], lists["zh"])
+
+    def choice(self, value: Any, allowed: tuple[str, ...], line: int, field: str) -> str:
+        if value not in allowed:
+            raise self.fail(line, field, f"{value!r} is not one of {', '.join(allowed)}")
+        return value
+
+    def item_id(self, value: Any, line: int, field: str) -> str:
+        if not isinstance(value, str) or not ID_PATTERN.match(value):
+            raise self.fail(line, field, f"{value!r} is not a valid id (lowercase letters, digits, - _ .)")
+        return value
+
+    def tags(self, data: LineDict, field: str) -> tuple[str, ...]:
+        value = data.get("tags", [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(self.line_of(data, "tags"), _join(field, "tags"), "expected a list of texts")
+        return tuple(value)
+
+
+def _join(base: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{base}[{key}]"
+    return f"{base}.{key}" if base else key
+
+
+def validate_file(data: Any, file: str) -> tuple[Topic | None, list[Question], list[Card], list[ContentIssue]]:
+    """Validate one parsed question-bank file; returns what is valid and every issue found."""
+    check = _Checker(file)
+    if not isinstance(data, LineDict):
+        check.fail(getattr(data, "line", 1), "", "expected a mapping with format_version, topic, title")
+        return None, [], [], check.issues
+    check.keys(data, _FILE_KEYS, "")
+    topic = _topic(check, data)
+    if topic is None:
+        return None, [], [], check.issues
+    questions = _items(check, data, "questions", lambda d, f: _question(check, d, f, topic.id))
+    cards = _items(check, data, "cards", lambda d, f: _card(check, d, f, topic.id))
+    return topic, questions, cards, check.issues
+
+
+def _topic(check: _Checker, data: LineDict) -> Topic | None:
+    try:
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise check.fail(
+                check.line_of(data, "format_version"), "format_version", f"expected {FORMAT_VERSION}, got {version!r}"
+            )
+        topic_id = check.item_id(data.get("topic"), check.line_of(data, "topic"), "topic")
+        title = check.text(data.get("title"), check.line_of(data, "title"), "title")
+    except _Invalid:
+        return None
+    return Topic(topic_id, title, check.file)
+
+
+def _items(check: _Checker, data: LineDict, key: str, build: Any) -> list:
+    raw = data.get(key, [])
+    if not isinstance(raw, LineList):
+        check.fail(check.line_of(data, key), key, "expected a list")
+        return []
+    built = []
+    for index, item in enumerate(raw):
+        field = f"{key}[{index}]"
+        if not isinstance(item, LineDict):
+            check.fail(raw.item_lines[index], field, "expected a mapping")
+            continue
+        try:
+            built.append(build(item, field))
+        except _Invalid:
+            continue
+    return built
+
+
+def _common(check: _Checker, data: LineDict, field: str, spec: dict[str, bool]) -> dict[str, Any]:
+    if not check.keys(data, spec, field):
+        raise _Invalid()
+    line = check.line_of
+    source = data["source"]
+    if isinstance(source, int) and not isinstance(source, bool):
+        source = f"{source:03d}"  # YAML reads an unquoted 004 as the number 4
+    if not isinstance(source, str) or source not in SOURCES:
+        raise check.fail(line(data, "source"), _join(field, "source"), f"{source!r} is not one of {', '.join(SOURCES)}")
+    return {
+        "id": check.item_id(data["id"], line(data, "id"), _join(field, "id")),
+        "difficulty": check.choice(data["difficulty"], DIFFICULTIES, line(data, "difficulty"), _join(field, "difficulty")),
+        "prompt": check.text(data["prompt"], line(data, "prompt"), _join(field, "prompt")),
+        "source": source,
+        "tags": check.tags(data, field),
+        "file": check.file,
+        "line": data.line,
+    }
+
+
+def _question(check: _Checker, data: LineDict, field: str, topic: str) -> Question:
+    common = _common(check, data, field, _QUESTION_KEYS)
+    line = check.line_of
+    qtype = check.choice(data["type"], QUESTION_TYPES, line(data, "type"), _join(field, "type"))
+    explanation = check.text(data["explanation"], line(data, "explanation"), _join(field, "explanation"))
+    choices = _choices(check, data, field, qtype)
+    answer = _answer(check, data, field, qtype, len(choices))
+    tolerance = _tolerance(check, data, field, qtype)
+    verify = data.get("verify")
+    if verify is not None and (not isinstance(verify, str) or not verify.strip()):
+        raise check.fail(line(data, "verify"), _join(field, "verify"), "expected Python code as text")
+    if qtype == "numeric" and verify is None:
+        raise check.fail(data.line, _join(field, "verify"), "a numeric answer must carry verify code that computes it")
+    return Question(
+        type=qtype, topic=topic, explanation=explanation, answer=answer, choices=choices,
+        tolerance=tolerance, verify=verify, **common,
+    )
+
+
+def _choices(check: _Checker, data: LineDict, field: str, qtype: str) -> tuple[Text, ...]:
+    where = _join(field, "choices")
+    raw = data.get("choices")
+    if qtype not in _CHOICE_COUNTS:
+        if raw is not None:
+            raise check.fail(check.line_of(data, "choices"), where, f"a {qtype} question takes no choices")
+        return ()
+    low, high = _CHOICE_COUNTS[qtype]
+    if not isinstance(raw, LineList) or not low <= len(raw) <= high:
+        raise check.fail(check.line_of(data, "choices"), where, f"expected a list of {low} to {high} choices")
+    choices = tuple(
+        check.text(item, raw.item_lines[i], _join(where, i), neutral_ok=True) for i, item in enumerate(raw)
+    )
+    if len({c.en for c in choices}) != len(choices):
+        raise check.fail(raw.line, where, "two choices have the same text")
+    return choices
+
+
+def _letters(value: Any) -> list[str] | None:
+    """'AC', 'A,C' or ['A','C'] as a list of letters; None when it is none of those."""
+    if isinstance(value, str):
+        return [c for c in value.upper() if c not in ", "]
+    if isinstance(value, list) and all(isinstance(v, str) and len(v) == 1 for v in value):
+        return [v.upper() for v in value]
+    return None
+
+
+def _answer(check: _Checker, data: LineDict, field: str, qtype: str, n_choices: int) -> object:
+    value, line, where = data["answer"], check.line_of(data, "answer"), _join(field, "answer")
+    valid = [chr(ord("A") + i) for i in range(n_choices)]
+    span = f"A-{valid[-1]}" if valid else ""
+    if qtype == "true_false":
+        if not isinstance(value, bool):
+            raise check.fail(line, where, "expected true or false")
+        return value
+    if qtype == "numeric":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise check.fail(line, where, "expected a number")
+        return float(value)
+    letters = _letters(value)
+    if not letters:
+        raise check.fail(line, where, f"expected choice letters ({span})")
+    outside = [c for c in letters if c not in valid]
+    if outside:
+        raise check.fail(line, where, f"answer {outside[0]!r} is out of range: choices are {span}")
+    if len(set(letters)) != len(letters):
+        raise check.fail(line, where, "a letter is repeated")
+    if qtype == "single":
+        if len(letters) != 1:
+            raise check.fail(line, where, "a single-choice question has exactly one answer")
+        return letters[0]
+    if qtype == "order" and sorted(letters) != valid:
+        raise check.fail(line, where, f"an order answer lists every choice once ({span})")
+    if qtype == "multiple":
+        return tuple(sorted(letters))
+    return tuple(letters)
+
+
+def _tolerance(check: _Checker, data: LineDict, field: str, qtype: str) -> float:
+    where = _join(field, "tolerance")
+    if "tolerance" not in data:
+        if qtype == "numeric":
+            raise check.fail(data.line, where, "a numeric question needs a tolerance (0 for exact)")
+        return 0.0
+    value = data["tolerance"]
+    if qtype != "numeric":
+        raise check.fail(check.line_of(data, "tolerance"), where, "only numeric questions take a tolerance")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise check.fail(check.line_of(data, "tolerance"), where, "expected a number >= 0")
+    return float(value)
+
+
+def _card(check: _Checker, data: LineDict, field: str, topic: str) -> Card:
+    common = _common(check, data, field, _CARD_KEYS)
+    line = check.line_of
+    key_points = check.text_list(data["key_points"], line(data, "key_points"), _join(field, "key_points"))
+    answer = check.text(data["answer"], line(data, "answer"), _join(field, "answer"))
+    follow_ups = (
+        check.text_list(data["follow_ups"], line(data, "follow_ups"), _join(field, "follow_ups"))
+        if "follow_ups" in data
+        else TextList((), ())
+    )
+    return Card(topic=topic, key_points=key_points, answer=answer, follow_ups=follow_ups, **common)

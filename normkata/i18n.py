@@ -1,0 +1,131 @@
+"""Interface strings in English and Chinese, and how the language is chosen."""
+
+from __future__ import annotations
+
+import locale
+import os
+
+LANGS = ("en", "zh")
+
+_STRINGS: dict[str, tuple[str, str]] = {
+    # key: (English, Chinese)
+    "quiz.header": ("Question {i}/{n}", "第 {i}/{n} 题"),
+    "quiz.prompt.single": ("Your answer ({letters})", "你的答案（{letters}）"),
+    "quiz.prompt.multiple": (
+        "Your answers, all that apply ({letters}, e.g. AC)",
+        "选出所有正确项（{letters}，例如 AC）",
+    ),
+    "quiz.prompt.true_false": ("True or false (A/t or B/f)", "对还是错（A/t 或 B/f）"),
+    "quiz.prompt.numeric": ("Your number", "你的数值"),
+    "quiz.prompt.order": (
+        "The right order, as letters ({letters}, e.g. {example})",
+        "按正确顺序写出字母（{letters}，例如 {example}）",
+    ),
+    "quiz.invalid": ("Not an answer I can read: {why}. Try again.", "无法识别这个答案：{why}。请再试一次。"),
+    "quiz.invalid.recorded": ("Unreadable answer ({why}): counted as wrong.", "无法识别的答案（{why}）：按答错记录。"),
+    "quiz.correct": ("Correct.", "回答正确。"),
+    "quiz.wrong": ("Not quite. The answer is {answer}.", "不对。正确答案是 {answer}。"),
+    "quiz.skipped": ("Skipped. The answer is {answer}.", "已跳过。正确答案是 {answer}。"),
+    "quiz.source": ("Source: {source}", "出处：{source}"),
+    "quiz.source.beyond": ("beyond the source documents", "超出源文档的补充内容"),
+    "quiz.true": ("true", "对"),
+    "quiz.false": ("false", "错"),
+    "quiz.none": ("No questions match those filters.", "没有符合条件的题目。"),
+    "summary.title": ("Summary", "小结"),
+    "summary.topic": ("Topic", "主题"),
+    "summary.correct": ("Correct", "答对"),
+    "summary.total": ("Answered", "已答"),
+    "summary.score": ("Score", "得分"),
+    "summary.all": ("All", "合计"),
+    "summary.stopped": (
+        "Stopped early: {answered} of {asked} answered, all of them saved.",
+        "提前结束：已答 {answered}/{asked} 题，均已保存。",
+    ),
+    "summary.review": (
+        "Missed questions come back in `normkata review`.",
+        "答错的题会出现在 `normkata review` 中。",
+    ),
+    "card.header": ("Card {i}/{n}", "卡片 {i}/{n}"),
+    "card.your_answer": (
+        "Your answer (one line; Enter to skip)",
+        "你的回答（一行；直接回车跳过）",
+    ),
+    "card.key_points": ("Key points", "要点"),
+    "card.model_answer": ("Model answer", "参考答案"),
+    "card.follow_ups": ("Follow-ups an interviewer may ask", "面试官可能的追问"),
+    "card.rate": (
+        "How did you do? 1 Again  2 Hard  3 Good  4 Easy",
+        "自评：1 重来  2 困难  3 良好  4 简单",
+    ),
+    "card.rate.invalid": ("Type 1, 2, 3 or 4.", "请输入 1、2、3 或 4。"),
+    "card.next_due": ("Next review: {when}", "下次复习：{when}"),
+    "card.none": ("No interview cards match those filters.", "没有符合条件的面试卡片。"),
+    "card.done": (
+        "{rated} card(s) rated and saved.",
+        "已自评并保存 {rated} 张卡片。",
+    ),
+    "review.none": (
+        "Nothing is due. Next item due: {when}.",
+        "目前没有到期的内容。下一项到期时间：{when}。",
+    ),
+    "review.empty": (
+        "Nothing to review yet: answer a quiz or rate a card first.",
+        "还没有可复习的内容：先做一次测验或面试卡片。",
+    ),
+    "review.header": ("{n} item(s) due", "{n} 项到期"),
+    "dash.title": ("normkata: where you stand", "normkata：你的进度"),
+    "dash.topic": ("Topic", "主题"),
+    "dash.questions": ("Questions", "题目"),
+    "dash.seen": ("Seen", "做过"),
+    "dash.mastery": ("Mastery", "掌握度"),
+    "dash.cards": ("Cards rated", "已评卡片"),
+    "dash.due": ("Due for review: {n}", "待复习：{n}"),
+    "dash.katas": ("Katas: {status}", "编程练习：{status}"),
+    "dash.katas.none": ("none yet", "暂无"),
+    "dash.next": ("Next: {cmd}  ({why})", "下一步：{cmd}（{why}）"),
+    "next.start": ("start with a short quiz", "先做一个简短测验"),
+    "next.review": ("{n} item(s) are due", "{n} 项已到期"),
+    "next.weakest": ("your weakest topic", "你最薄弱的主题"),
+    "next.interview": ("practise saying it out loud", "练习口头作答"),
+    "content.ok": (
+        "OK: {questions} questions and {cards} interview cards in {files} file(s).",
+        "通过：{files} 个文件，共 {questions} 道题、{cards} 张面试卡片。",
+    ),
+    "content.errors": ("{n} error(s) found.", "发现 {n} 处错误。"),
+    "store.damaged": (
+        "The progress database {path} is damaged ({why}); it was moved to {moved} and a fresh one was started.",
+        "进度数据库 {path} 已损坏（{why}）；已移至 {moved}，并新建了一个数据库。",
+    ),
+    "interrupted": ("Interrupted: what you answered is saved.", "已中断：已作答的内容均已保存。"),
+}
+
+
+def resolve_lang(option: str | None = None) -> str:
+    """--lang, else NORMKATA_LANG, else the locale; English when nothing says Chinese."""
+    for candidate in (option, os.environ.get("NORMKATA_LANG")):
+        if candidate:
+            return _normalise(candidate)
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    code = locale.getlocale()[0] or ""
+    return "zh" if code.lower().startswith("zh") else "en"
+
+
+def _normalise(value: str) -> str:
+    value = value.strip().lower()
+    if value.startswith("zh"):
+        return "zh"
+    if value.startswith("en"):
+        return "en"
+    from normkata.errors import InputError
+
+    raise InputError(f"Unknown language {value!r}: use en or zh.")
+
+
+def t(key: str, lang: str, **fields: object) -> str:
+    """The interface string `key` in `lang`, formatted with `fields`."""
+    en, zh = _STRINGS[key]
+    text = zh if lang == "zh" else en
+    return text.format(**fields) if fields else text

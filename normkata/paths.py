@@ -1,0 +1,52 @@
+"""Where normkata keeps state, where the learner works, and where its content lives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def state_dir() -> Path:
+    """NORMKATA_HOME, else the platform's user data directory."""
+    env = os.environ.get("NORMKATA_HOME")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("normkata", appauthor=False))
+
+
+def database_path() -> Path:
+    return state_dir() / "normkata.db"
+
+
+def workspace_dir(option: str | None = None) -> Path:
+    """--workspace, else NORMKATA_WORKSPACE, else ~/normkata-workspace."""
+    chosen = option or os.environ.get("NORMKATA_WORKSPACE")
+    return Path(chosen).expanduser() if chosen else Path.home() / "normkata-workspace"
+
+
+def content_root() -> Path:
+    """The folder holding quizzes/, katas/ and solutions/.
+
+    An installed wheel carries them in normkata/_content; a source checkout has them at the
+    repository root, beside the package.
+    """
+    bundled = _PACKAGE_DIR / "_content"
+    if (bundled / "quizzes").is_dir():
+        return bundled
+    return _PACKAGE_DIR.parent
+
+
+def quizzes_dir() -> Path:
+    return content_root() / "quizzes"
+
+
+def katas_dir() -> Path:
+    return content_root() / "katas"
+
+
+def solutions_dir() -> Path:
+    return content_root() / "solutions"

@@ -1,0 +1,46 @@
+"""What every practice session needs: the bank, the store, the terminal, the language."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from normkata.i18n import t
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from normkata.content.bank import Bank
+    from normkata.store import DamagedDatabase, Store
+    from normkata.ui import Prompter
+
+
+@dataclass
+class Practice:
+    bank: Bank
+    store: Store
+    console: Console
+    prompter: Prompter
+    lang: str
+    session_id: int
+
+
+def open_practice(kind: str, lang: str, *, quiet: bool = False) -> Practice:
+    """Load the bank and the store, start a session row; reports a damaged database on stderr."""
+    from normkata.content.bank import load_bank
+    from normkata.store import open_store
+    from normkata.ui import Prompter, make_console
+
+    bank = load_bank()
+    console = make_console(quiet=quiet)
+    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    session_id = store.start_session(kind, lang)
+    return Practice(bank, store, console, Prompter(console), lang, session_id)
+
+
+def report_damage(damage: DamagedDatabase, lang: str) -> None:
+    from normkata.ui import make_console
+
+    make_console(stderr=True).print(
+        "[warn]" + t("store.damaged", lang, path=damage.path, why=damage.reason, moved=damage.moved_to) + "[/]"
+    )

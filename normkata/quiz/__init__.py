@@ -1,0 +1,1 @@
+"""The quiz engine: reading answers, marking them, and running a session."""

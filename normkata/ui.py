@@ -1,0 +1,71 @@
+"""The terminal: one Rich theme, the console, and reading a line from the learner."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: Semantic style names; colours live here only.
+THEME = {
+    "heading": "bold",
+    "muted": "dim",
+    "quiz.meta": "dim cyan",
+    "quiz.prompt": "bold",
+    "quiz.choice": "cyan",
+    "quiz.ask": "bold cyan",
+    "quiz.correct": "bold green",
+    "quiz.wrong": "bold red",
+    "quiz.explain": "default",
+    "card.points": "yellow",
+    "warn": "bold yellow",
+    "next": "bold magenta",
+}
+
+
+def make_console(*, quiet: bool = False, stderr: bool = False) -> Console:
+    from rich.console import Console
+    from rich.theme import Theme
+
+    return Console(theme=Theme(THEME), quiet=quiet, stderr=stderr, highlight=False)
+
+
+class Prompter:
+    """Reads one answer at a time from a terminal, or one line at a time from a pipe.
+
+    Piped answers are echoed after the prompt so that a transcript reads like a session.
+    `ask` returns None at end of input; Ctrl-C propagates as KeyboardInterrupt.
+    """
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.stdin = click.get_text_stream("stdin")
+        self.interactive = _isatty(self.stdin) and _isatty(sys.stdout)
+
+    def ask(self, prompt: str) -> str | None:
+        label = f"[quiz.ask]{prompt}:[/] "
+        if self.interactive:
+            try:
+                return self.console.input(label)
+            except EOFError:
+                self.console.print()
+                return None
+        line = self.stdin.readline()
+        if not line:
+            return None
+        answer = line.rstrip("\r\n")
+        from rich.markup import escape
+
+        self.console.print(label + escape(answer))
+        return answer
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        return False
