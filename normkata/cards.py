@@ -9,11 +9,24 @@ from rich.panel import Panel
 
 from normkata.content.model import Card
 from normkata.i18n import t
-from normkata.practice import Practice
+from normkata.practice import Practice, show_item_header
 from normkata.quiz.session import source_label
 from normkata.srs import RATING_NAMES, schedule, when
 
-_RATING_WORDS = {"1": 1, "2": 2, "3": 3, "4": 4, "a": 1, "again": 1, "h": 2, "hard": 2, "g": 3, "good": 3, "e": 4, "easy": 4}
+_RATING_WORDS = {
+    "1": 1,
+    "2": 2,
+    "3": 3,
+    "4": 4,
+    "a": 1,
+    "again": 1,
+    "h": 2,
+    "hard": 2,
+    "g": 3,
+    "good": 3,
+    "e": 4,
+    "easy": 4,
+}
 
 
 @dataclass
@@ -40,16 +53,17 @@ def run_cards(practice: Practice, cards: list[Card]) -> CardsResult:
 def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | None:
     """Show a card, take an optional answer and a 1-4 rating, save both; None at end of input."""
     console, lang = practice.console, practice.lang
-    console.print()
-    topic = practice.bank.topic_title(card.topic, lang)
-    console.rule(f"[heading]{t('card.header', lang, i=index, n=total)}[/]  [quiz.meta]{escape(topic)} · {card.difficulty}[/]")
-    console.print(f"[quiz.prompt]{escape(card.prompt.get(lang))}[/]")
+    show_item_header(practice, "card.header", card, index, total)
     response = practice.prompter.ask(t("card.your_answer", lang))
     if response is None:
         return None
     points = "\n".join(f"• {escape(p)}" for p in card.key_points.get(lang))
-    console.print(Panel(points, title=t("card.key_points", lang), border_style="card.points", title_align="left"))
-    console.print(Panel(escape(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left"))
+    console.print(
+        Panel(points, title=t("card.key_points", lang), border_style="card.points", title_align="left")
+    )
+    console.print(
+        Panel(escape(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left")
+    )
     follow_ups = card.follow_ups.get(lang)
     if follow_ups:
         console.print(f"[heading]{t('card.follow_ups', lang)}[/]")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import locale
 import os
 
 LANGS = ("en", "zh")
@@ -22,7 +21,10 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "按正确顺序写出字母（{letters}，例如 {example}）",
     ),
     "quiz.invalid": ("Not an answer I can read: {why}. Try again.", "无法识别这个答案：{why}。请再试一次。"),
-    "quiz.invalid.recorded": ("Unreadable answer ({why}): counted as wrong.", "无法识别的答案（{why}）：按答错记录。"),
+    "quiz.invalid.recorded": (
+        "Unreadable answer ({why}): counted as wrong.",
+        "无法识别的答案（{why}）：按答错记录。",
+    ),
     "quiz.correct": ("Correct.", "回答正确。"),
     "quiz.wrong": ("Not quite. The answer is {answer}.", "不对。正确答案是 {answer}。"),
     "quiz.skipped": ("Skipped. The answer is {answer}.", "已跳过。正确答案是 {answer}。"),
@@ -93,7 +95,8 @@ _STRINGS: dict[str, tuple[str, str]] = {
     ),
     "content.errors": ("{n} error(s) found.", "发现 {n} 处错误。"),
     "store.damaged": (
-        "The progress database {path} is damaged ({why}); it was moved to {moved} and a fresh one was started.",
+        "The progress database {path} is damaged ({why}); "
+        "it was moved to {moved} and a fresh one was started.",
         "进度数据库 {path} 已损坏（{why}）；已移至 {moved}，并新建了一个数据库。",
     ),
     "interrupted": ("Interrupted: what you answered is saved.", "已中断：已作答的内容均已保存。"),
@@ -109,6 +112,8 @@ def resolve_lang(option: str | None = None) -> str:
         value = os.environ.get(var)
         if value:
             return "zh" if value.lower().startswith("zh") else "en"
+    import locale
+
     code = locale.getlocale()[0] or ""
     return "zh" if code.lower().startswith("zh") else "en"
 

@@ -59,5 +59,5 @@ def m001_initial(db: sqlite3.Connection) -> None:
             card_json TEXT NOT NULL,       -- fsrs.Card.to_json()
             due TEXT NOT NULL              -- ISO 8601, UTC
         );
-        """
+        """,
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import click
@@ -15,13 +14,15 @@ from normkata.i18n import LANGS, resolve_lang
 @dataclass
 class AppState:
     lang_option: str | None = None
-    workspace: Path | None = None
+    workspace: str | None = None
 
 
 def lang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--lang on a subcommand; falls back to the root's --lang, NORMKATA_LANG, the locale."""
     return click.option(
-        "--lang", type=click.Choice(LANGS), default=None,
+        "--lang",
+        type=click.Choice(LANGS),
+        default=None,
         help="Language of questions and interface (default: NORMKATA_LANG, then the locale).",
     )(fn)
 

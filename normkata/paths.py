@@ -41,7 +41,9 @@ def content_root() -> Path:
 
 
 def quizzes_dir() -> Path:
-    return content_root() / "quizzes"
+    """NORMKATA_QUIZZES (an author's own bank), else the bundled quizzes/."""
+    env = os.environ.get("NORMKATA_QUIZZES")
+    return Path(env).expanduser() if env else content_root() / "quizzes"
 
 
 def katas_dir() -> Path:

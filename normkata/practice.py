@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from normkata.content.bank import Bank
+    from normkata.content.model import Card, Question
     from normkata.store import DamagedDatabase, Store
     from normkata.ui import Prompter
 
@@ -42,5 +43,22 @@ def report_damage(damage: DamagedDatabase, lang: str) -> None:
     from normkata.ui import make_console
 
     make_console(stderr=True).print(
-        "[warn]" + t("store.damaged", lang, path=damage.path, why=damage.reason, moved=damage.moved_to) + "[/]"
+        "[warn]"
+        + t("store.damaged", lang, path=damage.path, why=damage.reason, moved=damage.moved_to)
+        + "[/]",
+        soft_wrap=True,  # one line, however long the paths
     )
+
+
+def show_item_header(
+    practice: Practice, label_key: str, item: Question | Card, index: int, total: int
+) -> None:
+    """The rule above a question or card: "Question 2/5  RMSNorm · medium", then its prompt."""
+    from rich.markup import escape
+
+    lang = practice.lang
+    label = t(label_key, lang, i=index, n=total)
+    topic = escape(practice.bank.topic_title(item.topic, lang))
+    practice.console.print()
+    practice.console.rule(f"[heading]{label}[/]  [quiz.meta]{topic} · {item.difficulty}[/]")
+    practice.console.print(f"[quiz.prompt]{escape(item.prompt.get(lang))}[/]")

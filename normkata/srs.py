@@ -6,9 +6,10 @@ from datetime import datetime, timedelta
 
 from normkata.store import Store, iso, utcnow
 
-#: Items due this soon count as due now, as Anki's "learn ahead limit" does, so that a
-#: question missed a minute ago is offered by `normkata review` straight away.
-LEARN_AHEAD = timedelta(minutes=20)
+#: Items due this soon count as due now, like Anki's "learn ahead limit", so that a question
+#: missed a minute ago (FSRS: Again = 1 min) is offered by `normkata review` straight away,
+#: while one answered right (Good = 10 min) is not.
+LEARN_AHEAD = timedelta(minutes=5)
 
 RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 

@@ -53,7 +53,9 @@ class Store:
         return db
 
     def _migrate(self) -> None:
-        self.db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+        )
         done = {row[0] for row in self.db.execute("SELECT name FROM _migrations")}
         for step in MIGRATIONS:
             if step.__name__ in done:
@@ -81,19 +83,31 @@ class Store:
         with self.transaction():
             self.db.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (iso(utcnow()), session_id))
 
-    def record_answer(self, session_id: int, item_id: str, topic: str, given: str, correct: bool, srs_state: tuple[str, str]) -> None:
+    def record_answer(
+        self, session_id: int, item_id: str, topic: str, given: str, correct: bool, srs_state: tuple[str, str]
+    ) -> None:
         """The answer and the item's new schedule, together or not at all."""
         with self.transaction():
             self.db.execute(
-                "INSERT INTO answers (session_id, item_id, topic, given, correct, answered_at) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO answers (session_id, item_id, topic, given, correct, answered_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, item_id, topic, given, int(correct), iso(utcnow())),
             )
             self._save_srs(item_id, "question", topic, srs_state)
 
-    def record_rating(self, session_id: int, item_id: str, topic: str, response: str, rating: int, srs_state: tuple[str, str]) -> None:
+    def record_rating(
+        self,
+        session_id: int,
+        item_id: str,
+        topic: str,
+        response: str,
+        rating: int,
+        srs_state: tuple[str, str],
+    ) -> None:
         with self.transaction():
             self.db.execute(
-                "INSERT INTO ratings (session_id, item_id, topic, response, rating, rated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO ratings (session_id, item_id, topic, response, rating, rated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, item_id, topic, response, rating, iso(utcnow())),
             )
             self._save_srs(item_id, "card", topic, srs_state)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-import click
-
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -43,7 +41,7 @@ class Prompter:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.stdin = click.get_text_stream("stdin")
+        self.stdin = sys.stdin
         self.interactive = _isatty(self.stdin) and _isatty(sys.stdout)
 
     def ask(self, prompt: str) -> str | None:

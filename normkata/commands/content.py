@@ -39,4 +39,6 @@ def check(path: Path | None, lang: str | None) -> None:
             click.echo(str(issue), err=True)
         click.echo(t("content.errors", lang, n=len(issues)), err=True)
         raise click.exceptions.Exit(EXIT_INPUT)
-    click.echo(t("content.ok", lang, questions=len(bank.questions), cards=len(bank.cards), files=len(bank.files)))
+    click.echo(
+        t("content.ok", lang, questions=len(bank.questions), cards=len(bank.cards), files=len(bank.files))
+    )

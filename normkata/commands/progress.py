@@ -22,8 +22,11 @@ def show_dashboard(lang: str | None) -> None:
         table.add_column(t(key, lang), justify="right")
     for topic in report.topics:
         table.add_row(
-            bank.topic_title(topic.topic, lang), str(topic.questions), str(topic.seen),
-            f"{topic.cards_rated}/{topic.cards}", _bar(topic.mastery),
+            bank.topic_title(topic.topic, lang),
+            str(topic.questions),
+            str(topic.seen),
+            f"{topic.cards_rated}/{topic.cards}",
+            _bar(topic.mastery),
         )
     console.print(table)
     console.print(t("dash.due", lang, n=report.due))

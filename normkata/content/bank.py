@@ -59,12 +59,26 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
             continue
         if topic.id in bank.topics:
             other = bank.topics[topic.id].file
-            issues.append(ContentIssue(shown, data.key_lines.get("topic", 1), "topic", f"topic {topic.id!r} is already defined in {other}"))
+            issues.append(
+                ContentIssue(
+                    shown,
+                    data.key_lines.get("topic", 1),
+                    "topic",
+                    f"topic {topic.id!r} is already defined in {other}",
+                )
+            )
             continue
         bank.topics[topic.id] = topic
         for item in [*questions, *cards]:
             if item.id in seen_ids:
-                issues.append(ContentIssue(shown, item.line, "id", f"duplicate id {item.id!r} (first used in {seen_ids[item.id]})"))
+                issues.append(
+                    ContentIssue(
+                        shown,
+                        item.line,
+                        "id",
+                        f"duplicate id {item.id!r} (first used in {seen_ids[item.id]})",
+                    )
+                )
                 continue
             seen_ids[item.id] = f"{shown}:{item.line}"
             (bank.questions if isinstance(item, Question) else bank.cards).append(item)
@@ -106,7 +120,8 @@ def select(
 ) -> list:
     """Filter by topic and difficulty, then draw `count` in a random order fixed by `seed`."""
     chosen = [
-        item for item in items
+        item
+        for item in items
         if (topic is None or item.topic == topic) and (difficulty is None or item.difficulty == difficulty)
     ]
     random.Random(seed).shuffle(chosen)

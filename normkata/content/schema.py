@@ -28,13 +28,27 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
 _FILE_KEYS = {"format_version": True, "topic": True, "title": True, "questions": False, "cards": False}
 _QUESTION_KEYS = {
-    "id": True, "type": True, "difficulty": True, "prompt": True, "explanation": True,
-    "source": True, "answer": True, "choices": False, "tolerance": False, "verify": False,
+    "id": True,
+    "type": True,
+    "difficulty": True,
+    "prompt": True,
+    "explanation": True,
+    "source": True,
+    "answer": True,
+    "choices": False,
+    "tolerance": False,
+    "verify": False,
     "tags": False,
 }
 _CARD_KEYS = {
-    "id": True, "difficulty": True, "prompt": True, "key_points": True, "answer": True,
-    "follow_ups": False, "source": True, "tags": False,
+    "id": True,
+    "difficulty": True,
+    "prompt": True,
+    "key_points": True,
+    "answer": True,
+    "follow_ups": False,
+    "source": True,
+    "tags": False,
 }
 _CHOICE_COUNTS = {"single": (2, 6), "multiple": (2, 8), "order": (2, 8)}
 
@@ -77,7 +91,9 @@ class _Checker:
             raise self.fail(line, field, "expected a mapping with 'en' and 'zh' texts")
         unknown = [k for k in value if k not in ("en", "zh")]
         if unknown:
-            raise self.fail(value.key_lines[unknown[0]], _join(field, unknown[0]), "unknown language (use en and zh)")
+            raise self.fail(
+                value.key_lines[unknown[0]], _join(field, unknown[0]), "unknown language (use en and zh)"
+            )
         for lang in ("en", "zh"):
             if lang not in value:
                 raise self.fail(value.line, _join(field, lang), "missing translation")
@@ -93,17 +109,23 @@ class _Checker:
         for lang in ("en", "zh"):
             items = value[lang]
             if not isinstance(items, LineList) or not items:
-                raise self.fail(value.key_lines[lang], _join(field, lang), "expected a non-empty list of texts")
+                raise self.fail(
+                    value.key_lines[lang], _join(field, lang), "expected a non-empty list of texts"
+                )
             for i, item in enumerate(items):
                 if not isinstance(item, str) or not item.strip():
                     raise self.fail(
-                        items.item_lines[i], _join(_join(field, lang), i),
+                        items.item_lines[i],
+                        _join(_join(field, lang), i),
                         "expected text (quote text that contains ': ')",
                     )
             lists[lang] = tuple(i.strip() for i in items)
         if len(lists["en"]) != len(lists["zh"]):
             raise self.fail(
-                line, field, f"en has {len(lists['en'])} items but zh has {len(lists['zh'])}: each item needs a translation"
+                line,
+                field,
+                f"en has {len(lists['en'])} items but zh has {len(lists['zh'])}: "
+                "each item needs a translation",
             )
         return TextList(lists["en"], lists["zh"])
 
@@ -130,7 +152,9 @@ def _join(base: str, key: str | int) -> str:
     return f"{base}.{key}" if base else key
 
 
-def validate_file(data: Any, file: str) -> tuple[Topic | None, list[Question], list[Card], list[ContentIssue]]:
+def validate_file(
+    data: Any, file: str
+) -> tuple[Topic | None, list[Question], list[Card], list[ContentIssue]]:
     """Validate one parsed question-bank file; returns what is valid and every issue found."""
     check = _Checker(file)
     if not isinstance(data, LineDict):
@@ -150,7 +174,9 @@ def _topic(check: _Checker, data: LineDict) -> Topic | None:
         version = data.get("format_version")
         if version != FORMAT_VERSION:
             raise check.fail(
-                check.line_of(data, "format_version"), "format_version", f"expected {FORMAT_VERSION}, got {version!r}"
+                check.line_of(data, "format_version"),
+                "format_version",
+                f"expected {FORMAT_VERSION}, got {version!r}",
             )
         topic_id = check.item_id(data.get("topic"), check.line_of(data, "topic"), "topic")
         title = check.text(data.get("title"), check.line_of(data, "title"), "title")
@@ -160,7 +186,9 @@ def _topic(check: _Checker, data: LineDict) -> Topic | None:
 
 
 def _items(check: _Checker, data: LineDict, key: str, build: Any) -> list:
-    raw = data.get(key, [])
+    if key not in data:
+        return []
+    raw = data[key]
     if not isinstance(raw, LineList):
         check.fail(check.line_of(data, key), key, "expected a list")
         return []
@@ -185,10 +213,14 @@ def _common(check: _Checker, data: LineDict, field: str, spec: dict[str, bool]) 
     if isinstance(source, int) and not isinstance(source, bool):
         source = f"{source:03d}"  # YAML reads an unquoted 004 as the number 4
     if not isinstance(source, str) or source not in SOURCES:
-        raise check.fail(line(data, "source"), _join(field, "source"), f"{source!r} is not one of {', '.join(SOURCES)}")
+        raise check.fail(
+            line(data, "source"), _join(field, "source"), f"{source!r} is not one of {', '.join(SOURCES)}"
+        )
     return {
         "id": check.item_id(data["id"], line(data, "id"), _join(field, "id")),
-        "difficulty": check.choice(data["difficulty"], DIFFICULTIES, line(data, "difficulty"), _join(field, "difficulty")),
+        "difficulty": check.choice(
+            data["difficulty"], DIFFICULTIES, line(data, "difficulty"), _join(field, "difficulty")
+        ),
         "prompt": check.text(data["prompt"], line(data, "prompt"), _join(field, "prompt")),
         "source": source,
         "tags": check.tags(data, field),
@@ -209,10 +241,18 @@ def _question(check: _Checker, data: LineDict, field: str, topic: str) -> Questi
     if verify is not None and (not isinstance(verify, str) or not verify.strip()):
         raise check.fail(line(data, "verify"), _join(field, "verify"), "expected Python code as text")
     if qtype == "numeric" and verify is None:
-        raise check.fail(data.line, _join(field, "verify"), "a numeric answer must carry verify code that computes it")
+        raise check.fail(
+            data.line, _join(field, "verify"), "a numeric answer must carry verify code that computes it"
+        )
     return Question(
-        type=qtype, topic=topic, explanation=explanation, answer=answer, choices=choices,
-        tolerance=tolerance, verify=verify, **common,
+        type=qtype,
+        topic=topic,
+        explanation=explanation,
+        answer=answer,
+        choices=choices,
+        tolerance=tolerance,
+        verify=verify,
+        **common,
     )
 
 

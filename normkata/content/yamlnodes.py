@@ -48,7 +48,10 @@ def load_yaml(text: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        raise YamlSyntaxError(line, f"YAML syntax: {exc.problem or exc}") from None
+        message = f"YAML syntax: {exc.problem or exc}"
+        if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
+            message += f" ({exc.context} started on line {exc.context_mark.line + 1})"
+        raise YamlSyntaxError(line, message) from None
     finally:
         loader.dispose()
 

@@ -10,11 +10,10 @@ from rich.table import Table
 
 from normkata.content.model import SOURCES, Question, letter
 from normkata.i18n import t
-from normkata.practice import Practice
+from normkata.practice import Practice, show_item_header
 from normkata.quiz.answers import (
     UnreadableAnswer,
     expected_text,
-    format_value,
     is_correct,
     letters_for,
     parse_answer,
@@ -101,7 +100,11 @@ def ask_question(practice: Practice, question: Question, index: int, total: int)
         given, correct = _stored(question, value), is_correct(question, value)
         break
     practice.store.record_answer(
-        practice.session_id, question.id, question.topic, given, correct,
+        practice.session_id,
+        question.id,
+        question.topic,
+        given,
+        correct,
         schedule(practice.store, question.id, quiz_rating(correct)),
     )
     _show_feedback(practice, question, value, correct, skipped=not raw.strip())
@@ -126,17 +129,18 @@ def _prompt(question: Question, lang: str) -> str:
 
 def _show_question(practice: Practice, question: Question, index: int, total: int) -> None:
     console, lang = practice.console, practice.lang
-    topic = practice.bank.topic_title(question.topic, lang)
-    console.print()
-    console.rule(f"[heading]{t('quiz.header', lang, i=index, n=total)}[/]  [quiz.meta]{escape(topic)} · {question.difficulty}[/]")
-    console.print(f"[quiz.prompt]{escape(question.prompt.get(lang))}[/]")
+    show_item_header(practice, "quiz.header", question, index, total)
     for i, choice in enumerate(question.choices):
         console.print(f"  [quiz.choice]{letter(i)})[/] {escape(choice.get(lang))}")
     if question.type == "true_false":
-        console.print(f"  [quiz.choice]A)[/] {t('quiz.true', lang)}   [quiz.choice]B)[/] {t('quiz.false', lang)}")
+        console.print(
+            f"  [quiz.choice]A)[/] {t('quiz.true', lang)}   [quiz.choice]B)[/] {t('quiz.false', lang)}"
+        )
 
 
-def _show_feedback(practice: Practice, question: Question, value: object, correct: bool, *, skipped: bool) -> None:
+def _show_feedback(
+    practice: Practice, question: Question, value: object, correct: bool, *, skipped: bool
+) -> None:
     console, lang = practice.console, practice.lang
     expected = escape(expected_text(question, lang))
     if correct:

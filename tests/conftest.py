@@ -1,0 +1,61 @@
+"""Every test gets its own state directory, workspace and language."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("NORMKATA_HOME", str(home))
+    monkeypatch.setenv("NORMKATA_WORKSPACE", str(tmp_path / "workspace"))
+    monkeypatch.setenv("NORMKATA_LANG", "en")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return home
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+class Database:
+    """Reads the progress database as it is now; each query opens a fresh connection."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def execute(self, sql: str, params: tuple = ()) -> Rows:
+        assert self.path.exists(), f"no database at {self.path}"
+        connection = sqlite3.connect(self.path)
+        connection.row_factory = sqlite3.Row
+        try:
+            return Rows(connection.execute(sql, params).fetchall())
+        finally:
+            connection.close()
+
+
+class Rows(list):
+    def fetchall(self) -> list[sqlite3.Row]:
+        return list(self)
+
+    def fetchone(self) -> sqlite3.Row | None:
+        return self[0] if self else None
+
+
+@pytest.fixture
+def db(isolated_home: Path) -> Database:
+    return Database(isolated_home / "normkata.db")
+
+
+def invoke(runner: CliRunner, args: list[str], stdin: str | None = None):  # type: ignore[no-untyped-def]
+    from normkata.cli import cli
+
+    return runner.invoke(cli, args, input=stdin, catch_exceptions=False)

@@ -1,0 +1,175 @@
+"""`normkata content check` and the schema behind it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from normkata.content.bank import load_bank_checked
+from normkata.content.schema import validate_file
+from normkata.content.yamlnodes import load_yaml
+from tests.conftest import FIXTURES, invoke
+
+EXPECTED_BROKEN = """\
+fixtures/broken/a_errors.yaml:10: questions[0].answer: answer 'E' is out of range: choices are A-B
+fixtures/broken/a_errors.yaml:16: questions[1].prompt.zh: missing translation
+fixtures/broken/a_errors.yaml:27: questions[2].hint: unknown key (known: id, type, difficulty, prompt, explanation, source, answer, choices, tolerance, verify, tags)
+fixtures/broken/b_duplicate.yaml:5: id: duplicate id 'shared-id' (first used in fixtures/broken/a_errors.yaml:28)
+fixtures/broken/b_duplicate.yaml:18: questions[1].source: '009' is not one of 000, 001, 002, 003, 004, beyond
+fixtures/broken/c_syntax.yaml:4: YAML syntax: did not find expected ',' or '}' (while parsing a flow mapping started on line 3)
+6 error(s) found.
+"""
+
+
+def test_broken_banks_report_every_error_with_file_and_line(runner, monkeypatch) -> None:
+    monkeypatch.chdir(FIXTURES.parent)
+    result = invoke(runner, ["content", "check", "fixtures/broken"])
+    assert result.exit_code == 2
+    assert result.stderr == EXPECTED_BROKEN
+    assert result.stdout == ""
+
+
+def test_bundled_bank_is_valid(runner) -> None:
+    result = invoke(runner, ["content", "check"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("OK: ")
+
+
+def test_good_fixture_reports_counts(runner) -> None:
+    result = invoke(runner, ["content", "check", str(FIXTURES / "good")])
+    assert result.exit_code == 0
+    assert result.stdout == "OK: 5 questions and 1 interview cards in 1 file(s).\n"
+
+
+def test_missing_path_is_an_input_error(runner) -> None:
+    result = invoke(runner, ["content", "check", "no/such/place"])
+    assert result.exit_code == 2
+    assert "no/such/place: no such file or folder" in result.stderr
+
+
+def _issues(text: str) -> list[str]:
+    _topic, _q, _c, issues = validate_file(load_yaml(text), "t.yaml")
+    return [str(i) for i in issues]
+
+
+HEADER = "format_version: 1\ntopic: t\ntitle: {en: T, zh: T}\nquestions:\n"
+QUESTION = """\
+  - id: q
+    type: {type}
+    difficulty: easy
+    prompt: {{en: Q, zh: 问}}
+    explanation: {{en: E, zh: 解}}
+    source: beyond
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "qtype", "expected"),
+    [
+        (
+            "    answer: [A, A]\n    choices: [a, b]\n",
+            "multiple",
+            "t.yaml:11: questions[0].answer: a letter is repeated",
+        ),
+        (
+            "    answer: AB\n    choices: [a, b, c]\n",
+            "order",
+            "t.yaml:11: questions[0].answer: an order answer lists every choice once (A-C)",
+        ),
+        (
+            "    answer: AB\n    choices: [a, b]\n",
+            "single",
+            "t.yaml:11: questions[0].answer: a single-choice question has exactly one answer",
+        ),
+        (
+            "    answer: 3\n    tolerance: 0\n",
+            "numeric",
+            "t.yaml:5: questions[0].verify: a numeric answer must carry verify code that computes it",
+        ),
+        (
+            "    answer: 3\n    verify: result = 3\n",
+            "numeric",
+            "t.yaml:5: questions[0].tolerance: a numeric question needs a tolerance (0 for exact)",
+        ),
+        ("    answer: yes please\n", "true_false", "t.yaml:11: questions[0].answer: expected true or false"),
+        (
+            "    answer: true\n    choices: [a, b]\n",
+            "true_false",
+            "t.yaml:12: questions[0].choices: a true_false question takes no choices",
+        ),
+        (
+            "    answer: A\n    choices: [a]\n",
+            "single",
+            "t.yaml:12: questions[0].choices: expected a list of 2 to 6 choices",
+        ),
+        (
+            "    answer: A\n    choices: [a, a]\n",
+            "single",
+            "t.yaml:12: questions[0].choices: two choices have the same text",
+        ),
+        (
+            "    answer: A\n",
+            "essay",
+            "t.yaml:6: questions[0].type: 'essay' is not one of single, multiple, true_false, numeric, order",
+        ),
+    ],
+)
+def test_schema_rejects(extra: str, qtype: str, expected: str) -> None:
+    assert _issues(HEADER + QUESTION.format(type=qtype) + extra) == [expected]
+
+
+def test_wrong_format_version_and_bad_id() -> None:
+    text = "format_version: 2\ntopic: t\ntitle: {en: T, zh: T}\n"
+    assert _issues(text) == ["t.yaml:1: format_version: expected 1, got 2"]
+    text = HEADER + QUESTION.format(type="true_false").replace("id: q", "id: Bad Id") + "    answer: true\n"
+    assert _issues(text) == [
+        "t.yaml:5: questions[0].id: 'Bad Id' is not a valid id (lowercase letters, digits, - _ .)"
+    ]
+
+
+def test_card_translations_must_pair_up() -> None:
+    text = (
+        HEADER.replace("questions:\n", "cards:\n")
+        + """\
+  - id: c
+    difficulty: easy
+    prompt: {en: Q, zh: 问}
+    key_points: {en: [one, two], zh: [一]}
+    answer: {en: A, zh: 答}
+    source: beyond
+"""
+    )
+    assert _issues(text) == [
+        "t.yaml:8: cards[0].key_points: en has 2 items but zh has 1: each item needs a translation"
+    ]
+
+
+def test_duplicate_yaml_key_is_reported() -> None:
+    text = "format_version: 1\ntopic: t\ntopic: u\n"
+    with pytest.raises(Exception) as info:
+        load_yaml(text)
+    assert info.value.line == 3 and "duplicate key 'topic'" in info.value.message
+
+
+def test_bundled_bank_size_and_shape() -> None:
+    from normkata.paths import quizzes_dir
+
+    bank, issues = load_bank_checked(quizzes_dir())
+    assert issues == []
+    assert len(bank.questions) >= 30
+    assert len(bank.cards) >= 10
+    assert {"why", "batchnorm", "layernorm", "rmsnorm", "prenorm", "precision"} <= set(bank.topics)
+    assert all(q.verify for q in bank.questions if q.type == "numeric")
+    assert {q.type for q in bank.questions} == {"single", "multiple", "true_false", "numeric", "order"}
+
+
+def test_loading_the_bank_does_not_import_torch(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from normkata.content.bank import load_bank; load_bank(); print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

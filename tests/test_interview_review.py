@@ -1,0 +1,78 @@
+"""`normkata interview` and `normkata review`: ratings, FSRS schedules, what comes back."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from normkata.srs import when
+from tests.conftest import FIXTURES, invoke
+
+
+@pytest.fixture(autouse=True)
+def mini_bank(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NORMKATA_QUIZZES", str(FIXTURES / "good"))
+
+
+def test_interview_shows_key_points_and_records_rating(runner, db) -> None:
+    result = invoke(runner, ["interview"], "they are small\nx\n3\n")
+    assert result.exit_code == 0
+    assert "• small" in result.stdout and "They are small." in result.stdout and "? Why?" in result.stdout
+    assert "Type 1, 2, 3 or 4." in result.stdout
+    assert "1 card(s) rated and saved." in result.stdout
+    rating = db.execute("SELECT item_id, response, rating FROM ratings").fetchone()
+    assert tuple(rating) == ("mini-card", "they are small", 3)
+    schedule = db.execute(
+        "SELECT kind, topic, due, card_json FROM srs WHERE item_id = 'mini-card'"
+    ).fetchone()
+    assert schedule["kind"] == "card" and schedule["topic"] == "mini"
+    assert json.loads(schedule["card_json"])["due"].startswith(schedule["due"][:16])
+
+
+def test_interview_eof_before_rating_saves_nothing(runner, db) -> None:
+    result = invoke(runner, ["interview"], "an answer\n")
+    assert result.exit_code == 0
+    assert "0 card(s) rated and saved." in result.stdout
+    assert db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0
+
+
+def test_interview_unknown_topic(runner) -> None:
+    result = invoke(runner, ["interview", "--topic", "zzz"], "")
+    assert result.exit_code == 2 and "--topic: unknown topic 'zzz'" in result.stderr
+
+
+def test_review_serves_missed_question_then_nothing(runner, db) -> None:
+    assert "Nothing to review yet" in invoke(runner, ["review"], "").stdout
+    invoke(runner, ["quiz", "-n", "5", "--seed", "0", "--json"], "\n" * 5)  # all five missed
+    due = db.execute("SELECT COUNT(*) FROM srs WHERE kind = 'question'").fetchone()[0]
+    assert due == 5
+    result = invoke(runner, ["review", "-n", "1"], "zzz\n")
+    assert result.exit_code == 0
+    assert "1 item(s) due" in result.stdout and "Question 1/1" in result.stdout
+
+
+def test_review_answer_moves_the_schedule(runner, db) -> None:
+    invoke(runner, ["quiz", "-n", "1", "--seed", "0", "--json"], "\n")
+    item = db.execute("SELECT item_id, due FROM srs").fetchone()
+    answer = {
+        "mini-single": "B",
+        "mini-multiple": "AC",
+        "mini-tf": "t",
+        "mini-numeric": "4",
+        "mini-order": "BCA",
+    }
+    result = invoke(runner, ["review"], answer[item["item_id"]] + "\n")
+    assert "✓ Correct." in result.stdout
+    later = db.execute("SELECT due FROM srs WHERE item_id = ?", (item["item_id"],)).fetchone()["due"]
+    assert later > item["due"]
+    assert db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 2
+
+
+def test_when_is_human() -> None:
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    assert when((now + timedelta(seconds=20)).isoformat(), "en", now) == "now"
+    assert when((now + timedelta(minutes=10)).isoformat(), "en", now) == "in 10 min"
+    assert when((now + timedelta(days=3)).isoformat(), "en", now) == "in 3 days"
+    assert when((now + timedelta(hours=2)).isoformat(), "zh", now) == "2 小时后"

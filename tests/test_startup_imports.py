@@ -1,0 +1,52 @@
+"""The CLI answers these commands without importing torch (checked in a fresh interpreter)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import sys
+from normkata.cli import cli
+try:
+    cli.main(args=sys.argv[1:], prog_name="normkata", standalone_mode=False)
+finally:
+    sys.stdout.flush()
+    sys.stderr.write("TORCH-LOADED=%s\\n" % ("torch" in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (["--help"], ""),
+        ([], ""),
+        (["quiz", "-n", "2", "--seed", "1"], "A\nB\n"),
+        (["quiz", "-n", "2", "--json"], "A\nB\n"),
+        (["interview", "-n", "1"], "answer\n3\n"),
+        (["review"], "A\n"),
+        (["progress", "--json"], ""),
+        (["content", "check"], ""),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
+def test_command_does_not_import_torch(args: list[str], stdin: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
+    assert "TORCH-LOADED=False" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+
+
+def test_lazy_help_lines_match_the_commands() -> None:
+    import click
+
+    from normkata.cli import COMMANDS, cli
+
+    ctx = click.Context(cli)
+    for name, (_target, short) in COMMANDS.items():
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        assert command.get_short_help_str(limit=200) == short, name
