@@ -1,0 +1,178 @@
+"""What hidden suites use: run the learner's code, compare with a float64 reference, explain.
+
+Runs in the trusted runner. Failure messages say what was called, on what input, what came
+back and what was expected, and name a known misconception when the learner's output matches
+the reference run with that mistake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import torch
+
+from normkata.grading.proxy import Submission, SubmissionError
+
+#: Tolerances (rtol = atol) by dtype, from GRADING.md.
+TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3, torch.float64: 1e-10}
+GRAD_TOLERANCE = 1e-4
+
+DTYPE_NAMES = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float64: "float64"}
+
+
+class CaseFailure(AssertionError):
+    """The learner's code ran but gave a wrong result: a failed case, explained."""
+
+
+def fail(message: str) -> NoReturn:
+    """Fail the current case with a message for the learner."""
+    raise CaseFailure(message)
+
+
+class LearnerError(Exception):
+    """The learner's code raised, crashed or hung: an errored case."""
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    title_en: str
+    title_zh: str
+    hint_en: str
+    hint_zh: str
+
+
+@dataclass
+class Input:
+    """A tensor with the words that describe it to the learner."""
+
+    tensor: torch.Tensor
+    label: str
+
+    def describe(self, device: str = "cpu") -> str:
+        shape = tuple(self.tensor.shape)
+        return f"{self.label} input of shape {shape}, {DTYPE_NAMES.get(self.tensor.dtype, self.tensor.dtype)} on {device}"
+
+
+class Harness:
+    """One grading session's view of the submission, the reference and the diagnoses."""
+
+    def __init__(self, submission: Submission, reference: Any, device: str, record: Callable[[Misconception], None]):
+        self.submission = submission
+        self.reference = reference
+        self.device = device
+        self.record = record
+
+    # -- running the learner's code ------------------------------------------------------------
+
+    def run(self, program: dict[str, Any]) -> dict[str, Any]:
+        try:
+            reply = self.submission.run(program)
+        except SubmissionError as exc:
+            raise LearnerError(str(exc)) from None
+        if not reply.get("ok"):
+            where = f" (your file, line {reply['line']})" if reply.get("line") else ""
+            raise LearnerError(f"{_call(program)} raised {reply.get('error')}: {reply.get('message')}{where}")
+        return reply
+
+    def program(
+        self,
+        cls: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any] | None = None,
+        *,
+        state: dict[str, torch.Tensor] | None = None,
+        dtype: torch.dtype | None = None,
+        mode: str = "train",
+        steps: list[dict[str, Any]] | None = None,
+        inspect: bool = False,
+        attrs: Sequence[str] = (),
+    ) -> dict[str, Any]:
+        move = {"device": self.device}
+        if dtype is not None:
+            move["dtype"] = DTYPE_NAMES[dtype]
+        return {
+            "cls": cls,
+            "args": list(args),
+            "kwargs": dict(kwargs or {}),
+            "state": state,
+            "to": move,
+            "mode": mode,
+            "steps": steps or [],
+            "inspect": inspect,
+            "attrs": list(attrs),
+        }
+
+    # -- comparing -----------------------------------------------------------------------------
+
+    def assert_close(
+        self,
+        got: torch.Tensor,
+        expected: torch.Tensor,
+        *,
+        tol: float,
+        call: str,
+        on: str,
+        what: str = "output",
+        suspects: Sequence[tuple[Misconception, torch.Tensor]] = (),
+        atol: float | None = None,
+    ) -> None:
+        """Fail with a precise message unless got ≈ expected (in float64)."""
+        if tuple(got.shape) != tuple(expected.shape):
+            raise CaseFailure(
+                f"{call} on {on}: {what} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}"
+            )
+        got64, expected64 = got.double(), expected.double()
+        atol = tol if atol is None else atol
+        close = torch.isclose(got64, expected64, rtol=tol, atol=atol)
+        if bool(close.all()):
+            return
+        error = (got64 - expected64).abs()
+        error[~torch.isfinite(got64)] = float("inf")
+        flat = int(torch.argmax(torch.where(close, torch.zeros_like(error), error + 1)).item())
+        index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), got.shape)) if got.dim() else ()
+        message = (
+            f"{call} on {on}: {what} differs from the reference. "
+            f"Max abs error {error.max().item():.3g} at index {index}: expected {expected64[index].item():.6g}, "
+            f"got {got64[index].item():.6g} (tolerance rtol = atol = {tol:g})."
+        )
+        for misconception, variant in suspects:
+            if tuple(variant.shape) == tuple(got.shape) and bool(
+                torch.isclose(got64, variant.double(), rtol=max(tol, 1e-4), atol=max(atol, 1e-4)).all()
+            ):
+                self.record(misconception)
+                message += f" This matches a known mistake: {misconception.title_en}. Hint: {misconception.hint_en}"
+                break
+        raise CaseFailure(message)
+
+    def assert_dtype(self, got: torch.Tensor, expected: torch.dtype, *, call: str, on: str) -> None:
+        if got.dtype != expected:
+            raise CaseFailure(
+                f"{call} on {on}: output dtype is {DTYPE_NAMES.get(got.dtype, got.dtype)}, "
+                f"expected {DTYPE_NAMES[expected]} (return the input's dtype when the parameters share it)"
+            )
+
+
+def _call(program: dict[str, Any]) -> str:
+    args = ", ".join([repr(a) for a in program.get("args", [])] + [f"{k}={v!r}" for k, v in program.get("kwargs", {}).items()])
+    return f"{program['cls']}({args})"
+
+
+def call_text(cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str = "forward") -> str:
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in (kwargs or {}).items()]
+    return f"{cls}({', '.join(parts)}).{method}"
+
+
+def seeded(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def randn(shape: Sequence[int], seed: int, *, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
+    return torch.randn(*shape, generator=seeded(seed)) * scale + shift
+
+
+def quantise(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The tensor the learner will receive, in `dtype`."""
+    return x.to(dtype)

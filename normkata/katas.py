@@ -1,0 +1,130 @@
+"""The kata catalog: katas/<id>/kata.yaml plus instructions, starter, hints and hidden suite."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from normkata.content.model import ContentIssue, Text, TextList
+from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, load_yaml
+from normkata.errors import InputError
+from normkata.paths import katas_dir, solutions_dir
+
+KATA_FORMAT_VERSION = 1
+_KEYS = {"format_version", "id", "order", "title", "difficulty", "minutes", "topics", "file", "classes", "forbidden", "hints"}
+_FILES = ("instructions.en.md", "instructions.zh.md", "starter.py", "suite.py")
+
+
+@dataclass(frozen=True)
+class Kata:
+    id: str
+    order: int
+    title: Text
+    difficulty: str
+    minutes: int
+    topics: tuple[str, ...]
+    file: str  # the learner's file name in the workspace
+    classes: tuple[str, ...]
+    forbidden: tuple[str, ...]
+    hints: TextList
+    folder: Path
+
+    @property
+    def starter(self) -> Path:
+        return self.folder / "starter.py"
+
+    @property
+    def suite(self) -> Path:
+        return self.folder / "suite.py"
+
+    @property
+    def solution(self) -> Path:
+        return solutions_dir() / f"{self.id}.py"
+
+    def instructions(self, lang: str) -> str:
+        return (self.folder / f"instructions.{lang}.md").read_text(encoding="utf-8")
+
+
+def load_katas(root: Path | None = None) -> tuple[list[Kata], list[ContentIssue]]:
+    root = root or katas_dir()
+    katas, issues = [], []
+    for meta in sorted(root.glob("*/kata.yaml")):
+        try:
+            katas.append(_load_one(meta))
+        except _KataIssue as issue:
+            issues.append(issue.issue)
+    return sorted(katas, key=lambda k: k.order), issues
+
+
+class _KataIssue(Exception):
+    def __init__(self, file: Path, line: int, field: str, message: str) -> None:
+        self.issue = ContentIssue(str(file), line, field, message)
+
+
+def _load_one(meta: Path) -> Kata:
+    try:
+        data = load_yaml(meta.read_text(encoding="utf-8"))
+    except YamlSyntaxError as exc:
+        raise _KataIssue(meta, exc.line, "", exc.message) from None
+    if not isinstance(data, LineDict):
+        raise _KataIssue(meta, 1, "", "expected a mapping")
+
+    def fail(key: str, message: str) -> _KataIssue:
+        return _KataIssue(meta, data.key_lines.get(key, data.line), key, message)
+
+    for key in data:
+        if key not in _KEYS:
+            raise fail(key, "unknown key")
+    for key in _KEYS:
+        if key not in data:
+            raise fail(key, "missing required key")
+    if data["format_version"] != KATA_FORMAT_VERSION:
+        raise fail("format_version", f"expected {KATA_FORMAT_VERSION}")
+    if data["id"] != meta.parent.name:
+        raise fail("id", f"must match the folder name {meta.parent.name!r}")
+    for name in _FILES:
+        if not (meta.parent / name).is_file():
+            raise _KataIssue(meta.parent / name, 1, "", "missing file")
+    if not (solutions_dir() / f"{data['id']}.py").is_file():
+        raise fail("id", f"no reference solution solutions/{data['id']}.py")
+    title = _text(data, "title", fail)
+    hints = data["hints"]
+    if not isinstance(hints, LineDict) or set(hints) != {"en", "zh"}:
+        raise fail("hints", "expected en and zh lists")
+    if not all(isinstance(hints[lang], LineList) and len(hints[lang]) == 3 for lang in ("en", "zh")):
+        raise fail("hints", "expected exactly three hint levels in each language")
+    for key in ("topics", "classes", "forbidden"):
+        if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
+            raise fail(key, "expected a list of texts")
+    return Kata(
+        id=data["id"],
+        order=int(data["order"]),
+        title=title,
+        difficulty=str(data["difficulty"]),
+        minutes=int(data["minutes"]),
+        topics=tuple(data["topics"]),
+        file=str(data["file"]),
+        classes=tuple(data["classes"]),
+        forbidden=tuple(data["forbidden"]),
+        hints=TextList(tuple(hints["en"]), tuple(hints["zh"])),
+        folder=meta.parent,
+    )
+
+
+def _text(data: LineDict, key: str, fail: Any) -> Text:
+    value = data[key]
+    if not isinstance(value, LineDict) or set(value) != {"en", "zh"}:
+        raise fail(key, "expected en and zh texts")
+    return Text(str(value["en"]), str(value["zh"]))
+
+
+def get_kata(name: str) -> Kata:
+    katas, issues = load_katas()
+    if issues:
+        raise InputError(str(issues[0]))
+    for kata in katas:
+        if kata.id == name:
+            return kata
+    known = ", ".join(k.id for k in katas)
+    raise InputError(f"unknown kata {name!r} (known: {known})")
