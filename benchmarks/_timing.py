@@ -8,9 +8,7 @@ import time
 from collections.abc import Sequence
 
 
-def median_seconds(
-    command: Sequence[str], *, runs: int, stdin: str = "", env: dict[str, str] | None = None
-) -> float:
+def median_seconds(command: Sequence[str], *, runs: int, stdin: str = "", env: dict[str, str] | None = None) -> float:
     """Median wall time of `command` over `runs` runs, after one warm-up run."""
     samples = []
     for attempt in range(runs + 1):
@@ -21,13 +19,9 @@ def median_seconds(
     return statistics.median(samples)
 
 
-def print_ratios(
-    floor_name: str, floor: float, rows: list[tuple[str, float]], target: float | None = None
-) -> None:
+def print_ratios(floor_name: str, floor: float, rows: list[tuple[str, float]], target: float | None = None) -> None:
     print(f"floor  {floor_name}: {floor * 1000:.1f} ms (median)")
     for name, seconds in rows:
         ratio = seconds / floor
-        verdict = (
-            "" if target is None else ("  ok" if ratio <= target else f"  over the {target:.1f}x target")
-        )
+        verdict = "" if target is None else ("  ok" if ratio <= target else f"  over the {target:.1f}x target")
         print(f"{name:<40} {seconds * 1000:8.1f} ms  {ratio:5.2f}x{verdict}")

@@ -58,12 +58,8 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
     if response is None:
         return None
     points = "\n".join(f"• {escape(p)}" for p in card.key_points.get(lang))
-    console.print(
-        Panel(points, title=t("card.key_points", lang), border_style="card.points", title_align="left")
-    )
-    console.print(
-        Panel(escape(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left")
-    )
+    console.print(Panel(points, title=t("card.key_points", lang), border_style="card.points", title_align="left"))
+    console.print(Panel(escape(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left"))
     follow_ups = card.follow_ups.get(lang)
     if follow_ups:
         console.print(f"[heading]{t('card.follow_ups', lang)}[/]")

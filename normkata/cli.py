@@ -29,7 +29,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "normkata.commands.progress:progress",
         "Show mastery per topic, what is due and what to do next.",
     ),
-    "content": ("normkata.commands.content:content", "Validate question banks and interview cards."),
+    "kata": ("normkata.commands.kata:kata", "List katas, or start one: write its starter and show the instructions."),
+    "hint": ("normkata.commands.kata:hint", "Show the next hint for a kata (three levels, each more direct)."),
+    "solution": (
+        "normkata.commands.kata:solution",
+        "Show a kata's reference solution: after a pass, or after you confirm giving up.",
+    ),
+    "grade": ("normkata.commands.kata:grade", "Grade a kata with its hidden test suite."),
+    "content": ("normkata.commands.content:content", "Validate question banks, interview cards and katas."),
 }
 
 
@@ -50,9 +57,7 @@ class LazyGroup(click.Group):
             formatter.write_dl([(name, short) for name, (_target, short) in COMMANDS.items()])
 
 
-@click.group(
-    cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]}
-)
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--lang",
     type=click.Choice(("en", "zh")),

@@ -12,7 +12,19 @@ from normkata.errors import InputError
 from normkata.paths import katas_dir, solutions_dir
 
 KATA_FORMAT_VERSION = 1
-_KEYS = {"format_version", "id", "order", "title", "difficulty", "minutes", "topics", "file", "classes", "forbidden", "hints"}
+_KEYS = {
+    "format_version",
+    "id",
+    "order",
+    "title",
+    "difficulty",
+    "minutes",
+    "topics",
+    "file",
+    "classes",
+    "forbidden",
+    "hints",
+}
 _FILES = ("instructions.en.md", "instructions.zh.md", "starter.py", "suite.py")
 
 

@@ -61,3 +61,32 @@ def m001_initial(db: sqlite3.Connection) -> None:
         );
         """,
     )
+
+
+@migration
+def m002_katas(db: sqlite3.Connection) -> None:
+    _execute_each(
+        db,
+        """
+        CREATE TABLE kata_events (
+            id INTEGER PRIMARY KEY,
+            kata TEXT NOT NULL,
+            kind TEXT NOT NULL,            -- started | hint | gave_up
+            detail TEXT NOT NULL DEFAULT '',
+            at TEXT NOT NULL
+        );
+        CREATE TABLE kata_attempts (
+            id INTEGER PRIMARY KEY,
+            kata TEXT NOT NULL,
+            file TEXT NOT NULL,
+            passed INTEGER NOT NULL,
+            score INTEGER NOT NULL,
+            max_score INTEGER NOT NULL,
+            counts TEXT NOT NULL,          -- JSON: passed, failed, error, skipped
+            device TEXT NOT NULL,
+            duration_s REAL NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX kata_attempts_kata ON kata_attempts(kata)
+        """,
+    )

@@ -43,16 +43,12 @@ def report_damage(damage: DamagedDatabase, lang: str) -> None:
     from normkata.ui import make_console
 
     make_console(stderr=True).print(
-        "[warn]"
-        + t("store.damaged", lang, path=damage.path, why=damage.reason, moved=damage.moved_to)
-        + "[/]",
+        "[warn]" + t("store.damaged", lang, path=damage.path, why=damage.reason, moved=damage.moved_to) + "[/]",
         soft_wrap=True,  # one line, however long the paths
     )
 
 
-def show_item_header(
-    practice: Practice, label_key: str, item: Question | Card, index: int, total: int
-) -> None:
+def show_item_header(practice: Practice, label_key: str, item: Question | Card, index: int, total: int) -> None:
     """The rule above a question or card: "Question 2/5  RMSNorm · medium", then its prompt."""
     from rich.markup import escape
 

@@ -53,9 +53,7 @@ class Store:
         return db
 
     def _migrate(self) -> None:
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-        )
+        self.db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         done = {row[0] for row in self.db.execute("SELECT name FROM _migrations")}
         for step in MIGRATIONS:
             if step.__name__ in done:
@@ -156,6 +154,67 @@ class Store:
             "ratings": one("SELECT COUNT(*) FROM ratings"),
             "sessions": one("SELECT COUNT(*) FROM sessions"),
         }
+
+
+@dataclass(frozen=True)
+class KataStatus:
+    kata: str
+    status: str  # not started | in progress | passed
+    best_score: float | None
+    attempts: int
+    hints: int
+    gave_up: bool
+
+
+class KataLog:
+    """Kata events and grading attempts, kept in the same store."""
+
+    def __init__(self, store: Store) -> None:
+        self.db = store.db
+        self.store = store
+
+    def event(self, kata: str, kind: str, detail: str = "") -> None:
+        with self.store.transaction():
+            self.db.execute(
+                "INSERT INTO kata_events (kata, kind, detail, at) VALUES (?, ?, ?, ?)",
+                (kata, kind, detail, iso(utcnow())),
+            )
+
+    def attempt(self, kata: str, file: str, result: dict, device: str) -> None:
+        import json
+
+        with self.store.transaction():
+            self.db.execute(
+                "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    kata, file, int(result["passed"]), result["score"], result["max_score"],
+                    json.dumps(result["counts"]), device, result["duration_s"], iso(utcnow()),
+                ),
+            )  # fmt: skip
+
+    def hints_taken(self, kata: str) -> int:
+        return int(
+            self.db.execute("SELECT COUNT(*) FROM kata_events WHERE kata = ? AND kind = 'hint'", (kata,)).fetchone()[0]
+        )
+
+    def status(self, kata: str) -> KataStatus:
+        attempts = self.db.execute(
+            "SELECT COUNT(*), MAX(passed), MAX(CAST(score AS REAL) / MAX(max_score, 1)) "
+            "FROM kata_attempts WHERE kata = ?",
+            (kata,),
+        ).fetchone()
+        kinds = {row[0] for row in self.db.execute("SELECT DISTINCT kind FROM kata_events WHERE kata = ?", (kata,))}
+        count, passed, best = int(attempts[0]), bool(attempts[1]), attempts[2]
+        state = "passed" if passed else "in progress" if count or kinds else "not started"
+        return KataStatus(kata, state, best, count, self.hints_taken(kata), "gave_up" in kinds)
+
+    def last_kata(self) -> str | None:
+        row = self.db.execute(
+            "SELECT kata FROM (SELECT kata, at, id FROM kata_events UNION ALL SELECT kata, at, id FROM kata_attempts) "
+            "ORDER BY at DESC, id DESC LIMIT 1"
+        ).fetchone()
+        return row[0] if row else None
 
 
 class _Transaction:

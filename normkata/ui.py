@@ -21,6 +21,8 @@ THEME = {
     "quiz.explain": "default",
     "card.points": "yellow",
     "warn": "bold yellow",
+    "kata.pass": "bold green",
+    "kata.fail": "bold red",
     "next": "bold magenta",
 }
 

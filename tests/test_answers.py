@@ -12,7 +12,9 @@ from normkata.quiz.answers import UnreadableAnswer, is_correct, parse_answer
 
 def _question(qtype: str, answer: object, n_choices: int = 4, tolerance: float = 0.0) -> Question:
     text = Text("q", "q")
-    choices = tuple(Text(f"c{i}", f"c{i}") for i in range(n_choices)) if qtype in ("single", "multiple", "order") else ()
+    choices = (
+        tuple(Text(f"c{i}", f"c{i}") for i in range(n_choices)) if qtype in ("single", "multiple", "order") else ()
+    )
     return Question(
         id="q",
         type=qtype,

@@ -123,9 +123,7 @@ def test_wrong_format_version_and_bad_id() -> None:
     text = "format_version: 2\ntopic: t\ntitle: {en: T, zh: T}\n"
     assert _issues(text) == ["t.yaml:1: format_version: expected 1, got 2"]
     text = HEADER + QUESTION.format(type="true_false").replace("id: q", "id: Bad Id") + "    answer: true\n"
-    assert _issues(text) == [
-        "t.yaml:5: questions[0].id: 'Bad Id' is not a valid id (lowercase letters, digits, - _ .)"
-    ]
+    assert _issues(text) == ["t.yaml:5: questions[0].id: 'Bad Id' is not a valid id (lowercase letters, digits, - _ .)"]
 
 
 def test_card_translations_must_pair_up() -> None:
@@ -168,8 +166,6 @@ def test_loading_the_bank_does_not_import_torch(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = (
-        "import sys; from normkata.content.bank import load_bank; load_bank(); print('torch' in sys.modules)"
-    )
+    code = "import sys; from normkata.content.bank import load_bank; load_bank(); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -45,9 +45,7 @@ def test_mastery_counts_good_cards_and_right_answers(runner) -> None:
     }
     order = [
         a["id"]
-        for a in json.loads(invoke(runner, ["quiz", "-n", "5", "--seed", "9", "--json"], "\n" * 5).stdout)[
-            "answers"
-        ]
+        for a in json.loads(invoke(runner, ["quiz", "-n", "5", "--seed", "9", "--json"], "\n" * 5).stdout)["answers"]
     ]
     invoke(runner, ["quiz", "-n", "5", "--seed", "9", "--json"], "".join(answers[i] + "\n" for i in order))
     invoke(runner, ["interview"], "\n4\n")

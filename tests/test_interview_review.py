@@ -24,9 +24,7 @@ def test_interview_shows_key_points_and_records_rating(runner, db) -> None:
     assert "1 card(s) rated and saved." in result.stdout
     rating = db.execute("SELECT item_id, response, rating FROM ratings").fetchone()
     assert tuple(rating) == ("mini-card", "they are small", 3)
-    schedule = db.execute(
-        "SELECT kind, topic, due, card_json FROM srs WHERE item_id = 'mini-card'"
-    ).fetchone()
+    schedule = db.execute("SELECT kind, topic, due, card_json FROM srs WHERE item_id = 'mini-card'").fetchone()
     assert schedule["kind"] == "card" and schedule["topic"] == "mini"
     assert json.loads(schedule["card_json"])["due"].startswith(schedule["due"][:16])
 

@@ -101,9 +101,7 @@ def test_unreadable_piped_answer_counts_as_wrong(runner, db, mini_bank) -> None:
     stdin = "".join("zzz\n" if i == "mini-numeric" else RIGHT[i] + "\n" for i in order)
     result = invoke(runner, ["quiz", "-n", "5", "--seed", "4"], stdin)
     assert "Unreadable answer ('zzz' is not a number): counted as wrong." in result.stdout
-    row = db.execute(
-        "SELECT given, correct FROM answers WHERE item_id = 'mini-numeric' AND session_id = 2"
-    ).fetchone()
+    row = db.execute("SELECT given, correct FROM answers WHERE item_id = 'mini-numeric' AND session_id = 2").fetchone()
     assert (row["given"], row["correct"]) == ("zzz", 0)
 
 

@@ -33,9 +33,7 @@ finally:
     ids=lambda v: " ".join(v) if isinstance(v, list) else None,
 )
 def test_command_does_not_import_torch(args: list[str], stdin: str) -> None:
-    run = subprocess.run(
-        [sys.executable, "-c", PROBE, *args], input=stdin, capture_output=True, text=True, timeout=60
-    )
+    run = subprocess.run([sys.executable, "-c", PROBE, *args], input=stdin, capture_output=True, text=True, timeout=60)
     assert "TORCH-LOADED=False" in run.stderr, run.stderr
     assert "Traceback" not in run.stderr, run.stderr
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from normkata.grading.checks import GRAD_TOLERANCE, TOLERANCE, Harness, Input, Misconception, call_text, fail, randn
+from normkata.grading.checks import Harness, Input, Misconception, fail, randn
 
 DEVICES = ["cpu", "cuda"]
 
@@ -80,33 +80,18 @@ def suspects(x: torch.Tensor, weight: torch.Tensor, eps: float) -> list[tuple[Mi
 
 
 def check_forward(
-    harness: Harness,
-    x: Input,
-    *,
-    eps: float = 1e-5,
-    dtype: torch.dtype | None = None,
-    weight_seed: int = 100,
-    tol: float | None = None,
-    atol: float | None = None,
+    harness: Harness, x: Input, *, eps: float = 1e-5, dtype: torch.dtype | None = None, weight_seed: int = 100
 ) -> None:
     d = x.tensor.shape[-1]
-    weight = randn([d], weight_seed, scale=0.5, shift=1.0)
-    kwargs = {"eps": eps}
-    program = harness.program("RMSNorm", [d], kwargs, state={"weight": weight}, dtype=dtype, steps=[{"inputs": [x.tensor]}])
-    got = harness.run(program)["steps"][0]["output"]
-    weight_used = weight.to(dtype) if dtype else weight
-    call = call_text("RMSNorm", [d], kwargs)
-    on = x.describe(harness.device)
-    if dtype in (torch.float16, torch.bfloat16):
-        harness.assert_dtype(got, dtype, call=call, on=on)
-    harness.assert_close(
-        got,
-        reference_output(x.tensor, weight_used, eps),
-        tol=tol or TOLERANCE[x.tensor.dtype],
-        atol=atol,
-        call=call,
-        on=on,
-        suspects=suspects(x.tensor, weight_used, eps),
+    harness.forward_case(
+        "RMSNorm",
+        [d],
+        {"eps": eps},
+        x,
+        state={"weight": randn([d], weight_seed, scale=0.5, shift=1.0)},
+        dtype=dtype,
+        expected=lambda x, state: reference_output(x, state["weight"], eps),
+        suspects=lambda x, state: suspects(x, state["weight"], eps),
     )
 
 
@@ -141,8 +126,13 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
     )
     got = harness.run(program)["steps"][0]["output"]
     expected = torch.nn.functional.rms_norm(x.double(), (8,), weight=torch_module.weight.double(), eps=1e-5)
-    harness.assert_close(got, expected, tol=1e-5, call="load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
-                         on=Input(x, "N(0,1)").describe())
+    harness.assert_close(
+        got,
+        expected,
+        tol=1e-5,
+        call="load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
+        on=Input(x, "N(0,1)").describe(),
+    )
 
 
 @pytest.mark.category("module state")
@@ -251,20 +241,11 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> Non
     from normkata_reference_rmsnorm import RMSNorm  # type: ignore[import-not-found]
 
     d = shape[-1]
-    x, weight, grad_out = randn(shape, 40), randn([d], 41, scale=0.5, shift=1.0), randn(shape, 42)
-    program = harness.program(
-        "RMSNorm", [d], state={"weight": weight}, steps=[{"inputs": [x], "input_grad": True, "grad_output": grad_out}]
+    harness.gradient_case(
+        "RMSNorm",
+        [d],
+        {},
+        Input(randn(shape, 40), "N(0,1)"),
+        reference=RMSNorm(d),
+        state={"weight": randn([d], 41, scale=0.5, shift=1.0)},
     )
-    step = harness.run(program)["steps"][0]
-    reference = RMSNorm(d, dtype=torch.float64)
-    reference.weight.data.copy_(weight.double())
-    x64 = x.double().requires_grad_(True)
-    reference(x64).backward(grad_out.double())
-    call, on = call_text("RMSNorm", [d], method="backward"), Input(x, "N(0,1)").describe(harness.device)
-    if step["input_grads"][0] is None:
-        fail(f"{call} on {on}: no gradient reached the input (is the graph cut, e.g. by .detach() or .data?)")
-    harness.assert_close(step["input_grads"][0], x64.grad, tol=GRAD_TOLERANCE, call=call, on=on, what="grad of input")
-    weight_grad = step["param_grads"].get("weight")
-    if weight_grad is None:
-        fail(f"{call} on {on}: weight got no gradient")
-    harness.assert_close(weight_grad, reference.weight.grad, tol=GRAD_TOLERANCE, call=call, on=on, what="grad of weight")

@@ -12,14 +12,14 @@ from normkata.options import current_lang, lang_option
 
 @click.group()
 def content() -> None:
-    """Validate question banks and interview cards."""
+    """Validate question banks, interview cards and katas."""
 
 
 @content.command()
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @lang_option
 def check(path: Path | None, lang: str | None) -> None:
-    """Validate PATH (a YAML file or a folder; default: the bundled quizzes/).
+    """Validate PATH (a YAML file or a folder; default: the bundled quizzes/ and katas/).
 
     Each problem is printed as FILE:LINE: FIELD: MESSAGE; the exit code is 2 if any.
 
@@ -30,15 +30,20 @@ def check(path: Path | None, lang: str | None) -> None:
     """
     from normkata.content.bank import load_bank_checked
     from normkata.i18n import t
+    from normkata.katas import load_katas
     from normkata.paths import quizzes_dir
 
     lang = current_lang(lang)
     bank, issues = load_bank_checked(path or quizzes_dir())
+    katas: list = []
+    if path is None:  # the bundled content: katas too
+        katas, kata_issues = load_katas()
+        issues = [*issues, *kata_issues]
     if issues:
         for issue in issues:
             click.echo(str(issue), err=True)
         click.echo(t("content.errors", lang, n=len(issues)), err=True)
         raise click.exceptions.Exit(EXIT_INPUT)
-    click.echo(
-        t("content.ok", lang, questions=len(bank.questions), cards=len(bank.cards), files=len(bank.files))
-    )
+    click.echo(t("content.ok", lang, questions=len(bank.questions), cards=len(bank.cards), files=len(bank.files)))
+    if katas:
+        click.echo(t("content.katas", lang, n=len(katas), names=", ".join(k.id for k in katas)))

@@ -46,9 +46,7 @@ def interview(topic: str | None, count: int, seed: int | None, lang: str | None)
 
 
 @click.command()
-@click.option(
-    "-n", "count", type=click.IntRange(min=1), default=20, show_default=True, help="At most this many items."
-)
+@click.option("-n", "count", type=click.IntRange(min=1), default=20, show_default=True, help="At most this many items.")
 @lang_option
 def review(count: int, lang: str | None) -> None:
     """Review what is due: missed quiz questions and interview cards, scheduled by FSRS.

@@ -12,12 +12,8 @@ from normkata.options import current_lang, lang_option, seed_option, topic_optio
 
 @click.command()
 @topic_option
-@click.option(
-    "-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many questions."
-)
-@click.option(
-    "--difficulty", type=click.Choice(["easy", "medium", "hard"]), default=None, help="Only this difficulty."
-)
+@click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many questions.")
+@click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), default=None, help="Only this difficulty.")
 @seed_option
 @lang_option
 @click.option("--json", "as_json", is_flag=True, help="Print only a JSON summary (answers read from stdin).")

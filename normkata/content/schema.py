@@ -91,9 +91,7 @@ class _Checker:
             raise self.fail(line, field, "expected a mapping with 'en' and 'zh' texts")
         unknown = [k for k in value if k not in ("en", "zh")]
         if unknown:
-            raise self.fail(
-                value.key_lines[unknown[0]], _join(field, unknown[0]), "unknown language (use en and zh)"
-            )
+            raise self.fail(value.key_lines[unknown[0]], _join(field, unknown[0]), "unknown language (use en and zh)")
         for lang in ("en", "zh"):
             if lang not in value:
                 raise self.fail(value.line, _join(field, lang), "missing translation")
@@ -109,9 +107,7 @@ class _Checker:
         for lang in ("en", "zh"):
             items = value[lang]
             if not isinstance(items, LineList) or not items:
-                raise self.fail(
-                    value.key_lines[lang], _join(field, lang), "expected a non-empty list of texts"
-                )
+                raise self.fail(value.key_lines[lang], _join(field, lang), "expected a non-empty list of texts")
             for i, item in enumerate(items):
                 if not isinstance(item, str) or not item.strip():
                     raise self.fail(
@@ -124,8 +120,7 @@ class _Checker:
             raise self.fail(
                 line,
                 field,
-                f"en has {len(lists['en'])} items but zh has {len(lists['zh'])}: "
-                "each item needs a translation",
+                f"en has {len(lists['en'])} items but zh has {len(lists['zh'])}: each item needs a translation",
             )
         return TextList(lists["en"], lists["zh"])
 
@@ -152,9 +147,7 @@ def _join(base: str, key: str | int) -> str:
     return f"{base}.{key}" if base else key
 
 
-def validate_file(
-    data: Any, file: str
-) -> tuple[Topic | None, list[Question], list[Card], list[ContentIssue]]:
+def validate_file(data: Any, file: str) -> tuple[Topic | None, list[Question], list[Card], list[ContentIssue]]:
     """Validate one parsed question-bank file; returns what is valid and every issue found."""
     check = _Checker(file)
     if not isinstance(data, LineDict):
@@ -213,9 +206,7 @@ def _common(check: _Checker, data: LineDict, field: str, spec: dict[str, bool]) 
     if isinstance(source, int) and not isinstance(source, bool):
         source = f"{source:03d}"  # YAML reads an unquoted 004 as the number 4
     if not isinstance(source, str) or source not in SOURCES:
-        raise check.fail(
-            line(data, "source"), _join(field, "source"), f"{source!r} is not one of {', '.join(SOURCES)}"
-        )
+        raise check.fail(line(data, "source"), _join(field, "source"), f"{source!r} is not one of {', '.join(SOURCES)}")
     return {
         "id": check.item_id(data["id"], line(data, "id"), _join(field, "id")),
         "difficulty": check.choice(
@@ -241,9 +232,7 @@ def _question(check: _Checker, data: LineDict, field: str, topic: str) -> Questi
     if verify is not None and (not isinstance(verify, str) or not verify.strip()):
         raise check.fail(line(data, "verify"), _join(field, "verify"), "expected Python code as text")
     if qtype == "numeric" and verify is None:
-        raise check.fail(
-            data.line, _join(field, "verify"), "a numeric answer must carry verify code that computes it"
-        )
+        raise check.fail(data.line, _join(field, "verify"), "a numeric answer must carry verify code that computes it")
     return Question(
         type=qtype,
         topic=topic,
@@ -266,9 +255,7 @@ def _choices(check: _Checker, data: LineDict, field: str, qtype: str) -> tuple[T
     low, high = _CHOICE_COUNTS[qtype]
     if not isinstance(raw, LineList) or not low <= len(raw) <= high:
         raise check.fail(check.line_of(data, "choices"), where, f"expected a list of {low} to {high} choices")
-    choices = tuple(
-        check.text(item, raw.item_lines[i], _join(where, i), neutral_ok=True) for i, item in enumerate(raw)
-    )
+    choices = tuple(check.text(item, raw.item_lines[i], _join(where, i), neutral_ok=True) for i, item in enumerate(raw))
     if len({c.en for c in choices}) != len(choices):
         raise check.fail(raw.line, where, "two choices have the same text")
     return choices

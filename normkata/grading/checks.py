@@ -53,7 +53,9 @@ class Input:
 
     def describe(self, device: str = "cpu") -> str:
         shape = tuple(self.tensor.shape)
-        return f"{self.label} input of shape {shape}, {DTYPE_NAMES.get(self.tensor.dtype, self.tensor.dtype)} on {device}"
+        return (
+            f"{self.label} input of shape {shape}, {DTYPE_NAMES.get(self.tensor.dtype, self.tensor.dtype)} on {device}"
+        )
 
 
 class Harness:
@@ -105,6 +107,86 @@ class Harness:
             "attrs": list(attrs),
         }
 
+    # -- whole cases ---------------------------------------------------------------------------
+
+    def forward_case(
+        self,
+        cls: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+        x: Input,
+        *,
+        expected: Callable[[torch.Tensor, dict[str, torch.Tensor]], torch.Tensor],
+        suspects: Callable[[torch.Tensor, dict[str, torch.Tensor]], list[tuple[Misconception, torch.Tensor]]]
+        | None = None,
+        state: dict[str, torch.Tensor] | None = None,
+        dtype: torch.dtype | None = None,
+        mode: str = "train",
+        tol: float | None = None,
+        atol: float | None = None,
+    ) -> torch.Tensor:
+        """Run forward on the learner's module and compare with `expected(x, state as quantised)`.
+
+        In half precision the output must also come back in the input's dtype (the learner's
+        parameters are moved to that dtype, so they share it).
+        """
+        program = self.program(cls, args, kwargs, state=state, dtype=dtype, mode=mode, steps=[{"inputs": [x.tensor]}])
+        got = self.run(program)["steps"][0]["output"]
+        quantised = {k: v.to(dtype) if dtype and v.is_floating_point() else v for k, v in (state or {}).items()}
+        call, on = call_text(cls, args, kwargs), x.describe(self.device)
+        if dtype in (torch.float16, torch.bfloat16):
+            self.assert_dtype(got, dtype, call=call, on=on)
+        self.assert_close(
+            got,
+            expected(x.tensor, quantised),
+            tol=tol or TOLERANCE[x.tensor.dtype],
+            atol=atol,
+            call=call,
+            on=on,
+            suspects=suspects(x.tensor, quantised) if suspects else (),
+        )
+        return got
+
+    def gradient_case(
+        self,
+        cls: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+        x: Input,
+        *,
+        reference: torch.nn.Module,
+        state: dict[str, torch.Tensor] | None = None,
+        mode: str = "train",
+        seed: int = 99,
+    ) -> None:
+        """Gradients of input and parameters against the float64 reference's autograd."""
+        grad_output = torch.randn(x.tensor.shape, generator=seeded(seed))
+        step = {"inputs": [x.tensor], "input_grad": True, "grad_output": grad_output}
+        got = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=[step]))["steps"][0]
+        reference = reference.double().train(mode == "train")
+        if state:
+            reference.load_state_dict({k: v.double() if v.is_floating_point() else v for k, v in state.items()})
+        x64 = x.tensor.double().requires_grad_(True)
+        reference(x64).backward(grad_output.double())
+        call, on = call_text(cls, args, kwargs, method="backward"), x.describe(self.device)
+        if got["input_grads"][0] is None:
+            fail(f"{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)")
+        self.assert_close(
+            got["input_grads"][0], x64.grad, tol=GRAD_TOLERANCE, call=call, on=on, what="gradient of the input"
+        )
+        for name, parameter in reference.named_parameters():
+            learner_grad = got["param_grads"].get(name)
+            if learner_grad is None:
+                fail(f"{call} on {on}: parameter {name!r} got no gradient")
+            self.assert_close(
+                learner_grad, parameter.grad, tol=GRAD_TOLERANCE, call=call, on=on, what=f"gradient of {name}"
+            )
+
+    def inspect(
+        self, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, **options: Any
+    ) -> dict[str, Any]:
+        return self.run(self.program(cls, args, kwargs, inspect=True, **options))["inspect"]
+
     # -- comparing -----------------------------------------------------------------------------
 
     def assert_close(
@@ -121,9 +203,7 @@ class Harness:
     ) -> None:
         """Fail with a precise message unless got ≈ expected (in float64)."""
         if tuple(got.shape) != tuple(expected.shape):
-            raise CaseFailure(
-                f"{call} on {on}: {what} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}"
-            )
+            raise CaseFailure(f"{call} on {on}: {what} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
         got64, expected64 = got.double(), expected.double()
         atol = tol if atol is None else atol
         close = torch.isclose(got64, expected64, rtol=tol, atol=atol)
@@ -156,7 +236,9 @@ class Harness:
 
 
 def _call(program: dict[str, Any]) -> str:
-    args = ", ".join([repr(a) for a in program.get("args", [])] + [f"{k}={v!r}" for k, v in program.get("kwargs", {}).items()])
+    args = ", ".join(
+        [repr(a) for a in program.get("args", [])] + [f"{k}={v!r}" for k, v in program.get("kwargs", {}).items()]
+    )
     return f"{program['cls']}({args})"
 
 

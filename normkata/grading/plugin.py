@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception
 from normkata.grading.proxy import Submission
-
-CATEGORIES = (
-    "forward fp32",
-    "shapes",
-    "numerical stability",
-    "low precision",
-    "gradients",
-    "module state",
-    "train/eval",
-    "CUDA",
-)
 
 
 @dataclass
@@ -71,9 +60,9 @@ class GradingPlugin:
             if _device_of(item) != "cuda":
                 continue
             if self.device == "cpu":
-                item.add_marker(pytest.mark.skip(reason="skipped: --device cpu"))
+                item.add_marker(pytest.mark.skip(reason="--device cpu"))
             elif not self.cuda_available:
-                item.add_marker(pytest.mark.skip(reason="skipped: CUDA is not available on this machine"))
+                item.add_marker(pytest.mark.skip(reason="CUDA is not available on this machine"))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:

@@ -72,7 +72,9 @@ class Worker:
         except (ChannelClosed, BrokenPipeError, OSError):
             code = self.process.wait()
             self.kill()
-            raise SubmissionError(f"the Python process running your code died (exit code {code}){self.tail()}") from None
+            raise SubmissionError(
+                f"the Python process running your code died (exit code {code}){self.tail()}"
+            ) from None
         except Exception as exc:  # a reply that is not a valid message
             self.kill()
             raise SubmissionError(f"your code's process sent something unreadable ({type(exc).__name__})") from None
@@ -146,7 +148,10 @@ class Submission:
             return LoadResult(False, error="Crash", message=str(exc))
         if not reply.get("ok"):
             return LoadResult(
-                False, error=str(reply.get("error")), message=str(reply.get("message")), line=int(reply.get("line") or 0)
+                False,
+                error=str(reply.get("error")),
+                message=str(reply.get("message")),
+                line=int(reply.get("line") or 0),
             )
         return LoadResult(True, list(reply.get("missing", [])), list(reply.get("global_changes", [])))
 
@@ -179,4 +184,3 @@ class Submission:
                 pass
             self.worker.kill()
             self.worker = None
-

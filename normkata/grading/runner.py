@@ -37,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     kata = get_kata(args.kata)
     file = args.file.resolve()
     # Start the worker first: it imports torch while we import torch and pytest.
-    submission = Submission(file, list(kata.classes), list(kata.forbidden), [katas_dir(), solutions_dir()], args.timeout)
+    submission = Submission(
+        file, list(kata.classes), list(kata.forbidden), [katas_dir(), solutions_dir()], args.timeout
+    )
     try:
         import torch
 
@@ -85,7 +87,14 @@ def _grade(kata: Kata, file: Path, submission: Submission, device: str, cuda: bo
     cases.append(_forbidden_case(kata, file, sorted(submission.forbidden_seen)))
     cases.append(_global_case(loaded.global_changes))
     diagnosis = [
-        {"id": m.id, "title_en": m.title_en, "title_zh": m.title_zh, "hint_en": m.hint_en, "hint_zh": m.hint_zh, "cases": n}
+        {
+            "id": m.id,
+            "title_en": m.title_en,
+            "title_zh": m.title_zh,
+            "hint_en": m.hint_en,
+            "hint_zh": m.hint_zh,
+            "cases": n,
+        }
         for m, n in plugin.diagnoses.values()
     ]
     return {"cases": cases, "diagnosis": diagnosis, "cuda": cuda}

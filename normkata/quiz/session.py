@@ -133,14 +133,10 @@ def _show_question(practice: Practice, question: Question, index: int, total: in
     for i, choice in enumerate(question.choices):
         console.print(f"  [quiz.choice]{letter(i)})[/] {escape(choice.get(lang))}")
     if question.type == "true_false":
-        console.print(
-            f"  [quiz.choice]A)[/] {t('quiz.true', lang)}   [quiz.choice]B)[/] {t('quiz.false', lang)}"
-        )
+        console.print(f"  [quiz.choice]A)[/] {t('quiz.true', lang)}   [quiz.choice]B)[/] {t('quiz.false', lang)}")
 
 
-def _show_feedback(
-    practice: Practice, question: Question, value: object, correct: bool, *, skipped: bool
-) -> None:
+def _show_feedback(practice: Practice, question: Question, value: object, correct: bool, *, skipped: bool) -> None:
     console, lang = practice.console, practice.lang
     expected = escape(expected_text(question, lang))
     if correct:

@@ -1,0 +1,248 @@
+"""`normkata kata`, `hint`, `solution` and `grade`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from normkata.errors import EXIT_INPUT, InputError
+from normkata.options import AppState, current_lang, lang_option
+
+#: Ceiling for a whole grading run; each case has its own --timeout inside it.
+RUN_CEILING_S = 900
+
+
+def _workspace() -> Path:
+    from normkata.paths import workspace_dir
+
+    state = click.get_current_context().find_object(AppState)
+    return workspace_dir(state.workspace if state else None)
+
+
+def _open_log(lang: str):  # type: ignore[no-untyped-def]
+    from normkata.practice import report_damage
+    from normkata.store import KataLog, open_store
+
+    return KataLog(open_store(on_damage=lambda d: report_damage(d, lang)))
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--force", is_flag=True, help="Overwrite your file with a fresh starter.")
+@lang_option
+def kata(name: str | None, force: bool, lang: str | None) -> None:
+    """List katas, or start one: write its starter and show the instructions.
+
+    The starter goes to <workspace>/<kata>.py and is never overwritten without --force.
+
+    \b
+    Examples:
+      normkata kata
+      normkata kata rmsnorm
+      normkata kata rmsnorm --force      # start over
+    """
+    from rich.markdown import Markdown
+    from rich.table import Table
+
+    from normkata.i18n import t
+    from normkata.katas import get_kata, load_katas
+    from normkata.ui import make_console
+
+    lang = current_lang(lang)
+    console = make_console()
+    log = _open_log(lang)
+    if name is None:
+        katas, issues = load_katas()
+        if issues:
+            raise InputError(str(issues[0]))
+        table = Table(title=t("kata.list.title", lang), title_style="heading")
+        for key in (
+            "kata.col.kata",
+            "kata.col.title",
+            "kata.col.level",
+            "kata.col.time",
+            "kata.col.status",
+            "kata.col.best",
+        ):
+            table.add_column(t(key, lang))
+        for item in katas:
+            status = log.status(item.id)
+            best = f"{status.best_score:.0%}" if status.best_score is not None else "-"
+            table.add_row(
+                item.id, item.title.get(lang), item.difficulty, f"{item.minutes} min",
+                t(f"kata.status.{status.status}", lang), best,
+            )  # fmt: skip
+        console.print(table)
+        return
+    chosen = get_kata(name)
+    workspace = _workspace()
+    target = workspace / chosen.file
+    console.print(Markdown(chosen.instructions(lang)))
+    if target.exists() and not force:
+        console.print(f"[warn]{t('kata.exists', lang, path=target)}[/]")
+    else:
+        workspace.mkdir(parents=True, exist_ok=True)
+        target.write_text(chosen.starter.read_text(encoding="utf-8"), encoding="utf-8")
+        console.print(f"[kata.pass]{t('kata.written', lang, path=target)}[/]")
+    log.event(chosen.id, "started", str(target))
+    console.print(f"[next]{t('kata.next', lang, kata=chosen.id)}[/]")
+
+
+@click.command()
+@click.argument("name")
+@lang_option
+def hint(name: str, lang: str | None) -> None:
+    """Show the next hint for a kata (three levels, each more direct).
+
+    \b
+    Example:
+      normkata hint rmsnorm
+    """
+    from rich.markup import escape
+
+    from normkata.i18n import t
+    from normkata.katas import get_kata
+    from normkata.ui import make_console
+
+    lang = current_lang(lang)
+    chosen, console, log = get_kata(name), make_console(), _open_log(lang)
+    taken = log.hints_taken(chosen.id)
+    hints = chosen.hints.get(lang)
+    if taken >= len(hints):
+        console.print(f"[heading]{t('hint.title', lang, level=len(hints), kata=chosen.id)}[/]")
+        console.print(escape(hints[-1]))
+        console.print(f"[muted]{t('hint.none_left', lang, kata=chosen.id)}[/]")
+        return
+    log.event(chosen.id, "hint", str(taken + 1))
+    console.print(f"[heading]{t('hint.title', lang, level=taken + 1, kata=chosen.id)}[/]")
+    console.print(escape(hints[taken]))
+
+
+@click.command()
+@click.argument("name")
+@click.option("--yes", is_flag=True, help="Do not ask; show it (recorded as giving up if not passed).")
+@lang_option
+def solution(name: str, yes: bool, lang: str | None) -> None:
+    """Show a kata's reference solution: after a pass, or after you confirm giving up.
+
+    \b
+    Examples:
+      normkata solution rmsnorm
+      normkata solution layernorm --yes
+    """
+    from rich.syntax import Syntax
+
+    from normkata.i18n import t
+    from normkata.katas import get_kata
+    from normkata.ui import make_console
+
+    lang = current_lang(lang)
+    chosen, console, log = get_kata(name), make_console(), _open_log(lang)
+    if log.status(chosen.id).status != "passed":
+        if not yes and not click.confirm(t("solution.confirm", lang, kata=chosen.id), default=False):
+            console.print(t("solution.kept", lang))
+            return
+        log.event(chosen.id, "gave_up")
+    console.print(Syntax(chosen.solution.read_text(encoding="utf-8"), "python", line_numbers=True))
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option(
+    "--file",
+    "file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Grade this file instead of the workspace's.",
+)
+@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
+              help="auto runs the CUDA cases when a GPU is present.")  # fmt: skip
+@click.option("--timeout", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
+              help="Seconds any single case may take.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option("--format", "fmt", type=click.Choice(("gradescope", "junit")), default=None,
+              help="Also write results.json (Gradescope) or junit.xml.")  # fmt: skip
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where --format writes (default: results.json / junit.xml here).")  # fmt: skip
+@lang_option
+def grade(
+    name: str | None,
+    file: Path | None,
+    device: str,
+    timeout: float,
+    as_json: bool,
+    fmt: str | None,
+    output: Path | None,
+    lang: str | None,
+) -> None:
+    """Grade a kata with its hidden test suite.
+
+    Exit code 0 when every case passed, 1 when any failed or errored, 2 on bad input.
+    NAME defaults to the kata you worked on last; the file to <workspace>/<kata>.py.
+
+    \b
+    Examples:
+      normkata grade
+      normkata grade layernorm --file my_layernorm.py
+      normkata grade rmsnorm --json
+      normkata grade batchnorm --format gradescope --output results.json
+    """
+    from normkata.grading import report
+    from normkata.i18n import t
+    from normkata.katas import get_kata
+    from normkata.ui import make_console
+
+    lang = current_lang(lang)
+    log = _open_log(lang)
+    name = name or log.last_kata()
+    if name is None:
+        raise InputError(t("grade.no_kata", lang))
+    chosen = get_kata(name)
+    target = file or _workspace() / chosen.file
+    if not target.is_file():
+        raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
+    console = make_console(quiet=as_json)
+    with console.status(t("grade.running", lang, kata=chosen.id)):
+        raw = _run_grader(chosen.id, target, device, timeout)
+    result = report.summarise(raw, lang)
+    log.attempt(chosen.id, str(target), result, device)
+    if fmt:
+        path = output or Path("results.json" if fmt == "gradescope" else "junit.xml")
+        if fmt == "gradescope":
+            report.write_json(path, report.to_gradescope(result))
+        else:
+            path.write_text(report.to_junit(result), encoding="utf-8")
+        console.print(f"[muted]{t('grade.written', lang, path=path)}[/]")
+    if as_json:
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        report.render(console, result, raw, lang)
+    raise click.exceptions.Exit(0 if result["passed"] else 1)
+
+
+def _run_grader(kata_id: str, file: Path, device: str, timeout: float) -> dict:
+    """Run the trusted runner in its own process and return what it wrote."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "result.json"
+        command = [sys.executable, "-m", "normkata.grading.runner", kata_id, str(file.resolve()), str(out),
+                   "--device", device, "--timeout", str(timeout)]  # fmt: skip
+        package_parent = str(Path(__file__).resolve().parents[2])
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
+        }
+        try:
+            run = subprocess.run(command, capture_output=True, text=True, timeout=RUN_CEILING_S, env=env)
+        except subprocess.TimeoutExpired:
+            raise click.ClickException(f"grading took longer than {RUN_CEILING_S} s and was stopped") from None
+        if run.returncode == EXIT_INPUT:
+            raise InputError(run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "bad input")
+        if run.returncode != 0 or not out.exists():
+            tail = run.stderr.strip().splitlines()[-1:] or ["no output"]
+            raise click.ClickException(f"the grader failed: {tail[0]}")
+        return json.loads(out.read_text(encoding="utf-8"))
