@@ -258,3 +258,46 @@ def randn(shape: Sequence[int], seed: int, *, scale: float = 1.0, shift: float =
 def quantise(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """The tensor the learner will receive, in `dtype`."""
     return x.to(dtype)
+
+
+# -- module state ------------------------------------------------------------------------------
+
+
+def expect_parameters(call: str, info: dict[str, Any], expected: dict[str, torch.Tensor]) -> None:
+    """Exactly these parameters, with these shapes, dtypes and initial values."""
+    names = list(info["parameters"])
+    if sorted(names) != sorted(expected):
+        fail(f"{call} has parameters {names}, expected {list(expected)}")
+    for name, value in expected.items():
+        got = info["parameters"][name]
+        want_dtype = DTYPE_NAMES.get(value.dtype, str(value.dtype))
+        if got["shape"] != list(value.shape) or got["dtype"] != want_dtype:
+            fail(
+                f"{call}.{name} is {got['dtype']} of shape {got['shape']}, expected {want_dtype} of shape {list(value.shape)}"
+            )
+        if not got["is_parameter"] or not got["requires_grad"]:
+            fail(f"{call}.{name} must be an nn.Parameter that requires grad")
+        if not torch.equal(got["value"].to(value.dtype), value):
+            fail(f"{call}.{name} should start as {_describe_init(value)}")
+
+
+def expect_keys(call: str, what: str, got: list[str], expected: list[str]) -> None:
+    if sorted(got) != sorted(expected):
+        fail(f"{call}: {what} is {got}, expected {expected}")
+
+
+def expect_attr(call: str, info: dict[str, Any], name: str, expected: Any) -> None:
+    got = info["attrs"].get(name, {"missing": True})
+    if got.get("missing"):
+        fail(f"{call} has no attribute {name!r} (torch's module has one: keep the same name)")
+    if "value" not in got or got["value"] != expected:
+        shown = got.get("value", got.get("repr", got))
+        fail(f"{call}.{name} is {shown!r}, expected {expected!r}")
+
+
+def _describe_init(value: torch.Tensor) -> str:
+    if bool((value == 1).all()):
+        return "ones"
+    if bool((value == 0).all()):
+        return "zeros"
+    return "the given values"
