@@ -273,7 +273,8 @@ def expect_parameters(call: str, info: dict[str, Any], expected: dict[str, torch
         want_dtype = DTYPE_NAMES.get(value.dtype, str(value.dtype))
         if got["shape"] != list(value.shape) or got["dtype"] != want_dtype:
             fail(
-                f"{call}.{name} is {got['dtype']} of shape {got['shape']}, expected {want_dtype} of shape {list(value.shape)}"
+                f"{call}.{name} is {got['dtype']} of shape {got['shape']}, "
+                f"expected {want_dtype} of shape {list(value.shape)}"
             )
         if not got["is_parameter"] or not got["requires_grad"]:
             fail(f"{call}.{name} must be an nn.Parameter that requires grad")
