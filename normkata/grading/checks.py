@@ -76,7 +76,8 @@ class Harness:
             raise LearnerError(str(exc)) from None
         if not reply.get("ok"):
             where = f" (your file, line {reply['line']})" if reply.get("line") else ""
-            raise LearnerError(f"{_call(program)} raised {reply.get('error')}: {reply.get('message')}{where}")
+            message = " ".join(str(reply.get("message")).split())  # one line, whatever torch printed
+            raise LearnerError(f"{_call(program)} raised {reply.get('error')}: {message}{where}")
         return reply
 
     def program(

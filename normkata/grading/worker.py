@@ -122,6 +122,8 @@ class _Session:
         return reply
 
     def _step(self, module: torch.nn.Module, step: dict[str, Any], device: str) -> dict[str, Any]:
+        if "mode" in step:
+            module.train(step["mode"] == "train")
         inputs = [t.to(device) for t in step["inputs"]]
         if step.get("input_grad"):
             inputs = [t.detach().requires_grad_(True) for t in inputs]
