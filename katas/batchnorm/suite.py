@@ -206,7 +206,8 @@ def test_parameters_buffers_and_state_dict(harness: Harness) -> None:
     tracked = buffers["num_batches_tracked"]
     if tracked["dtype"] != "int64" or tracked["shape"] != [] or int(tracked["value"]) != 0:
         fail(
-            f"{call}.num_batches_tracked should be a 0-dim int64 buffer starting at 0, got {tracked['dtype']} {tracked['shape']}"
+            f"{call}.num_batches_tracked should be a 0-dim int64 buffer starting at 0, "
+            f"got {tracked['dtype']} of shape {tracked['shape']}"
         )
     for name, value in (("num_features", C), ("eps", 1e-5), ("momentum", 0.1), ("affine", True),
                         ("track_running_stats", True)):  # fmt: skip
@@ -310,9 +311,14 @@ def test_no_grad_training_still_updates(harness: Harness) -> None:
     steps = [{"inputs": [x], "buffers": True, "mode": "train", "no_grad": True} for x in xs]
     got = harness.run(harness.program("BatchNorm1d", [C], steps=steps))["steps"][-1]["buffers"]
     expected_mean, _ = simulate(xs)
-    harness.assert_close(got.get("running_mean", torch.zeros(C)), expected_mean, tol=1e-5,
-                         call=f"BatchNorm1d({C}) trained under torch.no_grad()", on=Input(xs[0], "2·N(0,1)+3").describe(),
-                         what="running_mean")  # fmt: skip
+    harness.assert_close(
+        got.get("running_mean", torch.zeros(C)),
+        expected_mean,
+        tol=1e-5,
+        call=f"BatchNorm1d({C}) trained under torch.no_grad()",
+        on=Input(xs[0], "2·N(0,1)+3").describe(),
+        what="running_mean",
+    )
 
 
 @pytest.mark.category("train/eval")
