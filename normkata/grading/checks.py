@@ -217,7 +217,7 @@ class Harness:
         message = (
             f"{call} on {on}: {what} differs from the reference. "
             f"Max abs error {error.max().item():.3g} at index {index}: expected {expected64[index].item():.6g}, "
-            f"got {got64[index].item():.6g} (tolerance rtol = atol = {tol:g})."
+            f"got {got64[index].item():.6g} ({_tolerance_text(tol, atol)})."
         )
         for misconception, variant in suspects:
             if tuple(variant.shape) == tuple(got.shape) and bool(
@@ -234,6 +234,10 @@ class Harness:
                 f"{call} on {on}: output dtype is {DTYPE_NAMES.get(got.dtype, got.dtype)}, "
                 f"expected {DTYPE_NAMES[expected]} (return the input's dtype when the parameters share it)"
             )
+
+
+def _tolerance_text(rtol: float, atol: float) -> str:
+    return f"tolerance rtol = atol = {rtol:g}" if rtol == atol else f"tolerance rtol = {rtol:g}, atol = {atol:.3g}"
 
 
 def _call(program: dict[str, Any]) -> str:
