@@ -89,6 +89,8 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "next.review": ("{n} item(s) are due", "{n} 项已到期"),
     "next.weakest": ("your weakest topic", "你最薄弱的主题"),
     "next.interview": ("practise saying it out loud", "练习口头作答"),
+    "next.kata_unfinished": ("finish the kata you started", "完成你已开始的编程练习"),
+    "next.kata_new": ("write a layer from scratch", "从零实现一个归一化层"),
     "content.ok": (
         "OK: {questions} questions and {cards} interview cards in {files} file(s).",
         "通过：{files} 个文件，共 {questions} 道题、{cards} 张面试卡片。",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from normkata.content.bank import Bank
+from normkata.katas import load_katas
 from normkata.srs import due_cutoff
-from normkata.store import Store
+from normkata.store import KataLog, KataStatus, Store
 
 #: A card counts as mastered when its latest self-rating is Good or Easy.
 GOOD_RATING = 3
@@ -34,6 +35,7 @@ class Report:
     topics: list[TopicProgress]
     due: int
     counts: dict[str, int]
+    katas: list[KataStatus]
     next_command: str
     next_reason: tuple[str, dict]
 
@@ -42,7 +44,7 @@ class Report:
             "topics": [{**t.__dict__, "mastery": round(t.mastery, 4)} for t in self.topics],
             "due": self.due,
             "totals": self.counts,
-            "katas": [],
+            "katas": [k.__dict__ for k in self.katas],
             "next": self.next_command,
         }
 
@@ -67,19 +69,29 @@ def build_report(bank: Bank, store: Store) -> Report:
         )
     due = len(store.due_items(due_cutoff()))
     counts = store.counts()
-    command, reason = _next_step(topics, due, counts)
-    return Report(topics, due, counts, command, reason)
+    log = KataLog(store)
+    katas = [log.status(kata.id) for kata in load_katas()[0]]
+    command, reason = _next_step(topics, due, counts, katas)
+    return Report(topics, due, counts, katas, command, reason)
 
 
-def _next_step(topics: list[TopicProgress], due: int, counts: dict[str, int]) -> tuple[str, tuple[str, dict]]:
+def _next_step(
+    topics: list[TopicProgress], due: int, counts: dict[str, int], katas: list[KataStatus]
+) -> tuple[str, tuple[str, dict]]:
     if counts["answers"] == 0:
         return "normkata quiz -n 5", ("next.start", {})
     if due:
         return "normkata review", ("next.review", {"n": due})
+    unfinished = next((k for k in katas if k.status == "in progress"), None)
+    if unfinished:
+        return f"normkata grade {unfinished.kata}", ("next.kata_unfinished", {})
     unrated = [t for t in topics if t.cards > t.cards_rated]
     weakest = min(topics, key=lambda t: t.mastery, default=None)
     if weakest and (weakest.seen < weakest.questions or weakest.mastery < 0.8):
         return f"normkata quiz --topic {weakest.topic}", ("next.weakest", {})
     if unrated:
         return f"normkata interview --topic {unrated[0].topic}", ("next.interview", {})
+    fresh = next((k for k in katas if k.status == "not started"), None)
+    if fresh:
+        return f"normkata kata {fresh.kata}", ("next.kata_new", {})
     return "normkata interview", ("next.interview", {})

@@ -19,7 +19,8 @@ def test_fresh_dashboard_suggests_a_quiz(runner) -> None:
     assert result.exit_code == 0
     assert "normkata: where you stand" in result.stdout
     assert "Due for review: 0" in result.stdout
-    assert "Katas: none yet" in result.stdout
+    assert "│ rmsnorm   │ not started │ -    │" in result.stdout
+    assert "│ prenorm   │ not started │ -    │" in result.stdout
     assert "Next: normkata quiz -n 5  (start with a short quiz)" in result.stdout
 
 
@@ -32,7 +33,8 @@ def test_progress_json_counts_latest_answers(runner) -> None:
     assert report["totals"]["answers"] == 5
     assert report["due"] == 5 - topic["correct_latest"]  # missed ones are due, right ones in 10 min
     assert report["next"] == "normkata review"
-    assert report["katas"] == []
+    assert [k["kata"] for k in report["katas"]] == ["rmsnorm", "layernorm", "batchnorm", "prenorm"]
+    assert {k["status"] for k in report["katas"]} == {"not started"}
 
 
 def test_mastery_counts_good_cards_and_right_answers(runner) -> None:
@@ -57,4 +59,4 @@ def test_mastery_counts_good_cards_and_right_answers(runner) -> None:
 
 def test_dashboard_in_chinese(runner) -> None:
     result = invoke(runner, ["--lang", "zh"])
-    assert "normkata：你的进度" in result.stdout and "编程练习：暂无" in result.stdout
+    assert "normkata：你的进度" in result.stdout and "未开始" in result.stdout

@@ -29,6 +29,10 @@ finally:
         (["review"], "A\n"),
         (["progress", "--json"], ""),
         (["content", "check"], ""),
+        (["kata"], ""),
+        (["kata", "rmsnorm"], ""),
+        (["hint", "rmsnorm"], ""),
+        (["solution", "rmsnorm", "--yes"], ""),
     ],
     ids=lambda v: " ".join(v) if isinstance(v, list) else None,
 )

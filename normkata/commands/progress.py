@@ -30,7 +30,16 @@ def show_dashboard(lang: str | None) -> None:
         )
     console.print(table)
     console.print(t("dash.due", lang, n=report.due))
-    console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
+    if report.katas:
+        katas = Table(title=t("kata.list.title", lang), title_style="heading")
+        for key in ("kata.col.kata", "kata.col.status", "kata.col.best"):
+            katas.add_column(t(key, lang))
+        for k in report.katas:
+            best = f"{k.best_score:.0%}" if k.best_score is not None else "-"
+            katas.add_row(k.kata, t(f"kata.status.{k.status}", lang), best)
+        console.print(katas)
+    else:
+        console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
     key, fields = report.next_reason
     console.print(f"[next]{t('dash.next', lang, cmd=report.next_command, why=t(key, lang, **fields))}[/]")
 

@@ -1,0 +1,154 @@
+"""`normkata kata`, `hint`, `solution` and `grade` through CliRunner, as a new learner uses them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from normkata.paths import solutions_dir
+from tests.conftest import invoke
+
+FIXTURES = Path(__file__).parent / "grading" / "fixtures"
+SPEC_KEYS = {"kata", "file", "passed", "score", "max_score", "counts", "cases", "diagnosis", "duration_s"}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return tmp_path / "workspace"  # NORMKATA_WORKSPACE, set by conftest
+
+
+def test_kata_list_shows_all_katas(runner) -> None:
+    result = invoke(runner, ["kata"])
+    assert result.exit_code == 0
+    for kata in ("rmsnorm", "layernorm", "batchnorm", "prenorm"):
+        assert kata in result.stdout
+    assert result.stdout.count("not started") == 4
+
+
+def test_kata_writes_starter_once(runner, workspace, db) -> None:
+    result = invoke(runner, ["kata", "rmsnorm"])
+    assert result.exit_code == 0
+    target = workspace / "rmsnorm.py"
+    assert "RMSNorm from scratch" in result.stdout and str(target) in result.stdout.replace("\n", "")
+    assert "raise NotImplementedError" in target.read_text()
+    target.write_text("# my work\n")
+    again = invoke(runner, ["kata", "rmsnorm"])
+    assert "already exists" in again.stdout and target.read_text() == "# my work\n"
+    invoke(runner, ["kata", "rmsnorm", "--force"])
+    assert "raise NotImplementedError" in target.read_text()
+    kinds = [r["kind"] for r in db.execute("SELECT kind FROM kata_events WHERE kata = 'rmsnorm'")]
+    assert kinds == ["started", "started", "started"]
+
+
+def test_kata_in_chinese(runner) -> None:
+    assert "从零实现 RMSNorm" in invoke(runner, ["kata", "rmsnorm", "--lang", "zh"]).stdout
+
+
+def test_hints_go_up_three_levels(runner, db) -> None:
+    outputs = [invoke(runner, ["hint", "layernorm"]).stdout for _ in range(4)]
+    assert "Hint 1/3" in outputs[0] and "Hint 2/3" in outputs[1] and "Hint 3/3" in outputs[2]
+    assert "biased variance" in outputs[1]
+    assert "That was the last hint" in outputs[3]
+    assert db.execute("SELECT COUNT(*) FROM kata_events WHERE kind = 'hint'").fetchone()[0] == 3
+
+
+def test_solution_needs_confirmation_and_records_giving_up(runner, db) -> None:
+    declined = invoke(runner, ["solution", "batchnorm"], "n\n")
+    assert "Solution not shown" in declined.stdout and "class BatchNorm1d" not in declined.stdout
+    shown = invoke(runner, ["solution", "batchnorm"], "y\n")
+    assert "class BatchNorm1d" in shown.stdout
+    assert db.execute("SELECT COUNT(*) FROM kata_events WHERE kind = 'gave_up'").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["grade"], "No kata to grade yet"),
+        (["grade", "groupnorm"], "unknown kata 'groupnorm' (known: rmsnorm, layernorm, batchnorm, prenorm)"),
+        (["grade", "rmsnorm"], "rmsnorm.py not found: run `normkata kata rmsnorm` first"),
+        (["grade", "rmsnorm", "--device", "tpu"], "Invalid value for '--device'"),
+        (["grade", "rmsnorm", "--timeout", "0"], "Invalid value for '--timeout'"),
+    ],
+)
+def test_grade_usage_errors_exit_2(runner, args: list[str], message: str) -> None:
+    result = invoke(runner, args)
+    assert result.exit_code == 2
+    assert message in result.stderr.replace("\n", " ")
+
+
+@pytest.mark.slow
+def test_new_learner_flow(runner, workspace, db) -> None:
+    """Start the kata, fail with a typical mistake, fix it, pass, then see the solution."""
+    invoke(runner, ["kata", "rmsnorm"])
+    learner = workspace / "rmsnorm.py"
+    shutil.copy(FIXTURES / "rmsnorm" / "buggy_eps_outside_sqrt.py", learner)
+    failed = invoke(runner, ["grade"])  # the last kata worked on
+    assert failed.exit_code == 1
+    text = " ".join(failed.stdout.split())
+    assert "NOT YET" in text and "First failures" in text
+    assert "Recognised mistake: eps added outside the square root" in text
+    assert "max abs error" in text.lower()
+    shutil.copy(FIXTURES / "rmsnorm" / "correct_llama_style.py", learner)
+    passed = invoke(runner, ["grade"])
+    assert passed.exit_code == 0
+    assert "PASSED" in passed.stdout and "CUDA is not available" in passed.stdout
+    rows = db.execute("SELECT passed, score, max_score FROM kata_attempts ORDER BY id").fetchall()
+    assert [r["passed"] for r in rows] == [0, 1] and rows[1]["score"] == rows[1]["max_score"]
+    assert "passed" in invoke(runner, ["kata"]).stdout
+    assert "class RMSNorm" in invoke(runner, ["solution", "rmsnorm"]).stdout  # no question asked after a pass
+    assert db.execute("SELECT COUNT(*) FROM kata_events WHERE kind = 'gave_up'").fetchone()[0] == 0
+
+
+@pytest.mark.slow
+def test_json_gradescope_and_junit(runner, tmp_path: Path) -> None:
+    learner = tmp_path / "layernorm.py"
+    shutil.copy(FIXTURES / "layernorm" / "buggy_unbiased_variance.py", learner)
+    gradescope = tmp_path / "results.json"
+    result = invoke(runner, ["grade", "layernorm", "--file", str(learner), "--json", "--format", "gradescope",
+                             "--output", str(gradescope)])  # fmt: skip
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert set(report) == SPEC_KEYS
+    assert set(report["counts"]) == {"passed", "failed", "error", "skipped"}
+    assert all(set(case) == {"name", "category", "status", "message"} for case in report["cases"])
+    assert report["max_score"] == len(report["cases"]) - report["counts"]["skipped"]
+    assert report["diagnosis"][0]["id"] == "ln-unbiased-variance"
+    scored = json.loads(gradescope.read_text())
+    assert scored["score"] == report["score"]
+    assert len(scored["tests"]) == report["max_score"]
+    assert {t["status"] for t in scored["tests"]} == {"passed", "failed"}
+    assert all({"name", "score", "max_score", "status", "output"} <= set(t) for t in scored["tests"])
+    junit = tmp_path / "junit.xml"
+    invoke(runner, ["grade", "layernorm", "--file", str(learner), "--format", "junit", "--output", str(junit)])
+    suite = ET.parse(junit).getroot()
+    assert suite.tag == "testsuite" and int(suite.get("failures")) == report["counts"]["failed"]
+    assert int(suite.get("skipped")) == report["counts"]["skipped"]
+    assert len(suite.findall("testcase")) == len(report["cases"])
+
+
+@pytest.mark.slow
+def test_cuda_requested_without_a_gpu_is_an_input_error(runner, tmp_path: Path) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    learner = tmp_path / "rmsnorm.py"
+    shutil.copy(solutions_dir() / "rmsnorm.py", learner)
+    result = invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--device", "cuda"])
+    assert result.exit_code == 2
+    assert "--device cuda: CUDA is not available on this machine" in result.stderr
+
+
+@pytest.mark.slow
+def test_device_cpu_skips_cuda_with_reason(runner, tmp_path: Path) -> None:
+    learner = tmp_path / "rmsnorm.py"
+    shutil.copy(solutions_dir() / "rmsnorm.py", learner)
+    report = json.loads(
+        invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--device", "cpu", "--json"]).stdout
+    )
+    skipped = [c for c in report["cases"] if c["status"] == "skipped"]
+    assert skipped and all(c["category"] == "CUDA" and c["message"] == "--device cpu" for c in skipped)
