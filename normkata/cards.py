@@ -9,7 +9,7 @@ from rich.panel import Panel
 
 from normkata.content.model import Card
 from normkata.i18n import t
-from normkata.practice import Practice, show_item_header
+from normkata.practice import Practice, ask_each, show_item_header
 from normkata.quiz.session import source_label
 from normkata.srs import RATING_NAMES, schedule, when
 
@@ -37,17 +37,9 @@ class CardsResult:
 
 
 def run_cards(practice: Practice, cards: list[Card]) -> CardsResult:
-    result = CardsResult(asked=len(cards))
-    try:
-        for index, card in enumerate(cards, start=1):
-            rating = ask_card(practice, card, index, len(cards))
-            if rating is None:
-                break
-            result.ratings[card.id] = rating
-    except KeyboardInterrupt:
-        result.interrupted = True
-        practice.console.print()
-    return result
+    ratings, interrupted = ask_each(practice, cards, ask_card)
+    rated = dict(zip([c.id for c in cards], ratings, strict=False))  # ratings stop where the session did
+    return CardsResult(asked=len(cards), ratings=rated, interrupted=interrupted)
 
 
 def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from normkata.i18n import t
 
@@ -14,6 +15,10 @@ if TYPE_CHECKING:
     from normkata.content.model import Card, Question
     from normkata.store import DamagedDatabase, Store
     from normkata.ui import Prompter
+
+
+Item = TypeVar("Item")
+Outcome = TypeVar("Outcome")
 
 
 @dataclass
@@ -58,3 +63,26 @@ def show_item_header(practice: Practice, label_key: str, item: Question | Card, 
     practice.console.print()
     practice.console.rule(f"[heading]{label}[/]  [quiz.meta]{topic} · {item.difficulty}[/]")
     practice.console.print(f"[quiz.prompt]{escape(item.prompt.get(lang))}[/]")
+
+
+def ask_each(
+    practice: Practice,
+    items: Sequence[Item],
+    ask: Callable[[Practice, Item, int, int], Outcome | None],
+) -> tuple[list[Outcome], bool]:
+    """Ask each item in turn until the end, end of input (`ask` returns None) or Ctrl-C.
+
+    Returns the outcomes so far and whether Ctrl-C stopped the session; `ask` saves each
+    answer itself, so nothing given before the interruption is lost.
+    """
+    outcomes: list[Outcome] = []
+    try:
+        for index, item in enumerate(items, start=1):
+            outcome = ask(practice, item, index, len(items))
+            if outcome is None:
+                break
+            outcomes.append(outcome)
+    except KeyboardInterrupt:
+        practice.console.print()
+        return outcomes, True
+    return outcomes, False

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
+from typing import TYPE_CHECKING
+
 import click
 
+from normkata.content.model import Card, Question
 from normkata.errors import EXIT_INTERRUPTED, InputError
 from normkata.options import current_lang, lang_option, seed_option, topic_option
+
+if TYPE_CHECKING:
+    from normkata.practice import Practice
 
 
 @click.command()
@@ -56,10 +63,8 @@ def review(count: int, lang: str | None) -> None:
       normkata review
       normkata review -n 5
     """
-    from normkata.cards import ask_card
     from normkata.i18n import t
-    from normkata.practice import open_practice
-    from normkata.quiz.session import ask_question
+    from normkata.practice import ask_each, open_practice
     from normkata.srs import due_cutoff, when
 
     lang = current_lang(lang)
@@ -72,23 +77,25 @@ def review(count: int, lang: str | None) -> None:
         practice.store.end_session(practice.session_id)
         return
     practice.console.print(f"[heading]{t('review.header', lang, n=len(due))}[/]")
-    interrupted = False
-    try:
-        for index, row in enumerate(due, start=1):
-            item = _item(practice, row)
-            ask = ask_question if row["kind"] == "question" else ask_card
-            if ask(practice, item, index, len(due)) is None:
-                break
-    except KeyboardInterrupt:
-        interrupted = True
-        practice.console.print()
+    items = [_item(practice, row) for row in due]
+    _answered, interrupted = ask_each(practice, items, _ask_any)
+    if interrupted:
         practice.console.print(t("interrupted", lang))
     practice.store.end_session(practice.session_id)
     if interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
-def _item(practice, row):  # type: ignore[no-untyped-def]
+def _ask_any(practice: Practice, item: Question | Card, index: int, total: int) -> object | None:
+    from normkata.cards import ask_card
+    from normkata.quiz.session import ask_question
+
+    if isinstance(item, Question):
+        return ask_question(practice, item, index, total)
+    return ask_card(practice, item, index, total)
+
+
+def _item(practice: Practice, row: sqlite3.Row) -> Question | Card | None:
     """The bank item a schedule row points at; None when the bank no longer has it."""
     if row["kind"] == "question":
         return practice.bank.question(row["item_id"])

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from normkata.content.model import SOURCES, Question, letter
 from normkata.i18n import t
-from normkata.practice import Practice, show_item_header
+from normkata.practice import Practice, ask_each, show_item_header
 from normkata.quiz.answers import (
     UnreadableAnswer,
     expected_text,
@@ -64,17 +64,8 @@ class QuizResult:
 
 def run_quiz(practice: Practice, questions: list[Question]) -> QuizResult:
     """Ask each question in turn until the end, EOF or Ctrl-C; every answer is saved at once."""
-    result = QuizResult(asked=len(questions))
-    try:
-        for index, question in enumerate(questions, start=1):
-            record = ask_question(practice, question, index, len(questions))
-            if record is None:
-                break
-            result.records.append(record)
-    except KeyboardInterrupt:
-        result.interrupted = True
-        practice.console.print()
-    return result
+    records, interrupted = ask_each(practice, questions, ask_question)
+    return QuizResult(asked=len(questions), records=records, interrupted=interrupted)
 
 
 def ask_question(practice: Practice, question: Question, index: int, total: int) -> AnswerRecord | None:
