@@ -74,3 +74,17 @@ def test_when_is_human() -> None:
     assert when((now + timedelta(minutes=10)).isoformat(), "en", now) == "in 10 min"
     assert when((now + timedelta(days=3)).isoformat(), "en", now) == "in 3 days"
     assert when((now + timedelta(hours=2)).isoformat(), "zh", now) == "2 小时后"
+
+
+def test_whole_prenorm_interview_deck(runner, db, monkeypatch) -> None:
+    """The bundled deck end to end, as a learner preparing Pre-Norm questions would take it."""
+    monkeypatch.delenv("NORMKATA_QUIZZES")
+    from normkata.content.bank import load_bank
+
+    deck = [c for c in load_bank().cards if c.topic == "prenorm"]
+    stdin = "".join(f"my answer {i}\n{1 + i % 4}\n" for i in range(len(deck)))
+    result = invoke(runner, ["interview", "--topic", "prenorm", "-n", str(len(deck))], stdin)
+    assert result.exit_code == 0
+    assert f"{len(deck)} card(s) rated and saved." in result.stdout
+    rated = {r["item_id"] for r in db.execute("SELECT item_id FROM ratings")}
+    assert rated == {c.id for c in deck}

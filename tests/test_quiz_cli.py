@@ -143,3 +143,15 @@ def test_summary_groups_by_topic() -> None:
         session.AnswerRecord("c", "x", "C", False, "C"),
     ]
     assert dict(result.by_topic()) == {"x": (1, 2), "y": (0, 1)}
+
+
+def test_whole_rmsnorm_topic_in_chinese(runner, db) -> None:
+    from normkata.content.bank import load_bank
+
+    questions = [q for q in load_bank().questions if q.topic == "rmsnorm"]
+    result = invoke(runner, ["quiz", "--topic", "rmsnorm", "--lang", "zh", "-n", "100"], "A\n" * len(questions))
+    assert result.exit_code == 0
+    assert f"第 {len(questions)}/{len(questions)} 题" in result.stdout
+    assert "出处" in result.stdout and "小结" in result.stdout
+    assert "Stopped early" not in result.stdout and "提前结束" not in result.stdout
+    assert db.execute("SELECT COUNT(DISTINCT item_id) FROM answers").fetchone()[0] == len(questions)
