@@ -36,6 +36,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Show a kata's reference solution: after a pass, or after you confirm giving up.",
     ),
     "grade": ("normkata.commands.kata:grade", "Grade a kata with its hidden test suite."),
+    "lab": ("normkata.commands.lab:lab", "Run the source documents' experiments and see the phenomena."),
+    "bench": (
+        "normkata.commands.lab:bench",
+        "Time RMSNorm vs LayerNorm: torch's ops, the references and your kata files.",
+    ),
     "content": ("normkata.commands.content:content", "Validate question banks, interview cards and katas."),
 }
 

@@ -30,6 +30,8 @@ finally:
         (["progress", "--json"], ""),
         (["content", "check"], ""),
         (["kata"], ""),
+        (["lab", "--help"], ""),
+        (["bench", "--help"], ""),
         (["kata", "rmsnorm"], ""),
         (["hint", "rmsnorm"], ""),
         (["solution", "rmsnorm", "--yes"], ""),

@@ -1,0 +1,306 @@
+"""`normkata lab vanishing|compare|depth|precision` and `normkata bench`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from normkata.options import AppState
+
+
+def lab_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--device, --seed, --out, --use-mine: shared by every lab."""
+    for option in reversed(
+        [
+            click.option(
+                "--device",
+                type=click.Choice(("auto", "cpu", "cuda")),
+                default="cpu",
+                show_default=True,
+                help="Where to run; auto picks CUDA when present.",
+            ),
+            click.option(
+                "--seed", type=int, default=0, show_default=True, help="Same seed, same machine: same numbers."
+            ),
+            click.option(
+                "--out",
+                type=click.Path(file_okay=False, path_type=Path),
+                default=None,
+                help="Write PNG plots and the raw numbers (JSON, CSV) here.",
+            ),
+            click.option("--use-mine", is_flag=True, help="Use your kata RMSNorm/LayerNorm from the workspace."),
+        ]
+    ):
+        fn = option(fn)
+    return fn
+
+
+def _options(device: str, seed: int, out: Path | None, use_mine: bool):  # type: ignore[no-untyped-def]
+    from normkata.labs.common import LabOptions, resolve_device
+    from normkata.paths import workspace_dir
+
+    state = click.get_current_context().find_object(AppState)
+    workspace = workspace_dir(state.workspace if state else None)
+    return LabOptions(resolve_device(device), seed, out, use_mine, workspace)
+
+
+def _finish(
+    console: Any,
+    options: Any,
+    name: str,
+    result: dict,
+    table: list | None,
+    plots: list[tuple[str, dict, str, str, str, bool]],
+) -> None:
+    """Terminal plots, then PNG + JSON/CSV under --out."""
+    from rich.text import Text
+
+    from normkata.labs.common import save_plot, terminal_plot, write_outputs
+
+    for plot_name, series, title, xlabel, ylabel, logy in plots:
+        console.print(Text.from_ansi(terminal_plot(series, title=title, logy=logy, width=min(console.width, 100))))
+        save_plot(options, plot_name, series, title=title, xlabel=xlabel, ylabel=ylabel, logy=logy)
+    written = write_outputs(options, name, result, table)
+    if options.out is not None:
+        pngs = sorted(options.out.glob("*.png"))
+        console.print(f"[muted]Wrote {', '.join(str(p) for p in [*written, *pngs])}[/]")
+
+
+def _progress(console: Any):  # type: ignore[no-untyped-def]
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+@click.group()
+def lab() -> None:
+    """Run the source documents' experiments and see the phenomena.
+
+    \b
+    Examples:
+      normkata lab vanishing
+      normkata lab compare --quick --out results/
+      normkata lab depth --quick
+      normkata lab precision --use-mine
+    """
+
+
+@lab.command()
+@click.option("--layers", type=click.IntRange(min=2), default=10, show_default=True)
+@click.option("--width", type=click.IntRange(min=4), default=256, show_default=True)
+@click.option(
+    "--gain",
+    type=click.FloatRange(min=0.01),
+    default=1.0,
+    show_default=True,
+    help="Multiply PyTorch's default Linear init by this.",
+)
+@lab_options
+def vanishing(layers: int, width: int, gain: float, device: str, seed: int, out: Path | None, use_mine: bool) -> None:
+    """Activation std and gradient norm per layer, with and without normalization.
+
+    \b
+    Example:
+      normkata lab vanishing --layers 10 --out results/
+    """
+    from normkata.labs import vanishing as lab_module
+    from normkata.ui import make_console
+
+    options, console = _options(device, seed, out, use_mine), make_console()
+    result = lab_module.run(options, layers=layers, width=width, gain=gain)
+    lab_module.render(console, result)
+    _finish(
+        console,
+        options,
+        "vanishing",
+        result,
+        result["rows"],
+        [
+            ("vanishing_std", lab_module.series(result, "std"), "activation std per layer", "layer", "std", True),
+            (
+                "vanishing_grad",
+                lab_module.series(result, "grad"),
+                "weight-gradient norm per layer",
+                "layer",
+                "|grad|",
+                True,
+            ),
+        ],
+    )
+
+
+def _data_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--data",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Train on this UTF-8 text file instead of the bundled TinyShakespeare.",
+    )(fn)
+
+
+@lab.command()
+@click.option("--quick", is_flag=True, help="Small model and few steps: about a minute on 2 CPU cores.")
+@click.option("--steps", type=click.IntRange(min=2), default=None, help="Training steps per run.")
+@click.option(
+    "--lr",
+    "lrs",
+    type=click.FloatRange(min=0, min_open=True),
+    multiple=True,
+    help="Learning rates to sweep (repeat the option).",
+)
+@_data_option
+@lab_options
+def compare(
+    quick: bool,
+    steps: int | None,
+    lrs: tuple[float, ...],
+    data: Path | None,
+    device: str,
+    seed: int,
+    out: Path | None,
+    use_mine: bool,
+) -> None:
+    """No norm, Post-LN, Pre-LN + LayerNorm and Pre-LN + RMSNorm on TinyShakespeare, over a learning-rate sweep.
+
+    \b
+    Examples:
+      normkata lab compare --quick
+      normkata lab compare --lr 1e-3 --lr 1e-2 --steps 300 --out results/
+    """
+    from normkata.labs import compare as lab_module
+    from normkata.ui import make_console
+
+    options, console = _options(device, seed, out, use_mine), make_console()
+    with _progress(console) as progress:
+        result = lab_module.run(options, quick=quick, data_path=data, steps=steps, lrs=lrs or None, progress=progress)
+    lab_module.render(console, result)
+    top = max(result["settings"]["lrs"])
+    _finish(
+        console,
+        options,
+        "compare",
+        result,
+        result["summary"],
+        [
+            (
+                f"compare_loss_lr{top:g}",
+                lab_module.curves(result, top),
+                f"training loss at lr {top:g}",
+                "step",
+                "loss",
+                False,
+            ),
+        ],
+    )
+
+
+@lab.command()
+@click.option("--quick", is_flag=True, help="Depths 2, 4, 8 on a small model: well under a minute.")
+@click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=None, help="The one learning rate used.")
+@click.option("--depth", "depths", type=click.IntRange(min=1), multiple=True, help="Depths to compare (repeat).")
+@click.option("--steps", type=click.IntRange(min=2), default=None)
+@_data_option
+@lab_options
+def depth(
+    quick: bool,
+    lr: float | None,
+    depths: tuple[int, ...],
+    steps: int | None,
+    data: Path | None,
+    device: str,
+    seed: int,
+    out: Path | None,
+    use_mine: bool,
+) -> None:
+    """Pre-LN vs Post-LN at growing depth, one learning rate, no warmup.
+
+    \b
+    Examples:
+      normkata lab depth --quick
+      normkata lab depth --depth 4 --depth 8 --depth 16 --lr 3e-3
+    """
+    from normkata.labs import depth as lab_module
+    from normkata.ui import make_console
+
+    options, console = _options(device, seed, out, use_mine), make_console()
+    with _progress(console) as progress:
+        result = lab_module.run(
+            options, quick=quick, data_path=data, lr=lr, depths=depths or None, steps=steps, progress=progress
+        )
+    lab_module.render(console, result)
+    table = [{k: r[k] for k in ("depth", "placement", "converged", "first_nan", "final_loss")} for r in result["runs"]]
+    _finish(
+        console,
+        options,
+        "depth",
+        result,
+        table,
+        [("depth_loss", lab_module.curves(result), "training loss by depth", "step", "loss", False)],
+    )
+
+
+@lab.command()
+@lab_options
+def precision(device: str, seed: int, out: Path | None, use_mine: bool) -> None:
+    """Overflow, underflow, eps and swamping in fp16 and bf16, with numbers.
+
+    \b
+    Example:
+      normkata lab precision --use-mine
+    """
+    from normkata.labs import precision as lab_module
+    from normkata.ui import make_console
+
+    options, console = _options(device, seed, out, use_mine), make_console()
+    result = lab_module.run(options)
+    lab_module.render(console, result)
+    _finish(console, options, "precision", result, result["rows"], [])
+
+
+@click.command()
+@click.option(
+    "--shape",
+    type=(int, int, int),
+    default=(8, 512, 512),
+    show_default=True,
+    help="Batch, sequence, hidden (default: MiniMind-small's hidden size 512).",
+)
+@click.option("--dtype", type=click.Choice(("float32", "bfloat16", "float16")), default="float32", show_default=True)
+@click.option(
+    "--min-time",
+    type=click.FloatRange(min=0.01),
+    default=0.3,
+    show_default=True,
+    help="Seconds of measurement per timing.",
+)
+@lab_options
+def bench(
+    shape: tuple[int, int, int], dtype: str, min_time: float, device: str, seed: int, out: Path | None, use_mine: bool
+) -> None:
+    """Time RMSNorm vs LayerNorm: torch's ops, the references and your kata files.
+
+    Reports forward and backward ms, GB/s and the share of a measured memory copy.
+
+    \b
+    Examples:
+      normkata bench
+      normkata bench --dtype bfloat16 --device cuda --out results/
+    """
+    from normkata.labs import bench as lab_module
+    from normkata.ui import make_console
+
+    options, console = _options(device, seed, out, use_mine), make_console()
+    with console.status("timing…"):
+        result = lab_module.run(options, shape=shape, dtype=dtype, min_run_time=min_time)
+    lab_module.render(console, result)
+    _finish(console, options, "bench", result, result["rows"], [])

@@ -1,0 +1,140 @@
+"""Lab 2: four norm configurations trained on TinyShakespeare over a learning-rate sweep.
+
+Document 001's exp2 expects: no norm diverges (NaN near step 500), Post-LN converges only
+below lr 1e-4, Pre-LN + LayerNorm and Pre-LN + RMSNorm converge, RMSNorm tolerating the most.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from normkata.labs.common import LabOptions, norm_factory
+from normkata.labs.data import char_data
+from normkata.labs.model import Config
+from normkata.labs.training import train
+
+CONFIGS = (  # label, placement, norm
+    ("no norm", "none", "none"),
+    ("Post-LN + LayerNorm", "post", "layernorm"),
+    ("Pre-LN + LayerNorm", "pre", "layernorm"),
+    ("Pre-LN + RMSNorm", "pre", "rmsnorm"),
+)
+QUICK = {"d_model": 64, "layers": 2, "heads": 4, "block": 32, "batch": 16, "steps": 80, "lrs": (1e-3, 1e-2, 5e-2)}
+FULL = {
+    "d_model": 256,
+    "layers": 2,
+    "heads": 4,
+    "block": 64,
+    "batch": 32,
+    "steps": 400,
+    "lrs": (3e-4, 1e-3, 3e-3, 1e-2, 3e-2),
+}
+
+
+def run(
+    options: LabOptions,
+    *,
+    quick: bool,
+    data_path: Path | None,
+    steps: int | None = None,
+    lrs: tuple[float, ...] | None = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    settings = dict(QUICK if quick else FULL)
+    if steps:
+        settings["steps"] = steps
+    if lrs:
+        settings["lrs"] = tuple(lrs)
+    data = char_data(data_path)
+    runs = []
+    total = len(CONFIGS) * len(settings["lrs"]) * settings["steps"]
+    task = progress.add_task("training", total=total) if progress else None
+    for label, placement, norm in CONFIGS:
+        config = Config(
+            data.vocab,
+            settings["block"],
+            settings["layers"],
+            settings["d_model"],
+            settings["heads"],
+            placement,
+            norm if norm != "none" else "layernorm",
+        )
+        make_norm = norm_factory(norm if placement != "none" else "none", options)
+        for lr in settings["lrs"]:
+            if progress:
+                progress.update(task, description=f"{label} · lr {lr:g}")
+            result = train(
+                label,
+                config,
+                make_norm,
+                data,
+                steps=settings["steps"],
+                lr=lr,
+                batch=settings["batch"],
+                seed=options.seed,
+                device=options.device,
+                on_step=(lambda: progress.advance(task)) if progress else (lambda: None),
+            )
+            if progress and result.first_nan is not None:
+                progress.advance(task, settings["steps"] - len(result.losses))
+            runs.append(result.to_json())
+    summary = []
+    for label, _placement, _norm in CONFIGS:
+        mine = [r for r in runs if r["label"] == label]
+        stable = [r["lr"] for r in mine if r["converged"]]
+        nans = [r["first_nan"] for r in mine if r["first_nan"] is not None]
+        finals = [r["final_loss"] for r in mine if r["final_loss"] is not None]
+        summary.append(
+            {
+                "config": label,
+                "converged_at_any_lr": bool(stable),
+                "largest_stable_lr": max(stable) if stable else None,
+                "first_nan_step": min(nans) if nans else None,
+                "best_final_loss": min(finals) if finals else None,
+            }
+        )
+    return {
+        "settings": {**settings, "lrs": list(settings["lrs"])},
+        "seed": options.seed,
+        "runs": runs,
+        "summary": summary,
+    }
+
+
+def render(console: Any, result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    lrs = result["settings"]["lrs"]
+    table = Table(
+        title=f"Final training loss after {result['settings']['steps']} steps "
+        "(✗ did not converge, NaN@k diverged at step k)"
+    )
+    table.add_column("configuration")
+    for lr in lrs:
+        table.add_column(f"lr {lr:g}", justify="right")
+    table.add_column("stable up to", justify="right")
+    table.add_column("first NaN", justify="right")
+    for row in result["summary"]:
+        cells = []
+        for lr in lrs:
+            run = next(r for r in result["runs"] if r["label"] == row["config"] and r["lr"] == lr)
+            if run["first_nan"] is not None:
+                cells.append(f"NaN@{run['first_nan']}")
+            else:
+                cells.append(f"{run['final_loss']:.3g}" + ("" if run["converged"] else " ✗"))
+        table.add_row(
+            row["config"],
+            *cells,
+            "-" if row["largest_stable_lr"] is None else f"lr {row['largest_stable_lr']:g}",
+            "-" if row["first_nan_step"] is None else str(row["first_nan_step"]),
+        )
+    console.print(table)
+
+
+def curves(result: dict[str, Any], lr: float) -> dict[str, tuple[list[float], list[float]]]:
+    picked = [r for r in result["runs"] if r["lr"] == lr]
+    return {
+        r["label"]: (list(range(len(r["losses"]))), [v if v is not None else float("nan") for v in r["losses"]])
+        for r in picked
+    }

@@ -1,0 +1,84 @@
+"""Lab 3: Pre-LN vs Post-LN as the stack gets deeper, at one fixed learning rate, no warmup.
+
+Document 001's exp3 expects: at 4 layers both are similar; at 8, Pre-LN is clearly more stable
+and Post-LN needs a smaller learning rate.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from normkata.labs.common import LabOptions, norm_factory
+from normkata.labs.data import char_data
+from normkata.labs.model import Config
+from normkata.labs.training import train
+
+QUICK = {"d_model": 64, "heads": 4, "block": 32, "batch": 16, "steps": 60, "depths": (2, 4, 8), "lr": 1e-2}
+FULL = {"d_model": 128, "heads": 4, "block": 64, "batch": 32, "steps": 300, "depths": (4, 8, 12), "lr": 3e-3}
+
+
+def run(
+    options: LabOptions,
+    *,
+    quick: bool,
+    data_path: Path | None,
+    lr: float | None = None,
+    depths: tuple[int, ...] | None = None,
+    steps: int | None = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    settings = dict(QUICK if quick else FULL)
+    settings.update({k: v for k, v in {"lr": lr, "depths": depths, "steps": steps}.items() if v})
+    data = char_data(data_path)
+    make_norm = norm_factory("layernorm", options)
+    runs = []
+    task = progress.add_task("training", total=2 * len(settings["depths"]) * settings["steps"]) if progress else None
+    for depth in settings["depths"]:
+        for placement in ("pre", "post"):
+            label = f"{'Pre' if placement == 'pre' else 'Post'}-LN, {depth} layers"
+            if progress:
+                progress.update(task, description=label)
+            config = Config(data.vocab, settings["block"], depth, settings["d_model"], settings["heads"], placement)
+            result = train(
+                label,
+                config,
+                make_norm,
+                data,
+                steps=settings["steps"],
+                lr=settings["lr"],
+                batch=settings["batch"],
+                seed=options.seed,
+                device=options.device,
+                on_step=(lambda: progress.advance(task)) if progress else (lambda: None),
+            )
+            if progress and result.first_nan is not None:
+                progress.advance(task, settings["steps"] - len(result.losses))
+            runs.append({**result.to_json(), "depth": depth, "placement": placement})
+    return {"settings": {**settings, "depths": list(settings["depths"])}, "seed": options.seed, "runs": runs}
+
+
+def render(console: Any, result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    s = result["settings"]
+    table = Table(title=f"Pre-LN vs Post-LN, lr {s['lr']:g} without warmup, {s['steps']} steps")
+    for column in ("layers", "Pre-LN final loss", "Post-LN final loss", "Post − Pre"):
+        table.add_column(column, justify="right")
+    for depth in s["depths"]:
+        pre, post = (
+            next(r for r in result["runs"] if r["depth"] == depth and r["placement"] == p) for p in ("pre", "post")
+        )
+        show = lambda r: f"NaN@{r['first_nan']}" if r["first_nan"] is not None else f"{r['final_loss']:.3f}"  # noqa: E731
+        gap = (
+            "-" if None in (pre["final_loss"], post["final_loss"]) else f"{post['final_loss'] - pre['final_loss']:+.3f}"
+        )
+        table.add_row(str(depth), show(pre), show(post), gap)
+    console.print(table)
+
+
+def curves(result: dict[str, Any]) -> dict[str, tuple[list[float], list[float]]]:
+    return {
+        r["label"]: (list(range(len(r["losses"]))), [v if v is not None else float("nan") for v in r["losses"]])
+        for r in result["runs"]
+    }

@@ -1,0 +1,128 @@
+"""Lab 4: fp16 and bf16 in numbers: overflow of x², eps underflow, swamping, cancellation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from normkata.labs.common import LabOptions, learner_class
+
+
+def _naive_rms(x: torch.Tensor, eps: float) -> torch.Tensor:
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)
+
+
+def _upcast_rms(x: torch.Tensor, eps: float) -> torch.Tensor:
+    h = x.float()
+    return (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
+
+
+def run(options: LabOptions) -> dict[str, Any]:
+    device = options.device
+    rows: list[dict[str, Any]] = []
+
+    def add(group: str, what: str, fp16: Any, bf16: Any, note: str) -> None:
+        rows.append({"group": group, "what": what, "float16": fp16, "bfloat16": bf16, "note": note})
+
+    f16, b16 = torch.finfo(torch.float16), torch.finfo(torch.bfloat16)
+    add("range", "largest finite value", f16.max, b16.max, "fp16 has 5 exponent bits, bf16 fp32's 8")
+    add("range", "smallest normal value", f16.tiny, b16.tiny, "below it: subnormals, then 0")
+    add("range", "machine epsilon (step at 1.0)", f16.eps, b16.eps, "bf16 keeps 7 mantissa bits, fp16 10")
+    sq = {dt: (torch.tensor(300.0, dtype=dt, device=device) ** 2).item() for dt in (torch.float16, torch.bfloat16)}
+    add("overflow", "300² (document 003)", sq[torch.float16], sq[torch.bfloat16], "fp16: 90000 > 65504 is inf")
+    row = torch.full((1, 64), 300.0, device=device)
+    naive = {dt: _naive_rms(row.to(dt), 1e-5).float().mean().item() for dt in (torch.float16, torch.bfloat16)}
+    add(
+        "overflow",
+        "naive RMSNorm of a row of 300s (true: 1)",
+        naive[torch.float16],
+        naive[torch.bfloat16],
+        "x · rsqrt(inf) = 0: the signal is wiped out",
+    )
+    upcast = {dt: _upcast_rms(row.to(dt), 1e-5).float().mean().item() for dt in (torch.float16, torch.bfloat16)}
+    add(
+        "overflow",
+        "RMSNorm with fp32 upcast, same row",
+        upcast[torch.float16],
+        upcast[torch.bfloat16],
+        "x.float() before squaring fixes it",
+    )
+    for eps in (1e-5, 1e-8):
+        stored = {dt: torch.tensor(eps, dtype=dt).item() for dt in (torch.float16, torch.bfloat16)}
+        add(
+            "eps",
+            f"eps {eps:g} stored",
+            stored[torch.float16],
+            stored[torch.bfloat16],
+            "fp16's smallest subnormal is ~5.96e-8",
+        )
+        zero = torch.zeros(1, 16, device=device)
+        out = {dt: _naive_rms(zero.to(dt), eps).float().abs().max().item() for dt in (torch.float16, torch.bfloat16)}
+        add(
+            "eps",
+            f"naive RMSNorm of a zero row, eps {eps:g}",
+            out[torch.float16],
+            out[torch.bfloat16],
+            "0 is right; NaN means eps became 0 (0 · rsqrt(0))",
+        )
+    squares = torch.randn(4096, generator=torch.Generator().manual_seed(options.seed)).pow(2)
+    exact = squares.double().sum().item()
+    running = {}
+    for dt in (torch.float16, torch.bfloat16):
+        total = torch.zeros((), dtype=dt)
+        for value in squares.to(dt):  # one rounding per add, as a naive low-precision kernel would
+            total = total + value
+        running[dt] = total.float().item() / exact
+    add(
+        "swamping",
+        "sum of 4096 squares, one add at a time (÷ exact)",
+        running[torch.float16],
+        running[torch.bfloat16],
+        "the sum stalls once it dwarfs each term: accumulate in fp32",
+    )
+    x = torch.randn(64, 256, generator=torch.Generator().manual_seed(options.seed)) + 1000.0
+    mean = x.mean(-1, keepdim=True)
+    one_pass = (x * x).mean(-1, keepdim=True) - mean * mean
+    exact_var = x.double().var(-1, unbiased=False, keepdim=True)
+    add(
+        "cancellation",
+        "fp32 one-pass variance at mean 1000: max error",
+        (one_pass.double() - exact_var).abs().max().item(),
+        None,
+        "E[x²] − E[x]² loses its digits; two-pass error is ~1e-6",
+    )
+    if options.use_mine:
+        mine = learner_class(options, "rmsnorm", "RMSNorm")
+        outs = {}
+        for dt in (torch.float16, torch.bfloat16):
+            module = mine(64, eps=1e-5).to(device=device, dtype=dt)
+            with torch.no_grad():
+                outs[dt] = module(row.to(dt)).float().mean().item()
+        add(
+            "yours",
+            "your RMSNorm on the row of 300s (true: 1)",
+            outs[torch.float16],
+            outs[torch.bfloat16],
+            "from your workspace's rmsnorm.py",
+        )
+    return {"device": device, "rows": rows}
+
+
+def render(console: Any, result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    table = Table(title="Low precision in numbers")
+    for column in ("what", "float16", "bfloat16", "why it matters"):
+        table.add_column(column, justify="right" if column in ("float16", "bfloat16") else "left")
+    for row in result["rows"]:
+        table.add_row(row["what"], _fmt(row["float16"]), _fmt(row["bfloat16"]), row["note"])
+    console.print(table)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
