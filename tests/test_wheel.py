@@ -40,6 +40,7 @@ def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert "normkata/_content/quizzes/rmsnorm.yaml" in names
     assert any(n.startswith("normkata/_content/katas/") for n in names)
     assert any(n.startswith("normkata/_content/solutions/") for n in names)
+    assert "normkata/data/tinyshakespeare.txt.gz" in names
     target = tmp_path_factory.mktemp("site")
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
@@ -94,3 +95,6 @@ def test_wheel_runs_from_another_directory(installed_wheel: Path, tmp_path: Path
     )
     assert quiz.returncode == 0, quiz.stderr
     assert json.loads(quiz.stdout)["answered"] == 3
+    lab = _run(installed_wheel, elsewhere, tmp_path / "home", "lab", "compare", "--quick", "--steps", "3", "--lr", "1e-3")
+    assert lab.returncode == 0, lab.stderr
+    assert "Pre-LN + RMSNorm" in lab.stdout

@@ -12,7 +12,7 @@ from typing import Any
 from normkata.labs.common import LabOptions, norm_factory
 from normkata.labs.data import char_data
 from normkata.labs.model import Config
-from normkata.labs.training import train
+from normkata.labs.training import Tracker
 
 CONFIGS = (  # label, placement, norm
     ("no norm", "none", "none"),
@@ -48,8 +48,7 @@ def run(
         settings["lrs"] = tuple(lrs)
     data = char_data(data_path)
     runs = []
-    total = len(CONFIGS) * len(settings["lrs"]) * settings["steps"]
-    task = progress.add_task("training", total=total) if progress else None
+    tracker = Tracker(progress, len(CONFIGS) * len(settings["lrs"]) * settings["steps"])
     for label, placement, norm in CONFIGS:
         config = Config(
             data.vocab,
@@ -62,22 +61,11 @@ def run(
         )
         make_norm = norm_factory(norm if placement != "none" else "none", options)
         for lr in settings["lrs"]:
-            if progress:
-                progress.update(task, description=f"{label} · lr {lr:g}")
-            result = train(
-                label,
-                config,
-                make_norm,
-                data,
-                steps=settings["steps"],
-                lr=lr,
-                batch=settings["batch"],
-                seed=options.seed,
-                device=options.device,
-                on_step=(lambda: progress.advance(task)) if progress else (lambda: None),
-            )
-            if progress and result.first_nan is not None:
-                progress.advance(task, settings["steps"] - len(result.losses))
+            result = tracker.train(
+                f"{label} · lr {lr:g}", config, make_norm, data, steps=settings["steps"], lr=lr,
+                batch=settings["batch"], seed=options.seed, device=options.device,
+            )  # fmt: skip
+            result.label = label
             runs.append(result.to_json())
     summary = []
     for label, _placement, _norm in CONFIGS:

@@ -12,7 +12,7 @@ from typing import Any
 from normkata.labs.common import LabOptions, norm_factory
 from normkata.labs.data import char_data
 from normkata.labs.model import Config
-from normkata.labs.training import train
+from normkata.labs.training import Tracker
 
 QUICK = {"d_model": 64, "heads": 4, "block": 32, "batch": 16, "steps": 60, "depths": (2, 4, 8), "lr": 1e-2}
 FULL = {"d_model": 128, "heads": 4, "block": 64, "batch": 32, "steps": 300, "depths": (4, 8, 12), "lr": 3e-3}
@@ -33,27 +33,15 @@ def run(
     data = char_data(data_path)
     make_norm = norm_factory("layernorm", options)
     runs = []
-    task = progress.add_task("training", total=2 * len(settings["depths"]) * settings["steps"]) if progress else None
+    tracker = Tracker(progress, 2 * len(settings["depths"]) * settings["steps"])
     for depth in settings["depths"]:
         for placement in ("pre", "post"):
             label = f"{'Pre' if placement == 'pre' else 'Post'}-LN, {depth} layers"
-            if progress:
-                progress.update(task, description=label)
             config = Config(data.vocab, settings["block"], depth, settings["d_model"], settings["heads"], placement)
-            result = train(
-                label,
-                config,
-                make_norm,
-                data,
-                steps=settings["steps"],
-                lr=settings["lr"],
-                batch=settings["batch"],
-                seed=options.seed,
-                device=options.device,
-                on_step=(lambda: progress.advance(task)) if progress else (lambda: None),
-            )
-            if progress and result.first_nan is not None:
-                progress.advance(task, settings["steps"] - len(result.losses))
+            result = tracker.train(
+                label, config, make_norm, data, steps=settings["steps"], lr=settings["lr"],
+                batch=settings["batch"], seed=options.seed, device=options.device,
+            )  # fmt: skip
             runs.append({**result.to_json(), "depth": depth, "placement": placement})
     return {"settings": {**settings, "depths": list(settings["depths"])}, "seed": options.seed, "runs": runs}
 

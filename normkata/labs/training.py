@@ -80,3 +80,22 @@ def train(
         loss.backward()
         optimizer.step()
     return run
+
+
+class Tracker:
+    """One Rich progress bar over many runs (or nothing, when progress is None)."""
+
+    def __init__(self, progress: Any, total_steps: int) -> None:
+        self.progress = progress
+        self.task = progress.add_task("training", total=total_steps) if progress else None
+
+    def train(self, label: str, config: Config, make_norm: Callable[[int], torch.nn.Module], data: CharData,
+              *, steps: int, **kwargs: Any) -> Run:  # fmt: skip
+        if self.progress is None:
+            return train(label, config, make_norm, data, steps=steps, **kwargs)
+        self.progress.update(self.task, description=label)
+        run = train(
+            label, config, make_norm, data, steps=steps, on_step=lambda: self.progress.advance(self.task), **kwargs
+        )
+        self.progress.advance(self.task, steps - len(run.losses))  # a diverged run stops early
+        return run
