@@ -15,7 +15,7 @@ from normkata.labs.model import Config
 from normkata.labs.training import Tracker
 
 QUICK = {"d_model": 64, "heads": 4, "block": 32, "batch": 16, "steps": 60, "depths": (2, 4, 8), "lr": 1e-2}
-FULL = {"d_model": 128, "heads": 4, "block": 64, "batch": 32, "steps": 300, "depths": (4, 8, 12), "lr": 3e-3}
+FULL = {"d_model": 128, "heads": 4, "block": 64, "batch": 16, "steps": 150, "depths": (4, 8, 12), "lr": 1e-2}
 
 
 def run(
