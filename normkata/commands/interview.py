@@ -69,15 +69,15 @@ def review(count: int, lang: str | None) -> None:
 
     lang = current_lang(lang)
     practice = open_practice("review", lang)
-    due = [row for row in practice.store.due_items(due_cutoff()) if _item(practice, row)][:count]
-    if not due:
+    # Rows whose item left the bank are skipped; each row is looked up once.
+    items = [item for row in practice.store.due_items(due_cutoff()) if (item := _item(practice, row))][:count]
+    if not items:
         upcoming = practice.store.next_due()
         text = t("review.none", lang, when=when(upcoming, lang)) if upcoming else t("review.empty", lang)
         practice.console.print(text)
         practice.store.end_session(practice.session_id)
         return
-    practice.console.print(f"[heading]{t('review.header', lang, n=len(due))}[/]")
-    items = [_item(practice, row) for row in due]
+    practice.console.print(f"[heading]{t('review.header', lang, n=len(items))}[/]")
     _answered, interrupted = ask_each(practice, items, _ask_any)
     if interrupted:
         practice.console.print(t("interrupted", lang))

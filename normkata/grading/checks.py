@@ -241,15 +241,15 @@ def _tolerance_text(rtol: float, atol: float) -> str:
 
 
 def _call(program: dict[str, Any]) -> str:
-    args = ", ".join(
-        [repr(a) for a in program.get("args", [])] + [f"{k}={v!r}" for k, v in program.get("kwargs", {}).items()]
-    )
-    return f"{program['cls']}({args})"
+    return call_text(program["cls"], program.get("args", []), program.get("kwargs"), method=None)
 
 
-def call_text(cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str = "forward") -> str:
+def call_text(
+    cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str | None = "forward"
+) -> str:
+    """How a call reads to the learner: `RMSNorm(8, eps=1e-05).forward`."""
     parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in (kwargs or {}).items()]
-    return f"{cls}({', '.join(parts)}).{method}"
+    return f"{cls}({', '.join(parts)})" + (f".{method}" if method else "")
 
 
 def seeded(seed: int) -> torch.Generator:
