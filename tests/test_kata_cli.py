@@ -11,6 +11,7 @@ import pytest
 
 from normkata.paths import solutions_dir
 from tests.conftest import invoke
+from tests.grading.test_fixtures import fixture_source
 
 FIXTURES = Path(__file__).parent / "grading" / "fixtures"
 SPEC_KEYS = {"kata", "file", "passed", "score", "max_score", "counts", "cases", "diagnosis", "duration_s"}
@@ -85,7 +86,7 @@ def test_new_learner_flow(runner, workspace, db) -> None:
     """Start the kata, fail with a typical mistake, fix it, pass, then see the solution."""
     invoke(runner, ["kata", "rmsnorm"])
     learner = workspace / "rmsnorm.py"
-    shutil.copy(FIXTURES / "rmsnorm" / "buggy_eps_outside_sqrt.py", learner)
+    learner.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
     failed = invoke(runner, ["grade"])  # the last kata worked on
     assert failed.exit_code == 1
     text = " ".join(failed.stdout.split())
@@ -106,7 +107,7 @@ def test_new_learner_flow(runner, workspace, db) -> None:
 @pytest.mark.slow
 def test_json_gradescope_and_junit(runner, tmp_path: Path) -> None:
     learner = tmp_path / "layernorm.py"
-    shutil.copy(FIXTURES / "layernorm" / "buggy_unbiased_variance.py", learner)
+    learner.write_text(fixture_source("layernorm", "buggy_unbiased_variance"))
     gradescope = tmp_path / "results.json"
     result = invoke(runner, ["grade", "layernorm", "--file", str(learner), "--json", "--format", "gradescope",
                              "--output", str(gradescope)])  # fmt: skip

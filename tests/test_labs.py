@@ -11,6 +11,7 @@ import pytest
 from normkata.labs import compare, depth, precision, vanishing
 from normkata.labs.common import LabOptions
 from tests.conftest import invoke
+from tests.grading.test_fixtures import fixture_source
 
 FIXTURES = Path(__file__).parent / "grading" / "fixtures"
 
@@ -90,7 +91,7 @@ def test_use_mine_uses_the_workspace_and_explains_a_missing_file(runner, tmp_pat
     assert "rmsnorm.py not found" in missing.stderr
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    (workspace / "rmsnorm.py").write_text((FIXTURES / "rmsnorm" / "buggy_no_upcast.py").read_text())
+    (workspace / "rmsnorm.py").write_text(fixture_source("rmsnorm", "buggy_no_upcast"))
     mine = invoke(runner, ["lab", "precision", "--use-mine"])
     assert mine.exit_code == 0
     row = next(line for line in mine.stdout.splitlines() if "your RMSNorm" in line)

@@ -2,7 +2,8 @@
 
 Each fixture's first line says what must happen: `# expect: pass`, or `# expect: fail`,
 optionally with `diagnosis=ID` (a misconception the report must name) or `message=TEXT`
-(text some case's message must contain).
+(text some case's message must contain). Fixtures that differ from a correct implementation
+by one small edit are kept as that edit in mutants.py, with the same expectation.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 
 from normkata.paths import katas_dir, solutions_dir
 from tests.conftest import invoke
+from tests.grading.mutants import MUTANTS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KATAS = ("rmsnorm", "layernorm", "batchnorm", "prenorm")
@@ -27,29 +29,50 @@ pytestmark = pytest.mark.slow
 @dataclass(frozen=True)
 class Fixture:
     kata: str
-    path: Path
+    group: str  # the kata, or "hostile"
+    name: str
+    source: str
     passes: bool
     diagnosis: str | None
     message: str | None
 
     @property
     def id(self) -> str:
-        return f"{self.path.parent.name}/{self.path.stem}"
+        return f"{self.group}/{self.name}"
 
 
-def _parse(kata: str, path: Path) -> Fixture:
-    header = path.read_text(encoding="utf-8").splitlines()[0]
-    assert header.startswith("# expect: "), f"{path}: first line must say what to expect"
-    words = header.removeprefix("# expect: ")
+def _expectation(words: str) -> tuple[bool, str | None, str | None]:
     verdict, _, rest = words.partition(" ")
     diagnosis = rest.removeprefix("diagnosis=") if rest.startswith("diagnosis=") else None
     message = rest.removeprefix("message=") if rest.startswith("message=") else None
-    return Fixture(kata, path, verdict == "pass", diagnosis, message)
+    return verdict == "pass", diagnosis, message
+
+
+def _from_file(kata: str, path: Path) -> Fixture:
+    source = path.read_text(encoding="utf-8")
+    header = source.splitlines()[0]
+    assert header.startswith("# expect: "), f"{path}: first line must say what to expect"
+    return Fixture(kata, path.parent.name, path.stem, source, *_expectation(header.removeprefix("# expect: ")))
+
+
+def _mutant(kata: str, name: str, expect: str, comment: str, base: str, edits: list[tuple[str, str]]) -> Fixture:
+    start = solutions_dir() / f"{kata}.py" if base == "solution" else FIXTURES / kata / f"{base}.py"
+    text = start.read_text(encoding="utf-8").split("\n", 2)[2]  # drop the docstring or the expect header
+    for old, new in edits:
+        assert text.count(old) == 1, f"{kata}/{name}: edit does not apply once: {old!r}"
+        text = text.replace(old, new, 1)
+    return Fixture(kata, kata, name, f"# {comment}\n{text}", *_expectation(expect))
+
+
+def fixture_source(group: str, name: str) -> str:
+    """A fixture's learner file as text, whether it is a file or an edit in mutants.py."""
+    return next(f.source for f in _all() if f.group == group and f.name == name)
 
 
 def _all() -> list[Fixture]:
-    found = [_parse(kata, p) for kata in KATAS for p in sorted((FIXTURES / kata).glob("*.py"))]
-    found += [_parse("rmsnorm", p) for p in sorted((FIXTURES / "hostile").glob("*.py"))]
+    found = [_from_file(kata, p) for kata in KATAS for p in sorted((FIXTURES / kata).glob("*.py"))]
+    found += [_mutant(*entry) for entry in MUTANTS]
+    found += [_from_file("rmsnorm", p) for p in sorted((FIXTURES / "hostile").glob("*.py"))]
     return found
 
 
@@ -61,10 +84,9 @@ def _grade(runner, kata: str, file: Path, timeout: float = 10.0) -> tuple[int, d
 
 @pytest.mark.parametrize("fixture", _all(), ids=lambda f: f.id)
 def test_fixture_verdict(fixture: Fixture, runner, tmp_path: Path) -> None:
-    name = fixture.path.name if fixture.path.parent.name == "hostile" else LEARNER_FILE[fixture.kata]
+    name = f"{fixture.name}.py" if fixture.group == "hostile" else LEARNER_FILE[fixture.kata]
     learner_file = tmp_path / name
-    source = fixture.path.read_text(encoding="utf-8")
-    source = source.replace("{SOLUTION}", str(solutions_dir() / "rmsnorm.py"))
+    source = fixture.source.replace("{SOLUTION}", str(solutions_dir() / "rmsnorm.py"))
     source = source.replace("{SUITE}", str(katas_dir() / "rmsnorm" / "suite.py"))
     learner_file.write_text(source, encoding="utf-8")
     code, result = _grade(runner, fixture.kata, learner_file, timeout=2.0 if "loops" in name else 10.0)
@@ -83,7 +105,7 @@ def test_fixture_verdict(fixture: Fixture, runner, tmp_path: Path) -> None:
 def test_enough_fixtures_per_kata() -> None:
     fixtures = _all()
     for kata in KATAS:
-        mine = [f for f in fixtures if f.kata == kata and f.path.parent.name == kata]
+        mine = [f for f in fixtures if f.group == kata]
         assert sum(f.passes for f in mine) >= 2, kata
         assert sum(not f.passes for f in mine) >= 8, kata
 

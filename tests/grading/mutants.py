@@ -1,0 +1,624 @@
+"""Fixtures written as small edits to a correct implementation: the edit is the bug.
+
+Each entry: kata, name, expectation (as a fixture file's first line), what the edit does, the
+correct implementation it starts from ("solution" or a fixture name), and (old, new) text
+replacements. test_fixtures.py applies them and grades the result like any learner file.
+"""
+
+from __future__ import annotations
+
+MUTANTS = [
+    (
+        "rmsnorm",
+        "buggy_detached",
+        "fail",
+        "cuts the graph with .detach()",
+        "correct_cs336_style",
+        [
+            (
+                "        in_dtype = x.dtype\n        x = x.to(torch.float32)\n",
+                "        in_dtype = x.dtype\n        x = x.detach().to(torch.float32)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_eps_outside_sqrt",
+        "fail diagnosis=rms-eps-outside-sqrt",
+        "eps outside the square root",
+        "correct_cs336_style",
+        [
+            (
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n",
+                "        x = x.to(torch.float32)\n        rms = 1 / (x.pow(2).mean(-1, keepdim=True).sqrt() + self.eps)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_ignores_weight",
+        "fail diagnosis=rms-ignores-weight",
+        "forgets the gain",
+        "correct_cs336_style",
+        [
+            (
+                "        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n        return (self.weight * (x * rms)).to(in_dtype)\n",
+                "        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n        return (x * rms).to(in_dtype)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_no_eps",
+        "fail",
+        "no eps at all: all-zero rows become NaN",
+        "correct_cs336_style",
+        [
+            (
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n",
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True))\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_no_keepdim",
+        "fail",
+        "mean without keepdim: shape errors",
+        "correct_cs336_style",
+        [
+            (
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n",
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(-1) + self.eps)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_no_upcast",
+        "fail diagnosis=rms-no-fp32-upcast",
+        "computes in the input dtype",
+        "correct_cs336_style",
+        [
+            ("        in_dtype = x.dtype\n        x = x.to(torch.float32)\n", "        in_dtype = x.dtype\n"),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_returns_fp32",
+        "fail",
+        "never casts back to the input dtype",
+        "correct_cs336_style",
+        [
+            (
+                "        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n        return (self.weight * (x * rms)).to(in_dtype)\n",
+                "        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n        return self.weight * (x * rms)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_subtracts_mean",
+        "fail diagnosis=rms-subtracts-mean",
+        "centres x first, as LayerNorm does",
+        "correct_cs336_style",
+        [
+            (
+                "        x = x.to(torch.float32)\n",
+                "        x = x.to(torch.float32)\n        x = x - x.mean(-1, keepdim=True)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_sum_of_squares",
+        "fail diagnosis=rms-sum-not-mean",
+        "sum instead of mean",
+        "correct_cs336_style",
+        [
+            (
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n",
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + self.eps)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_uses_torch_rms_norm",
+        "fail",
+        "calls the forbidden F.rms_norm",
+        "correct_cs336_style",
+        [
+            (
+                "    def forward(self, x):\n        in_dtype = x.dtype\n        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n        return (self.weight * (x * rms)).to(in_dtype)\n",
+                "    def forward(self, x):\n        return torch.nn.functional.rms_norm(x, (x.shape[-1],), self.weight, self.eps)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_weight_not_parameter",
+        "fail",
+        "weight is a plain tensor: not in state_dict, not trained",
+        "correct_cs336_style",
+        [
+            (
+                "        super().__init__()\n        self.weight = nn.Parameter(torch.ones(hidden_size, device=device, dtype=dtype))\n",
+                "        super().__init__()\n        self.weight = torch.ones(hidden_size, device=device, dtype=dtype)\n",
+            ),
+        ],
+    ),
+    (
+        "rmsnorm",
+        "buggy_wrong_axis",
+        "fail diagnosis=rms-wrong-axis",
+        "statistics over dim 0",
+        "correct_cs336_style",
+        [
+            (
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)\n",
+                "        x = x.to(torch.float32)\n        rms = torch.rsqrt(x.pow(2).mean(0, keepdim=True) + self.eps)\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_affine_flag_ignored",
+        "fail",
+        "elementwise_affine=False still creates parameters",
+        "correct_two_pass",
+        [
+            (
+                "        self.elementwise_affine = elementwise_affine\n        self.weight = nn.Parameter(torch.ones(shape, device=device, dtype=dtype)) if elementwise_affine else None\n        self.bias = (\n            nn.Parameter(torch.zeros(shape, device=device, dtype=dtype)) if elementwise_affine and bias else None\n        )\n",
+                "        self.elementwise_affine = elementwise_affine\n        self.weight = nn.Parameter(torch.ones(shape, device=device, dtype=dtype))\n        self.bias = nn.Parameter(torch.zeros(shape, device=device, dtype=dtype)) if bias else None\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_batch_axis",
+        "fail diagnosis=ln-batch-axis",
+        "statistics over the batch dim, BatchNorm-style",
+        "correct_two_pass",
+        [
+            (
+                "        flat = x.float().reshape(*lead, math.prod(self.normalized_shape))\n        mean = flat.mean(-1, keepdim=True)\n",
+                "        flat = x.float().reshape(*lead, math.prod(self.normalized_shape))\n        mean = flat.mean(0, keepdim=True)\n",
+            ),
+            (
+                "        centred = flat - mean\n        var = (centred * centred).mean(-1, keepdim=True)\n",
+                "        centred = flat - mean\n        var = (centred * centred).mean(0, keepdim=True)\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_bias_flag_ignored",
+        "fail",
+        "bias=False still creates a bias",
+        "correct_two_pass",
+        [
+            (
+                "        self.weight = nn.Parameter(torch.ones(shape, device=device, dtype=dtype)) if elementwise_affine else None\n        self.bias = (\n            nn.Parameter(torch.zeros(shape, device=device, dtype=dtype)) if elementwise_affine and bias else None\n        )\n",
+                "        self.weight = nn.Parameter(torch.ones(shape, device=device, dtype=dtype)) if elementwise_affine else None\n        self.bias = nn.Parameter(torch.zeros(shape, device=device, dtype=dtype)) if elementwise_affine else None\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_eps_outside_sqrt",
+        "fail diagnosis=ln-eps-outside-sqrt",
+        "eps outside the root",
+        "correct_two_pass",
+        [
+            (
+                "        var = (centred * centred).mean(-1, keepdim=True)\n        y = (centred * torch.rsqrt(var + self.eps)).reshape(x.shape)\n",
+                "        var = (centred * centred).mean(-1, keepdim=True)\n        y = (centred / (var.sqrt() + self.eps)).reshape(x.shape)\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_last_dim_only",
+        "fail diagnosis=ln-last-dim-only",
+        "ignores all but the last normalized dim",
+        "correct_two_pass",
+        [
+            ("import math\n", ""),
+            (
+                "    def forward(self, x):\n        lead = x.shape[: x.dim() - len(self.normalized_shape)]\n        flat = x.float().reshape(*lead, math.prod(self.normalized_shape))\n",
+                "    def forward(self, x):\n        flat = x.float()\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_no_affine",
+        "fail diagnosis=ln-ignores-affine",
+        "never applies weight and bias",
+        "correct_two_pass",
+        [
+            (
+                "        y = (centred * torch.rsqrt(var + self.eps)).reshape(x.shape)\n        if self.weight is not None:\n            y = y * self.weight\n        if self.bias is not None:\n            y = y + self.bias\n",
+                "        y = (centred * torch.rsqrt(var + self.eps)).reshape(x.shape)\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_one_pass_variance",
+        "fail",
+        "E[x²] - E[x]²: cancels at mean 1000",
+        "correct_two_pass",
+        [
+            (
+                "        centred = flat - mean\n        var = (centred * centred).mean(-1, keepdim=True)\n",
+                "        centred = flat - mean\n        var = (flat * flat).mean(-1, keepdim=True) - mean * mean\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_shape_kept_as_int",
+        "fail",
+        "normalized_shape attribute left as an int",
+        "correct_two_pass",
+        [
+            (
+                "        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)\n        self.normalized_shape = shape\n",
+                "        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)\n        self.normalized_shape = normalized_shape\n        self._shape = shape\n",
+            ),
+            (
+                "    def forward(self, x):\n        lead = x.shape[: x.dim() - len(self.normalized_shape)]\n        flat = x.float().reshape(*lead, math.prod(self.normalized_shape))\n",
+                "    def forward(self, x):\n        lead = x.shape[: x.dim() - len(self._shape)]\n        flat = x.float().reshape(*lead, math.prod(self._shape))\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_unbiased_variance",
+        "fail diagnosis=ln-unbiased-variance",
+        "torch.var's default: divides by n - 1",
+        "correct_two_pass",
+        [
+            (
+                "        centred = flat - mean\n        var = (centred * centred).mean(-1, keepdim=True)\n",
+                "        centred = flat - mean\n        var = flat.var(-1, keepdim=True)\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "buggy_uses_torch_layer_norm",
+        "fail",
+        "calls the forbidden F.layer_norm",
+        "correct_two_pass",
+        [
+            (
+                "    def forward(self, x):\n",
+                "    def forward(self, x):\n        return nn.functional.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)\n\n    def _unused(self, x):\n",
+            ),
+        ],
+    ),
+    (
+        "layernorm",
+        "correct_std_based",
+        "pass",
+        "std(correction=0) squared for the variance: gradients stay finite on a constant row in torch 2.13",
+        "correct_two_pass",
+        [
+            (
+                "        centred = flat - mean\n        var = (centred * centred).mean(-1, keepdim=True)\n",
+                "        centred = flat - mean\n        var = flat.std(-1, correction=0, keepdim=True) ** 2\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_biased_running_var",
+        "fail diagnosis=bn-biased-running-var",
+        "running_var fed the biased variance",
+        "solution",
+        [
+            (
+                "            if self.training and self.track_running_stats:\n                self._update_running_stats(mean, var * n / (n - 1))  # the estimate uses the unbiased one\n",
+                "            if self.training and self.track_running_stats:\n                self._update_running_stats(mean, var)  # the estimate uses the unbiased one\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_eval_uses_batch_stats",
+        "fail diagnosis=bn-eval-uses-batch-stats",
+        "ignores self.training for the statistics",
+        "solution",
+        [
+            (
+                "        h = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x\n        if self.training or not self.track_running_stats:\n",
+                "        h = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x\n        if True:\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_float_counter",
+        "fail",
+        "num_batches_tracked is a float buffer",
+        "solution",
+        [
+            (
+                '            self.register_buffer("running_var", torch.ones(num_features, **factory))\n            self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.long, device=device))\n',
+                '            self.register_buffer("running_var", torch.ones(num_features, **factory))\n            self.register_buffer("num_batches_tracked", torch.tensor(0.0, device=device))\n',
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_keras_momentum",
+        "fail diagnosis=bn-keras-momentum",
+        "momentum weighs the old value",
+        "solution",
+        [
+            (
+                "        self.num_batches_tracked += 1\n        factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum\n",
+                "        self.num_batches_tracked += 1\n        factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else 1 - self.momentum\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_no_batch_counter",
+        "fail",
+        "no num_batches_tracked buffer (momentum=None cannot work)",
+        "solution",
+        [
+            (
+                '            self.register_buffer("running_var", torch.ones(num_features, **factory))\n            self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.long, device=device))\n',
+                '            self.register_buffer("running_var", torch.ones(num_features, **factory))\n',
+            ),
+            (
+                '            self.register_buffer("running_var", None)\n            self.register_buffer("num_batches_tracked", None)\n',
+                '            self.register_buffer("running_var", None)\n',
+            ),
+            (
+                "    def _update_running_stats(self, mean: torch.Tensor, unbiased_var: torch.Tensor) -> None:\n        self.num_batches_tracked += 1\n        factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum\n",
+                "    def _update_running_stats(self, mean: torch.Tensor, unbiased_var: torch.Tensor) -> None:\n        factor = self.momentum if self.momentum is not None else 0.1\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_no_single_value_check",
+        "fail",
+        "returns NaN-free zeros instead of raising for one value per channel",
+        "solution",
+        [
+            (
+                '            n = x.numel() // x.shape[1]\n            if self.training and n <= 1:\n                raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.size()}")\n',
+                "            n = x.numel() // x.shape[1]\n            n = max(n, 2)\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_stats_over_n_only",
+        "fail diagnosis=bn-stats-over-n-only",
+        "(N, C, L): reduces over N only",
+        "solution",
+        [
+            (
+                '            raise ValueError(f"expected 2D or 3D input (got {x.dim()}D input)")\n        dims = (0,) if x.dim() == 2 else (0, 2)  # everything but the channel dim\n',
+                '            raise ValueError(f"expected 2D or 3D input (got {x.dim()}D input)")\n        dims = (0,)\n',
+            ),
+            (
+                '                raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.size()}")\n            mean, var = h.mean(dims), h.var(dims, unbiased=False)  # the output uses the biased variance\n',
+                '                raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.size()}")\n            mean, var = (\n                h.mean(dims, keepdim=x.dim() == 3).squeeze(0),\n                h.var(dims, unbiased=False, keepdim=x.dim() == 3).squeeze(0),\n            )  # the output uses the biased variance\n',
+            ),
+            (
+                "            if self.training and self.track_running_stats:\n                self._update_running_stats(mean, var * n / (n - 1))  # the estimate uses the unbiased one\n",
+                "            if self.training and self.track_running_stats:\n                self._update_running_stats(\n                    mean.reshape(mean.shape[0], -1).mean(-1), (var * n / (n - 1)).reshape(var.shape[0], -1).mean(-1)\n                )  # the estimate uses the unbiased one\n",
+            ),
+            (
+                "            mean, var = self.running_mean.to(h.dtype), self.running_var.to(h.dtype)\n        y = (h - mean.view(shape)) * torch.rsqrt(var.view(shape) + self.eps)\n",
+                "            mean, var = self.running_mean.to(h.dtype), self.running_var.to(h.dtype)\n        if mean.dim() == 1:\n            mean, var = mean.view(shape), var.view(shape)\n        y = (h - mean) * torch.rsqrt(var + self.eps)\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_unbiased_output",
+        "fail diagnosis=bn-unbiased-output",
+        "normalizes the batch with the unbiased variance",
+        "solution",
+        [
+            (
+                '                raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.size()}")\n            mean, var = h.mean(dims), h.var(dims, unbiased=False)  # the output uses the biased variance\n',
+                '                raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.size()}")\n            mean, var = h.mean(dims), h.var(dims, unbiased=True)  # the output uses the biased variance\n',
+            ),
+            (
+                "            if self.training and self.track_running_stats:\n                self._update_running_stats(mean, var * n / (n - 1))  # the estimate uses the unbiased one\n",
+                "            if self.training and self.track_running_stats:\n                self._update_running_stats(mean, var)  # the estimate uses the unbiased one\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "buggy_updates_in_eval",
+        "fail",
+        "running statistics also move in eval mode",
+        "solution",
+        [
+            (
+                "                self._update_running_stats(mean, var * n / (n - 1))  # the estimate uses the unbiased one\n        else:\n",
+                "                self._update_running_stats(mean, var * n / (n - 1))  # the estimate uses the unbiased one\n        else:\n            n = x.numel() // x.shape[1]\n            self._update_running_stats(h.mean(dims), h.var(dims, unbiased=True))\n",
+            ),
+        ],
+    ),
+    (
+        "batchnorm",
+        "correct_reference_copy",
+        "pass",
+        "the reference, as a learner might copy it from the docs",
+        "solution",
+        [],
+    ),
+    (
+        "prenorm",
+        "buggy_detached_residual",
+        "fail",
+        "detaches the residual: gradients stop flowing down the stream",
+        "solution",
+        [
+            (
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = x + self.attn(self.norm1(x))  # the residual stream itself is never normalized\n",
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = x.detach() + self.attn(self.norm1(x))\n",
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "buggy_eps_not_passed",
+        "fail diagnosis=pn-eps-not-passed",
+        "norms built with their default eps",
+        "solution",
+        [
+            (
+                '    if norm == "rmsnorm":\n        return nn.RMSNorm(d_model, eps=eps)\n',
+                '    if norm == "rmsnorm":\n        return nn.RMSNorm(d_model)\n',
+            ),
+            (
+                '    if norm == "layernorm":\n        return nn.LayerNorm(d_model, eps=eps)\n',
+                '    if norm == "layernorm":\n        return nn.LayerNorm(d_model)\n',
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "buggy_no_final_norm",
+        "fail diagnosis=pn-no-final-norm",
+        "forgets final_norm in forward",
+        "solution",
+        [
+            (
+                "            x = block(x)\n        return self.final_norm(x)\n",
+                "            x = block(x)\n        return x\n",
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "buggy_no_residual",
+        "fail",
+        "drops the residual connections",
+        "solution",
+        [
+            (
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = x + self.attn(self.norm1(x))  # the residual stream itself is never normalized\n        x = x + self.ffn(self.norm2(x))\n",
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = self.attn(self.norm1(x))\n        x = self.ffn(self.norm2(x))\n",
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "buggy_norm_choice_ignored",
+        "fail",
+        "always RMSNorm, whatever norm= says",
+        "solution",
+        [
+            (
+                'def make_norm(norm: str, d_model: int, eps: float) -> nn.Module:\n    if norm == "rmsnorm":\n',
+                'def make_norm(norm: str, d_model: int, eps: float) -> nn.Module:\n    if norm in ("rmsnorm", "layernorm"):\n',
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "buggy_normalized_residual",
+        "fail diagnosis=pn-normalized-residual",
+        "adds the normalized x back",
+        "solution",
+        [
+            (
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = x + self.attn(self.norm1(x))  # the residual stream itself is never normalized\n        x = x + self.ffn(self.norm2(x))\n",
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = self.norm1(x)\n        x = x + self.attn(x)\n        x = self.norm2(x)\n        x = x + self.ffn(x)\n",
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "buggy_post_norm",
+        "fail diagnosis=pn-post-norm",
+        "Post-Norm wiring",
+        "solution",
+        [
+            (
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = x + self.attn(self.norm1(x))  # the residual stream itself is never normalized\n        x = x + self.ffn(self.norm2(x))\n",
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = self.norm1(x + self.attn(x))\n        x = self.norm2(x + self.ffn(x))\n",
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "buggy_shared_norm",
+        "fail diagnosis=pn-shared-norm",
+        "norm1 before both sublayers",
+        "solution",
+        [
+            (
+                "        x = x + self.attn(self.norm1(x))  # the residual stream itself is never normalized\n        x = x + self.ffn(self.norm2(x))\n",
+                "        x = x + self.attn(self.norm1(x))  # the residual stream itself is never normalized\n        x = x + self.ffn(self.norm1(x))\n",
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "buggy_submodule_names",
+        "fail",
+        "ln_1/ln_2 instead of norm1/norm2",
+        "solution",
+        [
+            (
+                "        super().__init__()\n        self.norm1 = make_norm(norm, d_model, eps)\n",
+                "        super().__init__()\n        self.ln_1 = make_norm(norm, d_model, eps)\n",
+            ),
+            (
+                "        self.attn = CausalSelfAttention(d_model, n_heads)\n        self.norm2 = make_norm(norm, d_model, eps)\n",
+                "        self.attn = CausalSelfAttention(d_model, n_heads)\n        self.ln_2 = make_norm(norm, d_model, eps)\n",
+            ),
+            (
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = x + self.attn(self.norm1(x))  # the residual stream itself is never normalized\n        x = x + self.ffn(self.norm2(x))\n",
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = x + self.attn(self.ln_1(x))  # the residual stream itself is never normalized\n        x = x + self.ffn(self.ln_2(x))\n",
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "correct_explicit_residuals",
+        "pass",
+        "the CS336-style block with named residual variables",
+        "solution",
+        [
+            (
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        x = x + self.attn(self.norm1(x))  # the residual stream itself is never normalized\n        x = x + self.ffn(self.norm2(x))\n        return x\n",
+                "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        residual = x\n        h = self.attn(self.norm1(x))\n        x = residual + h\n        residual = x\n        h = self.ffn(self.norm2(x))\n        return residual + h\n",
+            ),
+        ],
+    ),
+    (
+        "prenorm",
+        "correct_own_rmsnorm",
+        "pass",
+        "its own RMSNorm (from the first kata) instead of nn.RMSNorm",
+        "solution",
+        [
+            (
+                "        return self.down(F.gelu(self.up(x)))\n\n\n",
+                "        return self.down(F.gelu(self.up(x)))\n\n\nclass RMSNorm(nn.Module):\n    def __init__(self, d, eps):\n        super().__init__()\n        self.eps = eps\n        self.weight = nn.Parameter(torch.ones(d))\n\n    def forward(self, x):\n        h = x.float()\n        return (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)).type_as(x) * self.weight\n\n\n",
+            ),
+            (
+                '    if norm == "rmsnorm":\n        return nn.RMSNorm(d_model, eps=eps)\n',
+                '    if norm == "rmsnorm":\n        return RMSNorm(d_model, eps)\n',
+            ),
+        ],
+    ),
+]
