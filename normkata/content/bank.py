@@ -45,14 +45,15 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
     for file in bank_files(path):
         shown = _display(file)
         try:
-            data = load_yaml(file.read_text(encoding="utf-8"))
+            text = file.read_text(encoding="utf-8")
+            data = load_yaml(text)
         except YamlSyntaxError as exc:
             issues.append(ContentIssue(shown, exc.line, "", exc.message))
             continue
         except (OSError, UnicodeDecodeError) as exc:
             issues.append(ContentIssue(shown, 1, "", f"cannot read: {exc}"))
             continue
-        topic, questions, cards, file_issues = validate_file(data, shown)
+        topic, questions, cards, file_issues = validate_file(data, shown, text.splitlines())
         issues.extend(file_issues)
         bank.files.append(file)
         if topic is None:
@@ -90,6 +91,7 @@ def load_bank(path: Path | None = None) -> Bank:
     from normkata.paths import quizzes_dir
 
     bank, issues = load_bank_checked(path or quizzes_dir())
+    issues = [i for i in issues if not i.style]  # typography is fixed at load; `content check` reports it
     if issues:
         more = f" (and {len(issues) - 1} more: run `normkata content check`)" if len(issues) > 1 else ""
         raise InputError(f"{issues[0]}{more}")

@@ -6,15 +6,20 @@ from dataclasses import dataclass
 
 QUESTION_TYPES = ("single", "multiple", "true_false", "numeric", "order")
 DIFFICULTIES = ("easy", "medium", "hard")
-#: Source documents in ../shared/seeds, by their number, plus "beyond" for facts we added.
-SOURCES = {
-    "000": "MiniMind RMSNorm code walkthrough",
-    "001": "Why normalize; RMSNorm; Pre-LN vs Post-LN",
-    "002": "BatchNorm vs LayerNorm vs RMSNorm; interview Q1-Q4",
-    "003": "Pre-Norm block; LayerNorm not BatchNorm; fp32 upcast",
-    "004": "LayerNorm notes; gamma/beta; BatchNorm running statistics",
-    "beyond": "beyond the source documents",
+#: The five source documents the bank was written from (described in docs/sources.md), by
+#: their number, with the title an item shows; "beyond" marks facts that go further.
+SOURCES: dict[str, tuple[str, str]] = {
+    "000": ("Normalization code walkthrough (MiniMind)", "Normalization 代码导读（MiniMind）"),
+    "001": ("Normalization: a teaching document", "Normalization（归一化）教学文档"),
+    "002": ("Normalization techniques, with interview questions", "归一化技术（含面试问答）"),
+    "003": ("The Pre-Norm Transformer block and RMSNorm", "Pre-Norm Transformer Block 与 RMSNorm"),
+    "004": ("Normalization notes: LayerNorm and BatchNorm", "Normalization 笔记：LayerNorm 与 BatchNorm"),
+    "beyond": ("beyond the source documents", "超出源文档的补充内容"),
 }
+
+#: How precisely a numeric answer is asked for: ("exact", 0), ("sig", n) significant digits
+#: or ("decimals", n) decimal places.
+Precision = tuple[str, int]
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class Question:
     answer: object
     choices: tuple[Text, ...] = ()
     tolerance: float = 0.0
+    precision: Precision | None = None
     verify: str | None = None
     tags: tuple[str, ...] = ()
     file: str = ""
@@ -86,6 +92,10 @@ class ContentIssue:
     line: int
     field: str
     message: str
+
+    #: A typography problem (stray space, half-width punctuation): fixed at load, so the bank
+    #: still loads, but `normkata content check` reports it.
+    style: bool = False
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}"

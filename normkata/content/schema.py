@@ -21,6 +21,7 @@ from normkata.content.model import (
     TextList,
     Topic,
 )
+from normkata.content.typography import tidy_zh, zh_problems
 from normkata.content.yamlnodes import LineDict, LineList
 
 FORMAT_VERSION = 1
@@ -37,6 +38,7 @@ _QUESTION_KEYS = {
     "answer": True,
     "choices": False,
     "tolerance": False,
+    "precision": False,
     "verify": False,
     "tags": False,
 }
@@ -58,9 +60,17 @@ class _Invalid(Exception):
 
 
 class _Checker:
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, lines: list[str] | None = None) -> None:
         self.file = file
+        self.lines = lines or []
         self.issues: list[ContentIssue] = []
+
+    def zh(self, text: str, line: int, field: str) -> str:
+        """A Chinese text tidied for the learner; each typography problem of the source is reported."""
+        for snippet, message in zh_problems(text):
+            where = _locate(self.lines, line, snippet)
+            self.issues.append(ContentIssue(self.file, where, field, f"{message}: {snippet.strip()!r}", style=True))
+        return tidy_zh(text)
 
     def fail(self, line: int, field: str, message: str) -> _Invalid:
         self.issues.append(ContentIssue(self.file, line, field, message))
@@ -98,7 +108,8 @@ class _Checker:
             text = value[lang]
             if not isinstance(text, str) or not text.strip():
                 raise self.fail(value.key_lines[lang], _join(field, lang), "expected non-empty text")
-        return Text(value["en"].strip(), value["zh"].strip())
+        zh = self.zh(value["zh"].strip(), value.key_lines["zh"], _join(field, "zh"))
+        return Text(value["en"].strip(), zh)
 
     def text_list(self, value: Any, line: int, field: str) -> TextList:
         if not isinstance(value, LineDict) or set(value) != {"en", "zh"}:
@@ -115,7 +126,10 @@ class _Checker:
                         _join(_join(field, lang), i),
                         "expected text (quote text that contains ': ')",
                     )
-            lists[lang] = tuple(i.strip() for i in items)
+            lists[lang] = tuple(
+                self.zh(item.strip(), items.item_lines[i], _join(_join(field, lang), i)) if lang == "zh" else item.strip()
+                for i, item in enumerate(items)
+            )
         if len(lists["en"]) != len(lists["zh"]):
             raise self.fail(
                 line,
@@ -141,15 +155,34 @@ class _Checker:
         return tuple(value)
 
 
+def _locate(lines: list[str], start: int, snippet: str) -> int:
+    """The line of the file at or after `start` where `snippet` (maybe folded over two lines) stands."""
+    window = range(max(start - 1, 0), min(start + 40, len(lines)))
+    for k in window:
+        if snippet in lines[k]:
+            return k + 1
+    left, _space, right = snippet.partition(" ")
+    left, right = left.strip(), right.strip()
+    for k in window:
+        if k + 1 < len(lines) and lines[k].rstrip().endswith(left) and lines[k + 1].lstrip().startswith(right):
+            return k + 1
+    return start
+
+
 def _join(base: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{base}[{key}]"
     return f"{base}.{key}" if base else key
 
 
-def validate_file(data: Any, file: str) -> tuple[Topic | None, list[Question], list[Card], list[ContentIssue]]:
-    """Validate one parsed question-bank file; returns what is valid and every issue found."""
-    check = _Checker(file)
+def validate_file(
+    data: Any, file: str, lines: list[str] | None = None
+) -> tuple[Topic | None, list[Question], list[Card], list[ContentIssue]]:
+    """Validate one parsed question-bank file; returns what is valid and every issue found.
+
+    `lines`, the file's text, lets a typography problem inside a folded text name its own line.
+    """
+    check = _Checker(file, lines)
     if not isinstance(data, LineDict):
         check.fail(getattr(data, "line", 1), "", "expected a mapping with format_version, topic, title")
         return None, [], [], check.issues
@@ -228,6 +261,7 @@ def _question(check: _Checker, data: LineDict, field: str, topic: str) -> Questi
     choices = _choices(check, data, field, qtype)
     answer = _answer(check, data, field, qtype, len(choices))
     tolerance = _tolerance(check, data, field, qtype)
+    precision = _precision(check, data, field, qtype)
     verify = data.get("verify")
     if verify is not None and (not isinstance(verify, str) or not verify.strip()):
         raise check.fail(line(data, "verify"), _join(field, "verify"), "expected Python code as text")
@@ -240,6 +274,7 @@ def _question(check: _Checker, data: LineDict, field: str, topic: str) -> Questi
         answer=answer,
         choices=choices,
         tolerance=tolerance,
+        precision=precision,
         verify=verify,
         **common,
     )
@@ -304,8 +339,12 @@ def _answer(check: _Checker, data: LineDict, field: str, qtype: str, n_choices: 
 def _tolerance(check: _Checker, data: LineDict, field: str, qtype: str) -> float:
     where = _join(field, "tolerance")
     if "tolerance" not in data:
-        if qtype == "numeric":
-            raise check.fail(data.line, where, "a numeric question needs a tolerance (0 for exact)")
+        if qtype == "numeric" and "precision" not in data:
+            raise check.fail(
+                data.line,
+                _join(field, "precision"),
+                "a numeric question needs a precision (exact, {sig: N} or {decimals: N}) or a tolerance",
+            )
         return 0.0
     value = data["tolerance"]
     if qtype != "numeric":
@@ -313,6 +352,25 @@ def _tolerance(check: _Checker, data: LineDict, field: str, qtype: str) -> float
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise check.fail(check.line_of(data, "tolerance"), where, "expected a number >= 0")
     return float(value)
+
+
+def _precision(check: _Checker, data: LineDict, field: str, qtype: str) -> tuple[str, int] | None:
+    """`exact`, `{sig: N}` or `{decimals: N}`: how precisely the answer is asked for."""
+    if "precision" not in data:
+        return None
+    where, line = _join(field, "precision"), check.line_of(data, "precision")
+    if qtype != "numeric":
+        raise check.fail(line, where, "only numeric questions take a precision")
+    value = data["precision"]
+    if value == "exact":
+        return ("exact", 0)
+    if isinstance(value, LineDict) and len(value) == 1:
+        (kind, digits), = value.items()
+        if kind in ("sig", "decimals") and isinstance(digits, int) and not isinstance(digits, bool) and 0 <= digits <= 12:
+            if kind == "sig" and digits == 0:
+                raise check.fail(line, where, "at least 1 significant digit")
+            return (kind, digits)
+    raise check.fail(line, where, "expected exact, {sig: N} or {decimals: N}")
 
 
 def _card(check: _Checker, data: LineDict, field: str, topic: str) -> Card:
