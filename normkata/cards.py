@@ -11,7 +11,7 @@ from normkata.content.model import Card
 from normkata.i18n import t
 from normkata.practice import Practice, ask_each, show_item_header
 from normkata.quiz.session import source_label
-from normkata.srs import RATING_NAMES, schedule, when
+from normkata.srs import schedule, when
 
 _RATING_WORDS = {
     "1": 1,
@@ -63,7 +63,7 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
         return None
     state = schedule(practice.store, card.id, rating)
     practice.store.record_rating(practice.session_id, card.id, card.topic, response.strip(), rating, state)
-    console.print(f"[muted]{RATING_NAMES[rating]} · {t('card.next_due', lang, when=when(state[1], lang))}[/]")
+    console.print(f"[muted]{t(f'rating.{rating}', lang)} · {t('card.next_due', lang, when=when(state[1], lang))}[/]")
     return rating
 
 

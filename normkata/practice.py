@@ -61,7 +61,8 @@ def show_item_header(practice: Practice, label_key: str, item: Question | Card, 
     label = t(label_key, lang, i=index, n=total)
     topic = escape(practice.bank.topic_title(item.topic, lang))
     practice.console.print()
-    practice.console.rule(f"[heading]{label}[/]  [quiz.meta]{topic} · {item.difficulty}[/]")
+    difficulty = t(f"difficulty.{item.difficulty}", lang)
+    practice.console.rule(f"[heading]{label}[/]  [quiz.meta]{topic} · {difficulty}[/]")
     practice.console.print(f"[quiz.prompt]{escape(item.prompt.get(lang))}[/]")
 
 

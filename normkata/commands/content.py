@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from normkata.errors import EXIT_INPUT
+from normkata.errors import EXIT_INPUT, InputError
 from normkata.options import current_lang, lang_option
 
 
@@ -47,3 +47,46 @@ def check(path: Path | None, lang: str | None) -> None:
     click.echo(t("content.ok", lang, questions=len(bank.questions), cards=len(bank.cards), files=len(bank.files)))
     if katas:
         click.echo(t("content.katas", lang, n=len(katas), names=", ".join(k.id for k in katas)))
+
+
+@content.command()
+@click.option("--format", "fmt", type=click.Choice(["json", "anki"]), default="json", show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write here (required for anki); JSON goes to stdout without it.",
+)
+@lang_option
+def export(fmt: str, out: Path | None, lang: str | None) -> None:
+    """Export the bank as the learner sees it: JSON, or an Anki deck (.apkg).
+
+    Texts are exported after normalization (Chinese typography tidied, the precision a
+    numeric question asks for stated), in one language.
+
+    \b
+    Examples:
+      normkata content export --format json --lang zh > bank.zh.json
+      normkata content export --format anki --out normkata-en.apkg
+    """
+    import json
+
+    from normkata.content.bank import load_bank
+    from normkata.content.export import bank_dict, write_anki
+    from normkata.i18n import t
+
+    lang = current_lang(lang)
+    bank = load_bank()
+    if fmt == "anki":
+        if out is None:
+            raise InputError(t("export.anki_needs_out", lang))
+        write_anki(bank, lang, out)
+    else:
+        text = json.dumps(bank_dict(bank, lang), ensure_ascii=False, indent=2) + "\n"
+        if out is None:
+            click.echo(text, nl=False)
+            return
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    summary = t("export.written", lang, questions=len(bank.questions), cards=len(bank.cards), language=lang, path=out)
+    click.echo(summary, err=True)

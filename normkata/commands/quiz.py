@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from normkata.errors import EXIT_INTERRUPTED, InputError
 from normkata.options import current_lang, lang_option, seed_option, topic_option
+
+if TYPE_CHECKING:
+    from normkata.content.bank import Bank
+    from normkata.content.model import Question
 
 
 @click.command()
@@ -15,10 +20,23 @@ from normkata.options import current_lang, lang_option, seed_option, topic_optio
 @click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True, help="How many questions.")
 @click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), default=None, help="Only this difficulty.")
 @seed_option
+@click.option(
+    "--id",
+    "ids",
+    multiple=True,
+    metavar="ID",
+    help="Practise this question (repeatable); the questions come in the order given.",
+)
 @lang_option
 @click.option("--json", "as_json", is_flag=True, help="Print only a JSON summary (answers read from stdin).")
 def quiz(
-    topic: str | None, count: int, difficulty: str | None, seed: int | None, lang: str | None, as_json: bool
+    topic: str | None,
+    count: int,
+    difficulty: str | None,
+    seed: int | None,
+    ids: tuple[str, ...],
+    lang: str | None,
+    as_json: bool,
 ) -> None:
     """Answer quiz questions with instant feedback.
 
@@ -26,6 +44,7 @@ def quiz(
     Examples:
       normkata quiz -n 5 --topic rmsnorm
       normkata quiz --difficulty hard --lang zh
+      normkata quiz --id rms-torch-eps-value --id prec-fp16-max
       printf 'A\\nB\\nA\\n' | normkata quiz -n 3 --seed 1 --json
     """
     from normkata.content.bank import check_topic, select
@@ -36,7 +55,10 @@ def quiz(
     lang = current_lang(lang)
     practice = open_practice("quiz", lang, quiet=as_json)
     check_topic(practice.bank, topic)
-    questions = select(practice.bank.questions, topic=topic, difficulty=difficulty, count=count, seed=seed)
+    if ids:
+        questions = [_named(practice.bank, item_id, lang) for item_id in ids]
+    else:
+        questions = select(practice.bank.questions, topic=topic, difficulty=difficulty, count=count, seed=seed)
     if not questions:
         raise InputError(t("quiz.none", lang))
     result = run_quiz(practice, questions)
@@ -47,3 +69,17 @@ def quiz(
         render_summary(practice, result)
     if result.interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
+def _named(bank: Bank, item_id: str, lang: str) -> Question:
+    """The question called `item_id`, or an InputError that suggests close ids."""
+    import difflib
+
+    from normkata.i18n import t
+
+    question = bank.question(item_id)
+    if question is None:
+        close = difflib.get_close_matches(item_id, [q.id for q in bank.questions], n=3)
+        hint = t("quiz.did_you_mean", lang, ids=", ".join(close)) if close else ""
+        raise InputError(t("quiz.unknown_id", lang, id=item_id, hint=hint))
+    return question

@@ -126,8 +126,9 @@ class _Checker:
                         _join(_join(field, lang), i),
                         "expected text (quote text that contains ': ')",
                     )
+            where = _join(field, lang)
             lists[lang] = tuple(
-                self.zh(item.strip(), items.item_lines[i], _join(_join(field, lang), i)) if lang == "zh" else item.strip()
+                self.zh(item.strip(), items.item_lines[i], _join(where, i)) if lang == "zh" else item.strip()
                 for i, item in enumerate(items)
             )
         if len(lists["en"]) != len(lists["zh"]):
@@ -365,8 +366,9 @@ def _precision(check: _Checker, data: LineDict, field: str, qtype: str) -> tuple
     if value == "exact":
         return ("exact", 0)
     if isinstance(value, LineDict) and len(value) == 1:
-        (kind, digits), = value.items()
-        if kind in ("sig", "decimals") and isinstance(digits, int) and not isinstance(digits, bool) and 0 <= digits <= 12:
+        ((kind, digits),) = value.items()
+        whole = isinstance(digits, int) and not isinstance(digits, bool)
+        if kind in ("sig", "decimals") and whole and 0 <= digits <= 12:
             if kind == "sig" and digits == 0:
                 raise check.fail(line, where, "at least 1 significant digit")
             return (kind, digits)

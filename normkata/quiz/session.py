@@ -17,6 +17,7 @@ from normkata.quiz.answers import (
     is_correct,
     letters_for,
     parse_answer,
+    precision_hint,
 )
 from normkata.srs import quiz_rating, schedule
 
@@ -83,9 +84,9 @@ def ask_question(practice: Practice, question: Question, index: int, total: int)
             value = parse_answer(question, raw)
         except UnreadableAnswer as why:
             if practice.prompter.interactive:
-                console.print(f"[warn]{escape(t('quiz.invalid', lang, why=why))}[/]")
+                console.print(f"[warn]{escape(t('quiz.invalid', lang, why=why.text(lang)))}[/]")
                 continue
-            console.print(f"[warn]{escape(t('quiz.invalid.recorded', lang, why=why))}[/]")
+            console.print(f"[warn]{escape(t('quiz.invalid.recorded', lang, why=why.text(lang)))}[/]")
             value, given, correct = None, raw.strip(), False
             break
         given, correct = _stored(question, value), is_correct(question, value)
@@ -107,7 +108,7 @@ def _stored(question: Question, value: object) -> str:
     if question.type == "true_false":
         return "true" if value else "false"
     if question.type == "numeric":
-        return f"{value:g}"
+        return f"{value:.12g}"
     return "".join(value) if isinstance(value, tuple) else str(value)
 
 
@@ -121,6 +122,9 @@ def _prompt(question: Question, lang: str) -> str:
 def _show_question(practice: Practice, question: Question, index: int, total: int) -> None:
     console, lang = practice.console, practice.lang
     show_item_header(practice, "quiz.header", question, index, total)
+    hint = precision_hint(question, lang)
+    if hint:
+        console.print(f"[muted]{escape(hint)}[/]")
     for i, choice in enumerate(question.choices):
         console.print(f"  [quiz.choice]{letter(i)})[/] {escape(choice.get(lang))}")
     if question.type == "true_false":
@@ -141,9 +145,9 @@ def _show_feedback(practice: Practice, question: Question, value: object, correc
 
 
 def source_label(source: str, lang: str) -> str:
-    if source == "beyond":
-        return t("quiz.source.beyond", lang)
-    return f"seeds/{source}: {SOURCES[source]}"
+    """The title of the document an item comes from (described in docs/sources.md)."""
+    en, zh = SOURCES[source]
+    return zh if lang == "zh" else en
 
 
 def render_summary(practice: Practice, result: QuizResult) -> None:
