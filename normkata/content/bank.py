@@ -9,7 +9,7 @@ from pathlib import Path
 
 from normkata.content.model import Card, ContentIssue, Question, Topic
 from normkata.content.schema import validate_file
-from normkata.content.yamlnodes import YamlSyntaxError, load_yaml
+from normkata.content.yamlnodes import YamlSyntaxError, decode, load_yaml
 from normkata.errors import InputError
 
 
@@ -45,7 +45,7 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
     for file in bank_files(path):
         shown = _display(file)
         try:
-            text = file.read_text(encoding="utf-8")
+            text = decode(file.read_bytes())  # not UTF-8, binary: an error with its line
             data = load_yaml(text)
         except YamlSyntaxError as exc:
             issues.append(ContentIssue(shown, exc.line, "", exc.message))

@@ -1,11 +1,17 @@
 """Parse YAML into plain dicts and lists that remember the line each value came from.
 
-Validation errors must name the line, so the loader composes PyYAML's node tree and keeps
-each node's start line beside the value built from it.
+Validation errors must name the line, so values are built straight from the parser's events,
+each beside the line it starts on. Building from events rather than from PyYAML's composed
+node tree also makes every hostile input an error with a line instead of a crash: libyaml's
+composer recurses in C (deep nesting overflows the stack), and aliases let a few lines expand
+into billions of values. A question bank needs neither, so nesting is capped and aliases,
+anchors' only use, are refused.
 """
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -14,6 +20,15 @@ try:  # libyaml is several times faster when present
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Loader = yaml.SafeLoader
+
+#: Deeper than any real bank (a question is four levels down) and far below a stack overflow.
+MAX_DEPTH = 64
+#: A bank is a few hundred kilobytes; anything this big is not one.
+MAX_BYTES = 8 * 1024 * 1024
+#: Digits in an integer: far more than any answer, far fewer than Python's conversion limit.
+MAX_DIGITS = 100
+
+_STR = "tag:yaml.org,2002:str"
 
 
 class YamlSyntaxError(ValueError):
@@ -37,14 +52,36 @@ class LineList(list):
     item_lines: list[int]
 
 
+def read_yaml_file(path: Path) -> Any:
+    """Read and parse a bank file; every problem, decoding included, is a YamlSyntaxError with a line."""
+    return load_yaml(decode(path.read_bytes()))
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text (a BOM is allowed), or an error naming the first line that is not."""
+    if len(data) > MAX_BYTES:
+        raise YamlSyntaxError(1, f"file too large ({len(data)} bytes; a question bank is well under {MAX_BYTES})")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise YamlSyntaxError(1, "the file is UTF-16 text: save it as UTF-8")
+    if b"\x00" in data:
+        line = data.count(b"\n", 0, data.index(b"\x00")) + 1
+        raise YamlSyntaxError(line, "binary data (a NUL byte): a question bank is UTF-8 text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start]
+        raise YamlSyntaxError(
+            line, f"not UTF-8 (byte 0x{byte:02x} at column {column}): save the file as UTF-8"
+        ) from None
+
+
 def load_yaml(text: str) -> Any:
     """Parse one YAML document into LineDict/LineList/scalars (None for an empty file)."""
     loader = _Loader(text)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        return _build(node, loader)
+        return _Builder(loader).build()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
@@ -52,30 +89,125 @@ def load_yaml(text: str) -> Any:
         if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
             message += f" ({exc.context} started on line {exc.context_mark.line + 1})"
         raise YamlSyntaxError(line, message) from None
+    except yaml.reader.ReaderError as exc:  # a control character, or text the reader cannot take
+        raise YamlSyntaxError(_reader_line(text, exc), f"YAML syntax: {_reader_problem(exc)}") from None
+    except yaml.YAMLError as exc:  # anything else PyYAML can raise, still on one line
+        raise YamlSyntaxError(1, f"YAML syntax: {exc}".splitlines()[0]) from None
     finally:
         loader.dispose()
 
 
-def _build(node: yaml.Node, loader: Any) -> Any:
-    line = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        mapping = LineDict()
-        mapping.line, mapping.key_lines = line, {}
-        for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=True)
-            key_line = key_node.start_mark.line + 1
-            if not isinstance(key, str):
-                raise YamlSyntaxError(key_line, f"keys must be text, got {key!r}")
-            if key in mapping:
-                raise YamlSyntaxError(key_line, f"duplicate key {key!r}")
-            mapping[key] = _build(value_node, loader)
-            mapping.key_lines[key] = key_line
-        return mapping
-    if isinstance(node, yaml.SequenceNode):
-        items = LineList()
-        items.line, items.item_lines = line, []
-        for item in node.value:
-            items.append(_build(item, loader))
-            items.item_lines.append(item.start_mark.line + 1)
-        return items
-    return loader.construct_object(node, deep=True)
+class _Builder:
+    """Turns the parser's event stream into LineDict/LineList/scalars, without recursion."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+        self.stack: list[LineDict | LineList] = []
+        self.keys: list[str | None] = []  # per open mapping: the key waiting for its value
+        self.root: Any = None
+        self.documents = 0
+
+    def build(self) -> Any:
+        while self.loader.check_event():
+            self._on(self.loader.get_event())
+        return self.root
+
+    def _on(self, event: yaml.Event) -> None:
+        kind = type(event)
+        if kind is yaml.ScalarEvent:  # most events: checked first
+            line = event.start_mark.line + 1
+            self._add(self._scalar(event, line), line, is_text=True)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            self._open(event, event.start_mark.line + 1)
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            self.stack.pop()
+            self.keys.pop()
+        elif kind is yaml.AliasEvent:
+            line = event.start_mark.line + 1
+            raise YamlSyntaxError(line, f"aliases (*{event.anchor}) are not allowed in a question bank")
+        elif kind is yaml.DocumentStartEvent:
+            self.documents += 1
+            if self.documents > 1:
+                line = event.start_mark.line + 1
+                raise YamlSyntaxError(line, "YAML syntax: one document per file (found a second '---')")
+
+    def _open(self, event: yaml.CollectionStartEvent, line: int) -> None:
+        if len(self.stack) >= MAX_DEPTH:
+            raise YamlSyntaxError(line, f"nested more than {MAX_DEPTH} levels deep")
+        if event.tag is not None and not event.implicit:
+            raise YamlSyntaxError(line, f"tags such as {event.tag} are not allowed in a question bank")
+        container: LineDict | LineList
+        if isinstance(event, yaml.MappingStartEvent):
+            container = LineDict()
+            container.key_lines = {}
+        else:
+            container = LineList()
+            container.item_lines = []
+        container.line = line
+        self._add(container, line, is_text=False)
+        self.stack.append(container)
+        self.keys.append(None)
+
+    def _add(self, value: Any, line: int, *, is_text: bool) -> None:
+        if not self.stack:
+            self.root = value
+            return
+        parent = self.stack[-1]
+        if isinstance(parent, LineList):
+            parent.append(value)
+            parent.item_lines.append(line)
+            return
+        key = self.keys[-1]
+        if key is None:
+            self._set_key(parent, value, line, is_text)
+            return
+        parent[key] = value
+        self.keys[-1] = None
+
+    def _set_key(self, parent: LineDict, key: Any, line: int, is_text: bool) -> None:
+        if not is_text or not isinstance(key, str):
+            raise YamlSyntaxError(line, f"keys must be text, got {_short(key)}")
+        if key in parent:
+            raise YamlSyntaxError(line, f"duplicate key {key!r}")
+        parent.key_lines[key] = line
+        self.keys[-1] = key
+
+    def _scalar(self, event: yaml.ScalarEvent, line: int) -> Any:
+        tag = event.tag
+        if tag is None or tag == "!":  # untagged: YAML's rules decide (text, number, bool, null)
+            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+        if tag == _STR:  # most scalars: what SafeConstructor would return anyway
+            return event.value
+        if tag == "tag:yaml.org,2002:int" and sum(c.isdigit() for c in event.value) > MAX_DIGITS:
+            raise YamlSyntaxError(line, f"number too long ({len(event.value)} characters)")
+        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        try:
+            value = self.loader.construct_object(node)
+        except (ValueError, OverflowError) as exc:  # e.g. a date that does not exist
+            raise YamlSyntaxError(line, f"cannot read {event.value[:40]!r}: {exc}") from None
+        if isinstance(value, float) and not math.isfinite(value) and _finite_literal(event.value):
+            raise YamlSyntaxError(line, f"number out of range: {event.value[:40]}")
+        return value
+
+
+def _reader_line(text: str, exc: yaml.reader.ReaderError) -> int:
+    """The line of a reader error: libyaml counts its position in UTF-8 bytes, PyYAML in characters."""
+    position = max(exc.position, 0)
+    if _Loader is not yaml.SafeLoader:
+        return text.encode("utf-8", "replace")[:position].count(b"\n") + 1
+    return text.count("\n", 0, position) + 1
+
+
+def _reader_problem(exc: yaml.reader.ReaderError) -> str:
+    code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    return f"{exc.reason or 'unacceptable character'} #x{code:04x}"
+
+
+def _finite_literal(text: str) -> bool:
+    """True for a number written with digits (1e999), False for YAML's own .inf and .nan."""
+    return not text.strip().lower().lstrip("+-").startswith((".inf", ".nan"))
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
