@@ -38,6 +38,8 @@ class Kata:
     topics: tuple[str, ...]
     file: str  # the learner's file name in the workspace
     classes: tuple[str, ...]
+    #: torch function names the learner's code must not reach, however it gets there (the
+    #: worker watches every torch call with a TorchFunctionMode): `rms_norm`, `layer_norm`, ...
     forbidden: tuple[str, ...]
     hints: TextList
     folder: Path

@@ -8,15 +8,15 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+if TYPE_CHECKING:
+    from normkata.grading.contract import GradeResult
+
 from normkata.errors import EXIT_INPUT, InputError
 from normkata.options import AppState, current_lang, lang_option
-
-#: Ceiling for a whole grading run; each case has its own --timeout inside it.
-RUN_CEILING_S = 900
-
 
 def _workspace() -> Path:
     from normkata.paths import workspace_dir
@@ -164,6 +164,8 @@ def solution(name: str, yes: bool, lang: str | None) -> None:
               help="auto runs the CUDA cases when a GPU is present.")  # fmt: skip
 @click.option("--timeout", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
               help="Seconds any single case may take.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Draw the inputs from this seed (default: a fresh one, shown in the result).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--format", "fmt", type=click.Choice(("gradescope", "junit")), default=None,
               help="Also write results.json (Gradescope) or junit.xml.")  # fmt: skip
@@ -175,6 +177,7 @@ def grade(
     file: Path | None,
     device: str,
     timeout: float,
+    seed: int | None,
     as_json: bool,
     fmt: str | None,
     output: Path | None,
@@ -189,7 +192,7 @@ def grade(
     Examples:
       normkata grade
       normkata grade layernorm --file my_layernorm.py
-      normkata grade rmsnorm --json
+      normkata grade rmsnorm --json --seed 7      # the same inputs as a run with seed 7
       normkata grade batchnorm --format gradescope --output results.json
     """
     from normkata.grading import report
@@ -208,9 +211,8 @@ def grade(
         raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
     console = make_console(quiet=as_json)
     with console.status(t("grade.running", lang, kata=chosen.id)):
-        raw = _run_grader(chosen.id, target, device, timeout)
-    result = report.summarise(raw, lang)
-    log.attempt(chosen.id, str(target), result, device)
+        result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang)
+    log.attempt(chosen.id, str(target), result.to_json(), device)
     if fmt:
         path = output or Path("results.json" if fmt == "gradescope" else "junit.xml")
         if fmt == "gradescope":
@@ -219,30 +221,50 @@ def grade(
             path.write_text(report.to_junit(result), encoding="utf-8")
         console.print(f"[muted]{t('grade.written', lang, path=path)}[/]")
     if as_json:
-        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:
-        report.render(console, result, raw, lang)
-    raise click.exceptions.Exit(0 if result["passed"] else 1)
+        report.render(console, result)
+    raise click.exceptions.Exit(0 if result.passed else 1)
 
 
-def _run_grader(kata_id: str, file: Path, device: str, timeout: float) -> dict:
-    """Run the trusted runner in its own process and return what it wrote."""
-    with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch) / "result.json"
-        command = [sys.executable, "-m", "normkata.grading.runner", kata_id, str(file.resolve()), str(out),
-                   "--device", device, "--timeout", str(timeout)]  # fmt: skip
-        package_parent = str(Path(__file__).resolve().parents[2])
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
-        }
+#: The most a runner may print: a GradeResult is far smaller.
+_MAX_RESULT_BYTES = 32 * 1024 * 1024
+
+
+def run_grader(kata_id: str, file: Path, *, device: str = "auto", timeout: float = 10.0, seed: int | None = None,
+               lang: str = "en") -> GradeResult:  # fmt: skip
+    """Run the trusted runner in its own process; its verdict arrives on a pipe, never a file."""
+    from normkata.grading.contract import GradeResult
+    from normkata.grading.runner import BUDGET_CASES, BUDGET_CEILING_S
+
+    command = [sys.executable, "-m", "normkata.grading.runner", kata_id, str(file.resolve()),
+               "--device", device, "--timeout", str(timeout), "--lang", lang]  # fmt: skip
+    if seed is not None:
+        command += ["--seed", str(seed)]
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+    }
+    ceiling = min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout) + 120  # the budget, plus start-up
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, env=env)
+        assert process.stdout is not None
         try:
-            run = subprocess.run(command, capture_output=True, text=True, timeout=RUN_CEILING_S, env=env)
+            out, _ = process.communicate(timeout=ceiling)
         except subprocess.TimeoutExpired:
-            raise click.ClickException(f"grading took longer than {RUN_CEILING_S} s and was stopped") from None
-        if run.returncode == EXIT_INPUT:
-            raise InputError(run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "bad input")
-        if run.returncode != 0 or not out.exists():
-            tail = run.stderr.strip().splitlines()[-1:] or ["no output"]
-            raise click.ClickException(f"the grader failed: {tail[0]}")
-        return json.loads(out.read_text(encoding="utf-8"))
+            process.kill()
+            process.wait()
+            raise click.ClickException(f"grading took longer than {ceiling:g} s and was stopped") from None
+        errors.seek(0)
+        stderr = errors.read(65536).decode("utf-8", "replace").strip()
+    if process.returncode == EXIT_INPUT:
+        raise InputError(stderr.splitlines()[-1] if stderr else "bad input")
+    if process.returncode != 0 or not out or len(out) > _MAX_RESULT_BYTES:
+        tail = stderr.splitlines()[-1:] or ["no output"]
+        raise click.ClickException(f"the grader failed: {tail[0]}")
+    try:
+        return GradeResult.from_json(json.loads(out))
+    except (ValueError, KeyError, TypeError):
+        raise click.ClickException("the grader's result could not be read") from None

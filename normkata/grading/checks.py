@@ -1,25 +1,55 @@
 """What hidden suites use: run the learner's code, compare with a float64 reference, explain.
 
 Runs in the trusted runner. Failure messages say what was called, on what input, what came
-back and what was expected, and name a known misconception when the learner's output matches
-the reference run with that mistake.
+back and what was expected, in the learner's language, and name a known misconception when the
+learner's output matches the reference run with that mistake. Inputs are drawn from the run's
+seed (`configure`), so a suite cannot be memorised and `--seed` reproduces a run.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import torch
 
-from normkata.grading.proxy import Submission, SubmissionError
+from normkata.grading.contract import (
+    DTYPE_NAMES,
+    TOLERANCES,
+    Failure,
+    Inspection,
+    Program,
+    RunReply,
+    Step,
+    Tolerance,
+    tolerance_for,
+)
+from normkata.grading.proxy import Submission, SubmissionError, TimeBudgetUsed
 
-#: Tolerances (rtol = atol) by dtype, from GRADING.md.
-TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3, torch.float64: 1e-10}
-GRAD_TOLERANCE = 1e-4
 
-DTYPE_NAMES = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float64: "float64"}
+@dataclass
+class RunContext:
+    seed: int = 0
+    lang: str = "en"
+
+
+_RUN = RunContext()
+
+
+def configure(seed: int, lang: str) -> None:
+    """Set the run's seed and language before the suite is collected."""
+    _RUN.seed, _RUN.lang = seed, lang
+
+
+def say(en: str, zh: str, **values: Any) -> str:
+    """A message for the learner, in the run's language."""
+    return (zh if _RUN.lang == "zh" else en).format(**values)
+
+
+def lang() -> str:
+    return _RUN.lang
 
 
 class CaseFailure(AssertionError):
@@ -43,6 +73,45 @@ class Misconception:
     hint_en: str
     hint_zh: str
 
+    def title(self, lang: str) -> str:
+        return self.title_zh if lang == "zh" else self.title_en
+
+    def hint(self, lang: str) -> str:
+        return self.hint_zh if lang == "zh" else self.hint_en
+
+
+#: Something the learner's code may raise, and the misconception it reveals.
+ErrorSuspect = tuple[Misconception, Callable[[Failure], bool]]
+
+STATEFUL = Misconception(
+    "stateful-forward",
+    "forward depends on earlier calls",
+    "forward 的结果依赖之前的调用",
+    "Compute everything from this call's input: do not cache statistics or outputs between calls.",
+    "每次都只用本次调用的输入计算：不要在多次调用之间缓存统计量或输出。",
+)
+
+
+# -- seeded inputs -----------------------------------------------------------------------------
+
+
+def seeded(key: int) -> torch.Generator:
+    """A generator for one input of the suite: the run's seed and the input's own key."""
+    return torch.Generator().manual_seed((_RUN.seed * 1_000_003 + key) % (2**63))
+
+
+def randn(shape: Sequence[int], key: int, *, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
+    return torch.randn(*shape, generator=seeded(key)) * scale + shift
+
+
+def draw(key: int, low: int, high: int) -> int:
+    """A whole number in [low, high], drawn from the run's seed."""
+    return int(torch.randint(low, high + 1, (1,), generator=seeded(key)).item())
+
+
+def shape_id(shape: Sequence[int]) -> str:
+    return "x".join(map(str, shape))
+
 
 @dataclass
 class Input:
@@ -52,32 +121,101 @@ class Input:
     label: str
 
     def describe(self, device: str = "cpu") -> str:
-        shape = tuple(self.tensor.shape)
-        return (
-            f"{self.label} input of shape {shape}, {DTYPE_NAMES.get(self.tensor.dtype, self.tensor.dtype)} on {device}"
-        )
+        shape, dtype = tuple(self.tensor.shape), DTYPE_NAMES.get(self.tensor.dtype, str(self.tensor.dtype))
+        return say(
+            "{label} input of shape {shape}, {dtype} on {device}",
+            "{label} 输入，形状 {shape}，{dtype}，设备 {device}",
+            label=self.label, shape=shape, dtype=dtype, device=device,
+        )  # fmt: skip
 
 
+# -- talking about calls and errors ------------------------------------------------------------
+
+
+def call_text(cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str | None = "forward"
+              ) -> str:  # fmt: skip
+    """How a call reads to the learner: `RMSNorm(8, eps=1e-05).forward`."""
+    parts = [_value(a) for a in args] + [f"{k}={_value(v)}" for k, v in (kwargs or {}).items()]
+    return f"{cls}({', '.join(parts)})" + (f".{method}" if method else "")
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+_STAGES = {
+    "build": ("while building the module", "构建模块时"),
+    "load_state": ("while loading weights", "加载权重时"),
+    "forward": ("in forward", "在 forward 中"),
+    "backward": ("in backward", "在反向传播中"),
+    "import": ("while importing", "导入时"),
+    "run": ("", ""),
+}
+_BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+_NO_ATTRIBUTE = re.compile(r"object has no attribute '(\w+)'")
+
+
+def explain(failure: Failure, call: str) -> str:
+    """The learner's exception as a sentence: what was called, where, what went wrong."""
+    en_stage, zh_stage = _STAGES.get(failure.stage, ("", ""))
+    where = say(" (your file, line {n})", "（你的文件第 {n} 行）", n=failure.line) if failure.line else ""
+    message = " ".join(failure.message.split())
+    stage = say(en_stage, zh_stage)
+    if failure.error == "NotImplementedError":
+        return say("{call}: not implemented yet (NotImplementedError {stage}){where}",
+                   "{call}：尚未实现（{stage}抛出 NotImplementedError）{where}", call=call, stage=stage, where=where)
+    if failure.error == "Forbidden":
+        return say("{call} {stage}: {message}", "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
+                   call=call, stage=stage, message=message)  # fmt: skip
+    if match := _NO_ATTRIBUTE.search(message):
+        return say("{call} {stage}: the module has no attribute `{name}`{where}",
+                   "{call} {stage}：模块没有属性 `{name}`{where}", call=call, stage=stage, name=match[1], where=where)
+    if match := _BROADCAST.search(message):
+        return say(
+            "{call} {stage}: shapes do not broadcast (a size-{a} dimension met a size-{b} one){where}",
+            "{call} {stage}：形状无法广播（大小为 {a} 的维度遇到了大小为 {b} 的维度）{where}",
+            call=call, stage=stage, a=match[1], b=match[2], where=where,
+        )  # fmt: skip
+    return say("{call} {stage} raised {error}: {message}{where}", "{call} {stage}抛出 {error}：{message}{where}",
+               call=call, stage=stage, error=failure.error, message=message, where=where)  # fmt: skip
+
+
+def is_broadcast_error(failure: Failure) -> bool:
+    return failure.stage == "forward" and bool(_BROADCAST.search(failure.message))
+
+
+# -- the harness -------------------------------------------------------------------------------
+
+
+@dataclass
 class Harness:
-    """One grading session's view of the submission, the reference and the diagnoses."""
+    """One grading session's view of the submission and the diagnoses."""
 
-    def __init__(self, submission: Submission, reference: Any, device: str, record: Callable[[Misconception], None]):
-        self.submission = submission
-        self.reference = reference
-        self.device = device
-        self.record = record
+    submission: Submission
+    device: str
+    record: Callable[[Misconception], None]
+    structure: list[str] = field(default_factory=list)
 
-    # -- running the learner's code ------------------------------------------------------------
-
-    def run(self, program: dict[str, Any]) -> dict[str, Any]:
+    def run(self, program: Program, error_suspects: Sequence[ErrorSuspect] = ()) -> RunReply:
         try:
             reply = self.submission.run(program)
+        except TimeBudgetUsed:
+            raise
         except SubmissionError as exc:
-            raise LearnerError(str(exc)) from None
-        if not reply.get("ok"):
-            where = f" (your file, line {reply['line']})" if reply.get("line") else ""
-            message = " ".join(str(reply.get("message")).split())  # one line, whatever torch printed
-            raise LearnerError(f"{_call(program)} raised {reply.get('error')}: {message}{where}")
+            raise LearnerError(f"{call_text(program.cls, program.args, program.kwargs, None)}: {exc.text(_RUN.lang)}")
+        if not reply.ok:
+            failure = reply.failure or Failure("Error", "", 0, "run")
+            message = explain(failure, call_text(program.cls, program.args, program.kwargs, None))
+            for misconception, matches in error_suspects:
+                if matches(failure):
+                    self.record(misconception)
+                    message += " " + _named(misconception)
+                    break
+            raise LearnerError(message)
         return reply
 
     def program(
@@ -89,24 +227,27 @@ class Harness:
         state: dict[str, torch.Tensor] | None = None,
         dtype: torch.dtype | None = None,
         mode: str = "train",
-        steps: list[dict[str, Any]] | None = None,
+        steps: Sequence[Step] = (),
         inspect: bool = False,
-        attrs: Sequence[str] = (),
-    ) -> dict[str, Any]:
-        move = {"device": self.device}
-        if dtype is not None:
-            move["dtype"] = DTYPE_NAMES[dtype]
-        return {
-            "cls": cls,
-            "args": list(args),
-            "kwargs": dict(kwargs or {}),
-            "state": state,
-            "to": move,
-            "mode": mode,
-            "steps": steps or [],
-            "inspect": inspect,
-            "attrs": list(attrs),
-        }
+    ) -> Program:
+        return Program(
+            cls=cls,
+            args=list(args),
+            kwargs=dict(kwargs or {}),
+            state=state,
+            device=self.device,
+            dtype=DTYPE_NAMES[dtype] if dtype is not None else None,
+            mode=mode,
+            steps=list(steps),
+            inspect=inspect,
+            seed=_RUN.seed,
+        )
+
+    def inspect(self, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None,
+                dtype: torch.dtype | None = None) -> Inspection:  # fmt: skip
+        reply = self.run(self.program(cls, args, kwargs, inspect=True, dtype=dtype))
+        assert reply.inspect is not None
+        return reply.inspect
 
     # -- whole cases ---------------------------------------------------------------------------
 
@@ -120,19 +261,19 @@ class Harness:
         expected: Callable[[torch.Tensor, dict[str, torch.Tensor]], torch.Tensor],
         suspects: Callable[[torch.Tensor, dict[str, torch.Tensor]], list[tuple[Misconception, torch.Tensor]]]
         | None = None,
+        error_suspects: Sequence[ErrorSuspect] = (),
         state: dict[str, torch.Tensor] | None = None,
         dtype: torch.dtype | None = None,
         mode: str = "train",
-        tol: float | None = None,
-        atol: float | None = None,
+        tol: Tolerance | None = None,
     ) -> torch.Tensor:
         """Run forward on the learner's module and compare with `expected(x, state as quantised)`.
 
         In half precision the output must also come back in the input's dtype (the learner's
         parameters are moved to that dtype, so they share it).
         """
-        program = self.program(cls, args, kwargs, state=state, dtype=dtype, mode=mode, steps=[{"inputs": [x.tensor]}])
-        got = self.run(program)["steps"][0]["output"]
+        program = self.program(cls, args, kwargs, state=state, dtype=dtype, mode=mode, steps=[Step([x.tensor])])
+        got = self.run(program, error_suspects).steps[0].output
         quantised = {k: v.to(dtype) if dtype and v.is_floating_point() else v for k, v in (state or {}).items()}
         call, on = call_text(cls, args, kwargs), x.describe(self.device)
         if dtype in (torch.float16, torch.bfloat16):
@@ -140,13 +281,34 @@ class Harness:
         self.assert_close(
             got,
             expected(x.tensor, quantised),
-            tol=tol or TOLERANCE[x.tensor.dtype],
-            atol=atol,
+            tol=tol or tolerance_for(x.tensor.dtype),
             call=call,
             on=on,
             suspects=suspects(x.tensor, quantised) if suspects else (),
         )
         return got
+
+    def repeated_calls_case(
+        self,
+        cls: str,
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+        inputs: Sequence[Input],
+        *,
+        expected: Callable[[torch.Tensor], torch.Tensor],
+        state: dict[str, torch.Tensor] | None = None,
+        mode: str = "train",
+    ) -> None:
+        """One module called on each input in turn: every output must match its own reference."""
+        steps = [Step([x.tensor]) for x in inputs]
+        replies = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=steps)).steps
+        for number, (x, reply) in enumerate(zip(inputs, replies), start=1):
+            call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
+                       call=call_text(cls, args, kwargs), n=number, total=len(inputs))  # fmt: skip
+            self.assert_close(
+                reply.output, expected(x.tensor), tol=tolerance_for(x.tensor.dtype), call=call, on=x.describe(),
+                suspects=[(STATEFUL, reply.output)] if number > 1 else (),
+            )  # fmt: skip
 
     def gradient_case(
         self,
@@ -158,35 +320,34 @@ class Harness:
         reference: torch.nn.Module,
         state: dict[str, torch.Tensor] | None = None,
         mode: str = "train",
-        seed: int = 99,
+        key: int = 99,
     ) -> None:
         """Gradients of input and parameters against the float64 reference's autograd."""
-        grad_output = torch.randn(x.tensor.shape, generator=seeded(seed))
-        step = {"inputs": [x.tensor], "input_grad": True, "grad_output": grad_output}
-        got = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=[step]))["steps"][0]
+        grad_output = randn(x.tensor.shape, key)
+        step = Step([x.tensor], input_grad=True, grad_output=grad_output)
+        got = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=[step])).steps[0]
         reference = reference.double().train(mode == "train")
         if state:
             reference.load_state_dict({k: v.double() if v.is_floating_point() else v for k, v in state.items()})
         x64 = x.tensor.double().requires_grad_(True)
         reference(x64).backward(grad_output.double())
         call, on = call_text(cls, args, kwargs, method="backward"), x.describe(self.device)
-        if got["input_grads"][0] is None:
-            fail(f"{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)")
-        self.assert_close(
-            got["input_grads"][0], x64.grad, tol=GRAD_TOLERANCE, call=call, on=on, what="gradient of the input"
-        )
+        tol = TOLERANCES["gradient"]
+        if not got.input_grads or got.input_grads[0] is None:
+            fail(say("{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)",
+                     "{call}，{on}：输入没有得到梯度（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
+                     call=call, on=on))  # fmt: skip
+        assert x64.grad is not None
+        what = say("gradient of the input", "输入的梯度")
+        self.assert_close(got.input_grads[0], x64.grad, tol=tol, call=call, on=on, what=what)
         for name, parameter in reference.named_parameters():
-            learner_grad = got["param_grads"].get(name)
+            learner_grad = got.param_grads.get(name)
             if learner_grad is None:
-                fail(f"{call} on {on}: parameter {name!r} got no gradient")
-            self.assert_close(
-                learner_grad, parameter.grad, tol=GRAD_TOLERANCE, call=call, on=on, what=f"gradient of {name}"
-            )
-
-    def inspect(
-        self, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, **options: Any
-    ) -> dict[str, Any]:
-        return self.run(self.program(cls, args, kwargs, inspect=True, **options))["inspect"]
+                fail(say("{call} on {on}: parameter `{name}` got no gradient", "{call}，{on}：参数 `{name}` 没有得到梯度",
+                         call=call, on=on, name=name))  # fmt: skip
+            assert parameter.grad is not None
+            what = say("gradient of {name}", "{name} 的梯度", name=name)
+            self.assert_close(learner_grad, parameter.grad, tol=tol, call=call, on=on, what=what)
 
     # -- comparing -----------------------------------------------------------------------------
 
@@ -195,115 +356,109 @@ class Harness:
         got: torch.Tensor,
         expected: torch.Tensor,
         *,
-        tol: float,
+        tol: Tolerance,
         call: str,
         on: str,
-        what: str = "output",
+        what: str | None = None,
         suspects: Sequence[tuple[Misconception, torch.Tensor]] = (),
-        atol: float | None = None,
     ) -> None:
         """Fail with a precise message unless got ≈ expected (in float64)."""
+        what = what or say("output", "输出")
         if tuple(got.shape) != tuple(expected.shape):
-            raise CaseFailure(f"{call} on {on}: {what} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}")
+            fail(say("{call} on {on}: {what} has shape {got}, expected {expected}",
+                     "{call}，{on}：{what}的形状是 {got}，应为 {expected}",
+                     call=call, on=on, what=what, got=tuple(got.shape), expected=tuple(expected.shape)))  # fmt: skip
         got64, expected64 = got.double(), expected.double()
-        atol = tol if atol is None else atol
-        close = torch.isclose(got64, expected64, rtol=tol, atol=atol)
+        close = torch.isclose(got64, expected64, rtol=tol.rtol, atol=tol.atol)
         if bool(close.all()):
             return
         error = (got64 - expected64).abs()
         error[~torch.isfinite(got64)] = float("inf")
         flat = int(torch.argmax(torch.where(close, torch.zeros_like(error), error + 1)).item())
         index = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), got.shape)) if got.dim() else ()
-        message = (
-            f"{call} on {on}: {what} differs from the reference. "
-            f"Max abs error {error.max().item():.3g} at index {index}: expected {expected64[index].item():.6g}, "
-            f"got {got64[index].item():.6g} ({_tolerance_text(tol, atol)})."
-        )
+        message = say(
+            "{call} on {on}: {what} differs from the reference. Max abs error {err:.3g} at index {index}: "
+            "expected {exp:.6g}, got {got:.6g} ({tol}).",
+            "{call}，{on}：{what}与参考实现不一致。最大绝对误差 {err:.3g}，位于下标 {index}："
+            "应为 {exp:.6g}，实际为 {got:.6g}（{tol}）。",
+            call=call, on=on, what=what, err=error.max().item(), index=index, exp=expected64[index].item(),
+            got=got64[index].item(), tol=tol.describe(_RUN.lang),
+        )  # fmt: skip
+        near = tol.at_least(TOLERANCES["misconception"])
         for misconception, variant in suspects:
             if tuple(variant.shape) == tuple(got.shape) and bool(
-                torch.isclose(got64, variant.double(), rtol=max(tol, 1e-4), atol=max(atol, 1e-4)).all()
+                torch.isclose(got64, variant.double(), rtol=near.rtol, atol=near.atol).all()
             ):
                 self.record(misconception)
-                message += f" This matches a known mistake: {misconception.title_en}. Hint: {misconception.hint_en}"
+                message += " " + _named(misconception)
                 break
-        raise CaseFailure(message)
+        fail(message)
 
     def assert_dtype(self, got: torch.Tensor, expected: torch.dtype, *, call: str, on: str) -> None:
         if got.dtype != expected:
-            raise CaseFailure(
-                f"{call} on {on}: output dtype is {DTYPE_NAMES.get(got.dtype, got.dtype)}, "
-                f"expected {DTYPE_NAMES[expected]} (return the input's dtype when the parameters share it)"
-            )
+            fail(say("{call} on {on}: output dtype is {got}, expected {expected} (return the input's dtype when "
+                     "the parameters share it)",
+                     "{call}，{on}：输出的数据类型是 {got}，应为 {expected}（参数与输入同为该类型时，返回输入的数据类型）",
+                     call=call, on=on, got=DTYPE_NAMES.get(got.dtype, got.dtype), expected=DTYPE_NAMES[expected]))
 
 
-def _tolerance_text(rtol: float, atol: float) -> str:
-    return f"tolerance rtol = atol = {rtol:g}" if rtol == atol else f"tolerance rtol = {rtol:g}, atol = {atol:.3g}"
-
-
-def _call(program: dict[str, Any]) -> str:
-    return call_text(program["cls"], program.get("args", []), program.get("kwargs"), method=None)
-
-
-def call_text(
-    cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str | None = "forward"
-) -> str:
-    """How a call reads to the learner: `RMSNorm(8, eps=1e-05).forward`."""
-    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in (kwargs or {}).items()]
-    return f"{cls}({', '.join(parts)})" + (f".{method}" if method else "")
-
-
-def seeded(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
-
-
-def randn(shape: Sequence[int], seed: int, *, scale: float = 1.0, shift: float = 0.0) -> torch.Tensor:
-    return torch.randn(*shape, generator=seeded(seed)) * scale + shift
-
-
-def quantise(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """The tensor the learner will receive, in `dtype`."""
-    return x.to(dtype)
+def _named(misconception: Misconception) -> str:
+    return say("This matches a known mistake: {title}.", "这符合一个常见错误：{title}。",
+               title=misconception.title(_RUN.lang))  # fmt: skip
 
 
 # -- module state ------------------------------------------------------------------------------
 
 
-def expect_parameters(call: str, info: dict[str, Any], expected: dict[str, torch.Tensor]) -> None:
+def expect_parameters(call: str, info: Inspection, expected: dict[str, torch.Tensor]) -> None:
     """Exactly these parameters, with these shapes, dtypes and initial values."""
-    names = list(info["parameters"])
-    if sorted(names) != sorted(expected):
-        fail(f"{call} has parameters {names}, expected {list(expected)}")
+    expect_keys(call, say("parameters", "参数"), list(info.parameters), list(expected))
     for name, value in expected.items():
-        got = info["parameters"][name]
+        got = info.parameters[name]
         want_dtype = DTYPE_NAMES.get(value.dtype, str(value.dtype))
-        if got["shape"] != list(value.shape) or got["dtype"] != want_dtype:
-            fail(
-                f"{call}.{name} is {got['dtype']} of shape {got['shape']}, "
-                f"expected {want_dtype} of shape {list(value.shape)}"
-            )
-        if not got["is_parameter"] or not got["requires_grad"]:
-            fail(f"{call}.{name} must be an nn.Parameter that requires grad")
-        if not torch.equal(got["value"].to(value.dtype), value):
-            fail(f"{call}.{name} should start as {_describe_init(value)}")
+        if got.shape != list(value.shape) or got.dtype != want_dtype:
+            fail(say("{call}.{name} is {dtype} of shape {shape}, expected {want_dtype} of shape {want_shape}",
+                     "{call}.{name} 是形状 {shape} 的 {dtype}，应为形状 {want_shape} 的 {want_dtype}",
+                     call=call, name=name, dtype=got.dtype, shape=got.shape, want_dtype=want_dtype,
+                     want_shape=list(value.shape)))  # fmt: skip
+        if not got.is_parameter or not got.requires_grad:
+            fail(say("{call}.{name} must be an nn.Parameter that requires grad",
+                     "{call}.{name} 必须是 requires_grad 的 nn.Parameter", call=call, name=name))
+        if not torch.equal(got.value.to(value.dtype), value):
+            fail(say("{call}.{name} should start as {init}", "{call}.{name} 的初始值应为 {init}",
+                     call=call, name=name, init=_describe_init(value)))  # fmt: skip
 
 
-def expect_keys(call: str, what: str, got: list[str], expected: list[str]) -> None:
-    if sorted(got) != sorted(expected):
-        fail(f"{call}: {what} is {got}, expected {expected}")
+def expect_keys(call: str, what: str, got: Sequence[str], expected: Sequence[str]) -> None:
+    """The same names, whatever the order; the message says which are missing or extra, and the fix."""
+    missing, extra = [k for k in expected if k not in got], [k for k in got if k not in expected]
+    if not missing and not extra:
+        return
+    parts = []
+    if missing:
+        parts.append(say("missing {names}", "缺少 {names}", names=_names(missing)))
+    if extra:
+        parts.append(say("unexpected {names}", "多出了 {names}", names=_names(extra)))
+    fail(say("{call}: {what}: {parts}. Fix: use exactly these names: {expected}.",
+             "{call}：{what}：{parts}。修改：名称应恰好是 {expected}。",
+             call=call, what=what, parts="; ".join(parts), expected=_names(expected) or "-"))  # fmt: skip
 
 
-def expect_attr(call: str, info: dict[str, Any], name: str, expected: Any) -> None:
-    got = info["attrs"].get(name, {"missing": True})
-    if got.get("missing"):
-        fail(f"{call} has no attribute {name!r} (torch's module has one: keep the same name)")
-    if "value" not in got or got["value"] != expected:
-        shown = got.get("value", got.get("repr", got))
-        fail(f"{call}.{name} is {shown!r}, expected {expected!r}")
+def expect_contains(call: str, what: str, got: Sequence[str], required: Sequence[str]) -> None:
+    """At least these names (extra harmless children are the learner's business)."""
+    missing = [k for k in required if k not in got]
+    if missing:
+        fail(say("{call}: {what}: missing {names} (the instructions fix these names)",
+                 "{call}：{what}：缺少 {names}（这些名称由题目规定）", call=call, what=what, names=_names(missing)))
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
 
 
 def _describe_init(value: torch.Tensor) -> str:
     if bool((value == 1).all()):
-        return "ones"
+        return say("ones", "全 1")
     if bool((value == 0).all()):
-        return "zeros"
-    return "the given values"
+        return say("zeros", "全 0")
+    return say("the given values", "给定的值")

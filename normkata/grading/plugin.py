@@ -2,43 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception
-from normkata.grading.proxy import Submission
+from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say
+from normkata.grading.contract import CaseResult, Category, Status
+from normkata.grading.proxy import Submission, TimeBudgetUsed
 
 
-@dataclass
-class CaseResult:
-    name: str
-    category: str
-    status: str  # passed | failed | error | skipped
-    message: str = ""
-    diagnosis: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "category": self.category,
-            "status": self.status,
-            "message": self.message,
-            "diagnosis": self.diagnosis,
-        }
+class SuiteError(Exception):
+    """A hidden suite breaks the contract (an unknown category, a case without a Chinese name)."""
 
 
 class GradingPlugin:
-    """Fixtures for the suite (`harness`, `reference`) and a record of every case's outcome."""
+    """Fixtures for the suite (`harness`) and a record of every case's outcome."""
 
-    def __init__(self, submission: Submission, reference_module: Any, device: str, cuda_available: bool) -> None:
+    def __init__(self, submission: Submission, device: str, cuda_available: bool, lang: str) -> None:
         self.submission = submission
-        self.reference_module = reference_module
         self.device = device  # auto | cpu | cuda
         self.cuda_available = cuda_available
+        self.lang = lang
         self.results: list[CaseResult] = []
         self.diagnoses: dict[str, tuple[Misconception, int]] = {}
+        self.suite_errors: list[str] = []
         self._current: Misconception | None = None
 
     def _record(self, misconception: Misconception) -> None:
@@ -48,35 +35,36 @@ class GradingPlugin:
 
     @pytest.fixture
     def harness(self, request: pytest.FixtureRequest) -> Harness:
-        device = _device_of(request.node)
-        return Harness(self.submission, self.reference_module, device, self._record)
-
-    @pytest.fixture
-    def reference(self) -> Any:
-        return self.reference_module
+        return Harness(self.submission, _device_of(request.node), self._record)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for item in items:
+            try:
+                _category(item)
+                _case_name(item, "zh")
+            except SuiteError as exc:
+                self.suite_errors.append(str(exc))
             if _device_of(item) != "cuda":
                 continue
             if self.device == "cpu":
-                item.add_marker(pytest.mark.skip(reason="--device cpu"))
+                item.add_marker(pytest.mark.skip(reason=say("--device cpu", "--device cpu")))
             elif not self.cuda_available:
-                item.add_marker(pytest.mark.skip(reason="CUDA is not available on this machine"))
+                item.add_marker(pytest.mark.skip(reason=say("CUDA is not available on this machine",
+                                                            "本机没有可用的 CUDA")))  # fmt: skip
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
         outcome = yield
         report = outcome.get_result()
         if call.when == "setup" and report.skipped:
-            self._add(item, "skipped", _skip_reason(report))
+            self._add(item, Status.SKIPPED, _skip_reason(report))
         elif call.when == "call" or (call.when == "setup" and report.failed):
             self._add(item, *_classify(call))
 
-    def _add(self, item: pytest.Item, status: str, message: str) -> None:
-        diagnosis = self._current.id if self._current and status == "failed" else None
+    def _add(self, item: pytest.Item, status: Status, message: str) -> None:
+        diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
-        self.results.append(CaseResult(_case_name(item), _category(item), status, message, diagnosis))
+        self.results.append(CaseResult(_case_name(item, self.lang), _category(item), status, message, diagnosis))
 
 
 def _device_of(item: Any) -> str:
@@ -84,31 +72,45 @@ def _device_of(item: Any) -> str:
     return str(callspec.params.get("device", "cpu")) if callspec else "cpu"
 
 
-def _category(item: pytest.Item) -> str:
+def _category(item: pytest.Item) -> Category:
     if _device_of(item) == "cuda":
-        return "CUDA"
+        return Category.CUDA
     marker = item.get_closest_marker("category")
-    return str(marker.args[0]) if marker else "forward fp32"
+    if marker is None:
+        raise SuiteError(f"{item.name}: no @pytest.mark.category")
+    try:
+        return Category(marker.args[0])
+    except ValueError:
+        raise SuiteError(f"{item.name}: unknown category {marker.args[0]!r}") from None
 
 
-def _case_name(item: pytest.Item) -> str:
-    name = item.name.removeprefix("test_")
-    base, _, params = name.partition("[")
-    return base.replace("_", " ") + (f" [{params}" if params else "")
+def _case_name(item: pytest.Item, lang: str) -> str:
+    """`forward [2x5x8-cpu]`; in Chinese from the suite's CASE_NAMES_ZH."""
+    base, _, params = item.name.removeprefix("test_").partition("[")
+    if lang == "zh":
+        names: dict[str, str] = getattr(getattr(item, "module", None), "CASE_NAMES_ZH", {})
+        if base not in names:
+            raise SuiteError(f"{item.name}: no Chinese name in CASE_NAMES_ZH")
+        title = names[base]
+    else:
+        title = base.replace("_", " ")
+    return title + (f" [{params}" if params else "")
 
 
-def _classify(call: pytest.CallInfo) -> tuple[str, str]:
+def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str]:
     if call.excinfo is None:
-        return "passed", ""
+        return Status.PASSED, ""
     exc = call.excinfo.value
     if isinstance(exc, CaseFailure):
-        return "failed", str(exc)
+        return Status.FAILED, str(exc)
+    if isinstance(exc, TimeBudgetUsed):
+        return Status.ERROR, say("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
     if isinstance(exc, LearnerError):
-        return "error", str(exc)
+        return Status.ERROR, str(exc)
     if call.excinfo.errisinstance(pytest.skip.Exception):
-        return "skipped", str(exc)
+        return Status.SKIPPED, str(exc)
     # Anything else came out of comparing what the learner returned (a wrong type, say).
-    return "error", f"{type(exc).__name__}: {exc}"[:500]
+    return Status.ERROR, f"{type(exc).__name__}: {exc}"[:500]
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

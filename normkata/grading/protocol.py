@@ -11,6 +11,7 @@ import os
 import select
 import struct
 import time
+from collections.abc import Callable
 from typing import Any
 
 _HEADER = struct.Struct("!Q")
@@ -48,23 +49,33 @@ def send(fd: int, obj: Any) -> None:
         view = view[written:]
 
 
-def receive(fd: int, timeout: float | None = None) -> Any:
-    """One message from `fd`, waiting at most `timeout` seconds for all of it."""
+def receive(fd: int, timeout: float | None = None, alive: Callable[[], bool] | None = None) -> Any:
+    """One message from `fd`, waiting at most `timeout` seconds for all of it.
+
+    With `alive`, a sender that died is noticed within a tenth of a second, even when some
+    other process still holds the pipe open.
+    """
     deadline = None if timeout is None else time.monotonic() + timeout
-    header = _read_exact(fd, _HEADER.size, deadline)
+    header = _read_exact(fd, _HEADER.size, deadline, alive)
     (size,) = _HEADER.unpack(header)
     if size > MAX_MESSAGE:
         raise ChannelClosed(f"message of {size} bytes is larger than allowed")
-    return decode(_read_exact(fd, size, deadline))
+    return decode(_read_exact(fd, size, deadline, alive))
 
 
-def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+def _read_exact(fd: int, size: int, deadline: float | None, alive: Callable[[], bool] | None) -> bytes:
     chunks, remaining = [], size
     while remaining:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+        while deadline is not None or alive is not None:
+            left = 3600.0 if deadline is None else deadline - time.monotonic()
+            if left <= 0:
                 raise ChannelTimeout()
+            if select.select([fd], [], [], min(left, 0.1) if alive else left)[0]:
+                break
+            if alive is not None and not alive():
+                # Drain what it wrote before dying, then give up.
+                if not select.select([fd], [], [], 0)[0]:
+                    raise ChannelClosed("the other side died")
         chunk = os.read(fd, min(remaining, 1 << 20))
         if not chunk:
             raise ChannelClosed("the other side closed the channel")

@@ -3,98 +3,147 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+import threading
+import time
 from pathlib import Path
-from typing import Any
 
+from normkata.grading.contract import Failure, Hello, LoadReply, LoadRequest, Program, Request, RunReply
 from normkata.grading.protocol import ChannelClosed, ChannelTimeout, receive, send
+from normkata.grading.wire import WireError, from_wire, to_wire
 
-#: Seconds the worker may take to import torch, before any learner code runs.
+#: Seconds the worker may take to import torch and confine itself, before any learner code runs.
 STARTUP_TIMEOUT = 180.0
 #: After this many crashes or time-outs, remaining cases are not tried again.
 MAX_RESTARTS = 3
+#: How much of the worker's own output (prints, tracebacks) is kept: the tail only.
+OUTPUT_TAIL_BYTES = 4096
 
 
 class SubmissionError(Exception):
-    """The learner's code could not be run for this case; the message says why."""
+    """The learner's code could not be run for this case; the message says why, in both languages."""
+
+    def __init__(self, en: str, zh: str = "") -> None:
+        super().__init__(en)
+        self.en, self.zh = en, zh or en
+
+    def text(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
 
 
-@dataclass
-class LoadResult:
-    ok: bool
-    missing: list[str] = field(default_factory=list)
-    global_changes: list[str] = field(default_factory=list)
-    error: str = ""
-    message: str = ""
-    line: int = 0
+class TimeBudgetUsed(SubmissionError):
+    """The whole grade's time budget is spent: the remaining cases are not run."""
+
+
+class _Tail:
+    """Reads a pipe to its end in a thread, keeping only the last bytes (a flood costs nothing)."""
+
+    def __init__(self, fd: int) -> None:
+        self.data = b""
+        self.thread = threading.Thread(target=self._read, args=(fd,), daemon=True)
+        self.thread.start()
+
+    def _read(self, fd: int) -> None:
+        with os.fdopen(fd, "rb", buffering=0) as stream:
+            while chunk := stream.read(65536):
+                self.data = (self.data + chunk)[-OUTPUT_TAIL_BYTES:]
+
+    def text(self) -> str:
+        lines = self.data.decode("utf-8", "replace").strip().splitlines()[-3:]
+        return " | ".join(line.strip()[:120] for line in lines)
 
 
 class Worker:
-    """One worker process and its two pipes."""
+    """One worker process, in a session of its own, and its two pipes."""
 
-    def __init__(self) -> None:
+    def __init__(self, scratch: Path, protected: list[str]) -> None:
         request_read, self.request_fd = os.pipe()
         self.reply_fd, reply_write = os.pipe()
-        self.log = tempfile.TemporaryFile()
+        output_read, output_write = os.pipe()
         # The worker runs in a neutral folder, so it must find normkata the way we did.
         package_parent = str(Path(__file__).resolve().parents[2])
         path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p)
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path}
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1"}
+        env.pop("PYTHONSTARTUP", None)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "normkata.grading.worker", str(request_read), str(reply_write)],
+            [sys.executable, "-m", "normkata.grading.worker", str(request_read), str(reply_write), str(scratch),
+             *protected],
             pass_fds=(request_read, reply_write),
             stdin=subprocess.DEVNULL,
-            stdout=self.log,
-            stderr=self.log,
+            stdout=output_write,
+            stderr=output_write,
             env=env,
-            cwd=tempfile.gettempdir(),
-        )
-        os.close(request_read)
-        os.close(reply_write)
-        self.hello: dict[str, Any] | None = None
+            cwd=scratch,
+            start_new_session=True,  # one process group: killed whole at the end
+        )  # fmt: skip
+        for fd in (request_read, reply_write, output_write):
+            os.close(fd)
+        self.output = _Tail(output_read)
+        self.hello: Hello | None = None
 
-    def wait_ready(self) -> dict[str, Any]:
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def wait_ready(self) -> Hello:
         if self.hello is None:
-            self.hello = self.ask(None, STARTUP_TIMEOUT)
+            self.hello = self._receive(Hello, STARTUP_TIMEOUT)
         return self.hello
 
-    def ask(self, request: dict[str, Any] | None, timeout: float) -> Any:
+    def ask_load(self, request: LoadRequest, timeout: float) -> LoadReply:
+        self._send(Request("load", load=request))
+        return self._receive(LoadReply, timeout)
+
+    def ask_run(self, program: Program, timeout: float) -> RunReply:
+        self._send(Request("run", program=program))
+        return self._receive(RunReply, timeout)
+
+    def _send(self, request: Request) -> None:
         try:
-            if request is not None:
-                send(self.request_fd, request)
-            reply = receive(self.reply_fd, timeout)
+            send(self.request_fd, to_wire(request))
+        except OSError:
+            self._died()
+
+    def _receive(self, kind: type, timeout: float):  # type: ignore[no-untyped-def]
+        try:
+            return from_wire(kind, receive(self.reply_fd, timeout, self.alive))
         except ChannelTimeout:
             self.kill()
-            raise SubmissionError(f"timed out after {timeout:g} s (an endless loop?)") from None
-        except (ChannelClosed, BrokenPipeError, OSError):
-            code = self.process.wait()
+            raise SubmissionError(f"timed out after {timeout:g} s (an endless loop?)",
+                                  f"{timeout:g} 秒后超时（死循环？）") from None
+        except (ChannelClosed, OSError):
+            self._died()
+        except (WireError, Exception) as exc:  # not a valid message: the worker is not ours any more
             self.kill()
-            raise SubmissionError(
-                f"the Python process running your code died (exit code {code}){self.tail()}"
-            ) from None
-        except Exception as exc:  # a reply that is not a valid message
-            self.kill()
-            raise SubmissionError(f"your code's process sent something unreadable ({type(exc).__name__})") from None
-        if not isinstance(reply, dict):
-            self.kill()
-            raise SubmissionError("your code's process sent something unreadable")
-        return reply
+            raise SubmissionError(f"your code's process sent something unreadable ({type(exc).__name__})",
+                                  f"运行你代码的进程发回了无法读取的内容（{type(exc).__name__}）") from None
 
-    def tail(self) -> str:
+    def _died(self) -> None:
         try:
-            self.log.seek(0)
-            lines = self.log.read().decode("utf-8", "replace").strip().splitlines()[-3:]
-        except (OSError, ValueError):
-            return ""
-        return ("; last output: " + " | ".join(line.strip()[:120] for line in lines)) if lines else ""
+            code = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.kill()
+        self.output.thread.join(timeout=1)
+        if code is not None and code < 0:
+            en, zh = f"was killed by signal {-code}", f"被信号 {-code} 终止"
+        else:
+            en, zh = f"exited (code {code})", f"退出了（退出码 {code}）"
+        tail = self.output.text()
+        raise SubmissionError(f"the process running your code {en}" + (f"; its last output: {tail}" if tail else ""),
+                              f"运行你代码的进程{zh}" + (f"；最后的输出：{tail}" if tail else ""))
 
     def kill(self) -> None:
+        """Kill the worker and everything it started (its whole process group)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         if self.process.poll() is None:
             self.process.kill()
-            self.process.wait()
+        self.process.wait()
         for fd in (self.request_fd, self.reply_fd):
             try:
                 os.close(fd)
@@ -107,80 +156,74 @@ class Submission:
     """The learner's file, loaded in a worker; `run` executes one program against it.
 
     A crash or a time-out fails that case only: the next case gets a fresh worker, up to
-    MAX_RESTARTS times.
+    MAX_RESTARTS times. `budget` bounds the whole grade, whatever the per-case timeout.
     """
 
-    def __init__(self, file: Path, classes: list[str], forbidden: list[str], protected: list[Path], timeout: float):
-        self.file = file
-        self.classes = classes
-        self.forbidden = forbidden
+    def __init__(self, request: LoadRequest, protected: list[Path], timeout: float, budget: float) -> None:
+        self.request = request
         self.protected = [str(p) for p in protected]
         self.timeout = timeout
+        self.deadline = time.monotonic() + budget
         self.restarts = 0
-        self.worker: Worker | None = Worker()  # starts importing torch now, in parallel with us
-        self.loaded: LoadResult | None = None
-        self.torch_version = ""
-        self.cuda = False
+        self.scratch = Path(tempfile.mkdtemp(prefix="normkata-scratch-"))
+        self.worker: Worker | None = Worker(self.scratch, self.protected)  # imports torch while we do
+        self.loaded: LoadReply | None = None
+        self.hello: Hello | None = None
         self.forbidden_seen: set[str] = set()
 
-    def load(self) -> LoadResult:
+    def _case_timeout(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeBudgetUsed("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
+        return min(self.timeout, left)
+
+    def load(self) -> LoadReply:
         if self.loaded is None:
             self.loaded = self._load()
         return self.loaded
 
-    def _load(self) -> LoadResult:
+    def _load(self) -> LoadReply:
         assert self.worker is not None
         try:
-            hello = self.worker.wait_ready()
-            self.torch_version, self.cuda = str(hello.get("torch", "")), bool(hello.get("cuda"))
-            reply = self.worker.ask(
-                {
-                    "op": "load",
-                    "file": str(self.file),
-                    "classes": self.classes,
-                    "forbidden": self.forbidden,
-                    "protected": self.protected,
-                },
-                self.timeout,
-            )
+            self.hello = self.worker.wait_ready()
+            return self.worker.ask_load(self.request, self._case_timeout())
         except SubmissionError as exc:
             self.worker = None
-            return LoadResult(False, error="Crash", message=str(exc))
-        if not reply.get("ok"):
-            return LoadResult(
-                False,
-                error=str(reply.get("error")),
-                message=str(reply.get("message")),
-                line=int(reply.get("line") or 0),
-            )
-        return LoadResult(True, list(reply.get("missing", [])), list(reply.get("global_changes", [])))
+            return LoadReply(False, failure=Failure("Crash", str(exc), 0, "import"))
 
-    def run(self, program: dict[str, Any]) -> dict[str, Any]:
+    def run(self, program: Program) -> RunReply:
         """The worker's reply to `program`; SubmissionError when it crashed or hung."""
         loaded = self.load()
         if not loaded.ok:
-            raise SubmissionError(loaded.message)
+            raise SubmissionError(loaded.failure.message if loaded.failure else "the file did not load")
         if self.worker is None:
             if self.restarts >= MAX_RESTARTS:
-                raise SubmissionError("not run: your code crashed or timed out too many times")
+                raise SubmissionError("not run: your code crashed or timed out too many times",
+                                      "未运行：你的代码崩溃或超时的次数太多")
             self.restarts += 1
-            self.worker, self.loaded = Worker(), None
-            if not self.load().ok:
-                raise SubmissionError(self.load().message)
+            self.worker, self.loaded = Worker(self.scratch, self.protected), None
+            reloaded = self.load()
+            if not reloaded.ok:
+                raise SubmissionError(reloaded.failure.message if reloaded.failure else "the file did not load")
         assert self.worker is not None
         try:
-            reply = self.worker.ask({"op": "run", "program": program}, self.timeout)
+            reply = self.worker.ask_run(program, self._case_timeout())
         except SubmissionError:
+            if self.worker is not None:
+                self.worker.kill()
             self.worker = None
             raise
-        self.forbidden_seen.update(str(c) for c in reply.get("forbidden_calls", []))
+        self.forbidden_seen.update(reply.forbidden_calls)
         return reply
 
     def close(self) -> None:
         if self.worker is not None:
             try:
-                send(self.worker.request_fd, {"op": "exit"})
+                send(self.worker.request_fd, to_wire(Request("exit")))
             except OSError:
                 pass
             self.worker.kill()
             self.worker = None
+        import shutil
+
+        shutil.rmtree(self.scratch, ignore_errors=True)

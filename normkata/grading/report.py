@@ -1,140 +1,167 @@
-"""Turn the runner's results into the verdict, the Rich report, JSON, Gradescope and JUnit."""
+"""A `GradeResult` shown to people: the Rich report, Gradescope's results.json, JUnit XML.
+
+The report leads with the named misconceptions (each hint once), then the other failures
+grouped by category, one line per distinct message.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from normkata.grading.categories import CATEGORIES
+from normkata.grading.contract import CaseResult, Category, GradeResult, Status
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-STATUSES = ("passed", "failed", "error", "skipped")
-#: How many failing cases the report spells out.
-FIRST_FAILURES = 5
+#: How many distinct findings the report spells out (`--json` has every case).
+MAX_FINDINGS = 6
+
+_TEXT: dict[str, tuple[str, str]] = {
+    "title": ("Grading {file} (kata {kata})", "评测 {file}（练习 {kata}）"),
+    "meta": ("torch {torch} · seed {seed} · sandbox: {sandbox} · {seconds:.1f} s",
+             "torch {torch} · 种子 {seed} · 沙箱：{sandbox} · {seconds:.1f} 秒"),  # fmt: skip
+    "category": ("Category", "类别"),
+    "passed": ("Passed", "通过"),
+    "failed": ("Failed", "失败"),
+    "error": ("Error", "出错"),
+    "skipped": ("Skipped", "跳过"),
+    "named": ("Recognised mistake: {title} ({n} case(s)).", "识别出的常见错误：{title}（{n} 个用例）。"),
+    "hint": ("Hint: {hint}", "提示：{hint}"),
+    "more_like": ("  … and {n} more with the same message", "  …… 另有 {n} 个用例信息相同"),
+    "more": ("  … and {n} more (normkata grade --json lists every case)",
+             "  …… 另有 {n} 个（normkata grade --json 列出全部用例）"),  # fmt: skip
+    "skipped_note": ("Skipped: {text}.", "跳过：{text}。"),
+    "pass": ("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
+    "fail": ("NOT YET: {bad} of {max} cases failed or errored.", "尚未通过：{max} 个用例中有 {bad} 个失败或出错。"),
+    "rule_fail": ("NOT YET: a rule of the kata is broken (see above).", "尚未通过：违反了本练习的规则（见上）。"),
+}
 
 
-def summarise(raw: dict[str, Any], lang: str) -> dict[str, Any]:
-    """The result object of SPEC.md ("kata", "file", "passed", "score", ...), from the runner's output."""
-    cases = raw["cases"]
-    counts = Counter(c["status"] for c in cases)
-    counts_out = {status: counts.get(status, 0) for status in STATUSES}
-    graded = len(cases) - counts_out["skipped"]
-    return {
-        "kata": raw["kata"],
-        "file": raw["file"],
-        "passed": graded > 0 and counts_out["passed"] == graded,
-        "score": counts_out["passed"],
-        "max_score": graded,
-        "counts": counts_out,
-        "cases": [{k: c[k] for k in ("name", "category", "status", "message")} for c in cases],
-        "diagnosis": [
-            {
-                "id": d["id"],
-                "title": d["title_zh" if lang == "zh" else "title_en"],
-                "hint": d["hint_zh" if lang == "zh" else "hint_en"],
-                "cases": d["cases"],
-            }
-            for d in raw.get("diagnosis", [])
-        ],
-        "duration_s": raw["duration_s"],
-    }
+def text(key: str, lang: str, **values: Any) -> str:
+    en, zh = _TEXT[key]
+    return (zh if lang == "zh" else en).format(**values)
 
 
-def render(console: Console, result: dict[str, Any], raw: dict[str, Any], lang: str) -> None:
+def render(console: Console, result: GradeResult) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from normkata.i18n import t
-
-    console.print(
-        f"[heading]{t('grade.title', lang, kata=result['kata'], file=Path(result['file']).name)}[/]  "
-        f"[muted]torch {raw.get('torch') or '?'} · {result['duration_s']:.1f} s[/]"
-    )
+    lang = result.lang
+    title = text("title", lang, kata=result.kata, file=Path(result.file).name)
+    meta = text("meta", lang, torch=result.torch or "?", seed=result.seed, sandbox=result.sandbox,
+                seconds=result.duration_s)  # fmt: skip
+    console.print(f"[heading]{escape(title)}[/]  [muted]{escape(meta)}[/]")
     table = Table(show_edge=False)
-    table.add_column(t("grade.category", lang))
-    for status in STATUSES:
-        table.add_column(t(f"grade.{status}", lang), justify="right")
+    table.add_column(text("category", lang))
+    for status in Status:
+        table.add_column(text(status.value, lang), justify="right")
     table.add_column("")
-    by_category: dict[str, Counter] = {}
-    for case in result["cases"]:
-        by_category.setdefault(case["category"], Counter())[case["status"]] += 1
-    ordered = [c for c in CATEGORIES if c in by_category] + [c for c in by_category if c not in CATEGORIES]
-    for category in ordered:
+    by_category: dict[Category, Counter[Status]] = {}
+    for case in result.cases:
+        by_category.setdefault(case.category, Counter())[case.status] += 1
+    for category in [c for c in Category if c in by_category]:
         counts = by_category[category]
-        bad = counts["failed"] + counts["error"]
-        mark = "[kata.fail]✗[/]" if bad else "[muted]–[/]" if not counts["passed"] else "[kata.pass]✓[/]"
-        table.add_row(category, *(str(counts[s] or "") for s in STATUSES), mark)
+        bad = counts[Status.FAILED] + counts[Status.ERROR]
+        mark = "[kata.fail]✗[/]" if bad else "[muted]–[/]" if not counts[Status.PASSED] else "[kata.pass]✓[/]"
+        table.add_row(category.label(lang), *(str(counts[s] or "") for s in Status), mark)
     console.print(table)
-    failures = [c for c in result["cases"] if c["status"] in ("failed", "error")]
-    if failures:
-        console.print(
-            f"[heading]{t('grade.first_failures', lang, n=min(len(failures), FIRST_FAILURES), total=len(failures))}[/]"
-        )
-        for case in failures[:FIRST_FAILURES]:
-            style = "kata.fail" if case["status"] == "failed" else "warn"
-            console.print(f"[{style}]✗ {escape(case['name'])}[/] [muted]({case['category']})[/]")
-            console.print(f"  {escape(case['message'])}")
-    for diagnosis in result["diagnosis"]:
-        named = t("grade.diagnosis", lang, title=diagnosis["title"], n=diagnosis["cases"])
-        console.print(f"[next]{named}[/] {escape(diagnosis['hint'])}")
-    skipped = [c for c in result["cases"] if c["status"] == "skipped"]
+    failures = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
+    named_ids = {d.id for d in result.diagnosis}
+    for diagnosis in sorted(result.diagnosis, key=lambda d: -d.cases):
+        console.print(f"[next]{escape(text('named', lang, title=diagnosis.title, n=diagnosis.cases))}[/]")
+        example = next((c for c in failures if c.diagnosis == diagnosis.id), None)
+        if example:
+            console.print(f"  [muted]{escape(example.name)}:[/] {escape(example.message)}")
+        console.print(f"  {escape(text('hint', lang, hint=diagnosis.hint))}")
+    _print_findings(console, [c for c in failures if c.diagnosis not in named_ids], lang)
+    skipped = [c for c in result.cases if c.status is Status.SKIPPED]
     if skipped:
-        reasons = Counter(c["message"] for c in skipped)
-        text = "; ".join(f"{n} {reason}" for reason, n in reasons.items())
-        console.print(f"[muted]{t('grade.skipped_note', lang, text=text)}[/]")
-    if result["passed"]:
-        console.print(f"[kata.pass]{t('grade.verdict.pass', lang, score=result['score'], max=result['max_score'])}[/]")
+        reasons = Counter(c.message for c in skipped)
+        note = "; ".join(f"{n} {reason}" for reason, n in reasons.items())
+        console.print(f"[muted]{escape(text('skipped_note', lang, text=note))}[/]")
+    if result.passed:
+        console.print(f"[kata.pass]{text('pass', lang, score=result.score, max=result.max_score)}[/]")
+    elif failures and all(c.category is Category.INTEGRITY for c in failures):
+        console.print(f"[kata.fail]{text('rule_fail', lang)}[/]")
     else:
-        bad = result["counts"]["failed"] + result["counts"]["error"]
-        console.print(f"[kata.fail]{t('grade.verdict.fail', lang, bad=bad, max=result['max_score'])}[/]")
+        bad = sum(1 for c in result.scored if c.status is not Status.PASSED)
+        console.print(f"[kata.fail]{text('fail', lang, bad=bad, max=result.max_score)}[/]")
 
 
-def to_gradescope(result: dict[str, Any]) -> dict[str, Any]:
+def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> None:
+    """One finding per distinct message (a root cause shows once), in category order."""
+    from rich.markup import escape
+
+    groups: dict[str, list[CaseResult]] = {}
+    for case in sorted(cases, key=lambda c: list(Category).index(c.category)):
+        groups.setdefault(_shape_of(case.message), []).append(case)
+    for shown, same in enumerate(groups.values()):
+        if shown == MAX_FINDINGS:
+            left = sum(len(g) for g in list(groups.values())[shown:])
+            console.print(f"[muted]{escape(text('more', lang, n=left))}[/]")
+            break
+        first = same[0]
+        style = "kata.fail" if first.status is Status.FAILED else "warn"
+        console.print(f"[{style}]✗ {escape(first.name)}[/] [muted]({escape(first.category.label(lang))})[/]")
+        console.print(f"  {escape(first.message)}")
+        if len(same) > 1:
+            console.print(f"[muted]{escape(text('more_like', lang, n=len(same) - 1))}[/]")
+
+
+_CALL_PREFIX = re.compile(r"^[^:：]*[:：]")
+_NUMBER = re.compile(r"[-+]?\d[\d.e+-]*")
+
+
+def _shape_of(message: str) -> str:
+    """A message without its call and numbers: messages of the same shape are one finding."""
+    return _NUMBER.sub("#", _CALL_PREFIX.sub("", message, count=1))
+
+
+def to_gradescope(result: GradeResult) -> dict[str, Any]:
     """Gradescope autograder results.json: one test per graded case, 1 point each."""
     tests = [
         {
-            "name": f"{case['category']}: {case['name']}",
-            "score": 1.0 if case["status"] == "passed" else 0.0,
+            "name": f"{case.category.label(result.lang)}: {case.name}",
+            "score": 1.0 if case.status is Status.PASSED else 0.0,
             "max_score": 1.0,
-            "status": "passed" if case["status"] == "passed" else "failed",
-            "output": case["message"],
+            "status": "passed" if case.status is Status.PASSED else "failed",
+            "output": case.message,
         }
-        for case in result["cases"]
-        if case["status"] != "skipped"
+        for case in result.scored
     ]
-    skipped = result["counts"]["skipped"]
+    skipped = result.counts["skipped"]
     return {
-        "score": float(result["score"]),
-        "execution_time": result["duration_s"],
-        "output": f"normkata kata {result['kata']}: {result['score']}/{result['max_score']} cases passed"
+        "score": float(result.score),
+        "execution_time": result.duration_s,
+        "output": f"normkata kata {result.kata}: {result.score}/{result.max_score} cases passed"
         + (f", {skipped} skipped" if skipped else ""),
         "tests": tests,
     }
 
 
-def to_junit(result: dict[str, Any]) -> str:
+def to_junit(result: GradeResult) -> str:
     import xml.etree.ElementTree as ET
 
-    counts = result["counts"]
+    counts = result.counts
     suite = ET.Element(
         "testsuite",
-        name=f"normkata.{result['kata']}",
-        tests=str(len(result["cases"])),
+        name=f"normkata.{result.kata}",
+        tests=str(len(result.cases)),
         failures=str(counts["failed"]),
         errors=str(counts["error"]),
         skipped=str(counts["skipped"]),
-        time=f"{result['duration_s']:.3f}",
+        time=f"{result.duration_s:.3f}",
     )
-    for case in result["cases"]:
-        element = ET.SubElement(suite, "testcase", classname=f"{result['kata']}.{case['category']}", name=case["name"])
-        if case["status"] in ("failed", "error", "skipped"):
-            tag = {"failed": "failure", "error": "error", "skipped": "skipped"}[case["status"]]
-            child = ET.SubElement(element, tag, message=case["message"][:200])
-            child.text = case["message"]
+    for case in result.cases:
+        element = ET.SubElement(suite, "testcase", classname=f"{result.kata}.{case.category.value}", name=case.name)
+        if case.status is not Status.PASSED:
+            tag = {Status.FAILED: "failure", Status.ERROR: "error", Status.SKIPPED: "skipped"}[case.status]
+            child = ET.SubElement(element, tag, message=case.message[:200])
+            child.text = case.message
     ET.indent(suite)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 

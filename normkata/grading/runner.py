@@ -1,7 +1,10 @@
-"""The trusted grading process: start the worker, run the hidden suite, write the results.
+"""The trusted grading process: start the worker, run the hidden suite, report the verdict.
 
-Run as `python -m normkata.grading.runner KATA FILE OUT.json [--device D] [--timeout S]`.
-`normkata grade` starts it and renders what it writes; exit code 2 means bad usage.
+Run as `python -m normkata.grading.runner KATA FILE [--device D] [--timeout S] [--seed N]
+[--lang L] [--budget S]`. It prints one `GradeResult` as JSON on its standard output, which
+`normkata grade` reads through a pipe: no file the worker could find or rewrite. Exit code 2
+means bad usage. Nothing the worker does reaches this process except replies that are checked
+field by field.
 """
 
 from __future__ import annotations
@@ -9,76 +12,134 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import ctypes
+import hashlib
 import importlib.util
 import io
 import json
 import os
+import random
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
-from normkata.grading.proxy import Submission
+from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, LoadRequest, Status
+from normkata.grading.text import sanitize
 from normkata.katas import Kata, get_kata
-from normkata.paths import katas_dir, solutions_dir
+from normkata.paths import katas_dir, quizzes_dir, solutions_dir
 
 _INI = "[pytest]\nmarkers =\n    category(name): the report category of a case\n"
+#: The whole grade may take this many times the per-case timeout, and at most this long.
+BUDGET_CASES, BUDGET_CEILING_S = 6, 300.0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="normkata.grading.runner")
     parser.add_argument("kata")
     parser.add_argument("file", type=Path)
-    parser.add_argument("out", type=Path)
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--lang", choices=("en", "zh"), default="en")
+    parser.add_argument("--budget", type=float, default=None, help="seconds for the whole grade")
     args = parser.parse_args(argv)
     started = time.perf_counter()
+    _harden()
     kata = get_kata(args.kata)
     file = args.file.resolve()
-    # Start the worker first: it imports torch while we import torch and pytest.
-    submission = Submission(
-        file, list(kata.classes), list(kata.forbidden), [katas_dir(), solutions_dir()], args.timeout
-    )
-    try:
-        import torch
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
+    budget = args.budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * args.timeout)
+    protected = [str(p) for p in (katas_dir(), solutions_dir(), quizzes_dir(), Path(__file__).resolve().parents[1])]
+    request = LoadRequest(str(file), list(kata.classes), list(kata.forbidden), [str(file.parent)])
 
-        if args.device == "cuda" and not torch.cuda.is_available():
-            print("--device cuda: CUDA is not available on this machine", file=sys.stderr)
-            return 2
-        results = _grade(kata, file, submission, args.device, torch.cuda.is_available())
-    finally:
-        submission.close()
-    results.update(
-        kata=kata.id,
-        file=str(file),
-        torch=submission.torch_version,
-        duration_s=round(time.perf_counter() - started, 3),
-    )
-    args.out.write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
+    from normkata.grading.proxy import Submission
+
+    # The worker imports torch (and confines itself) while we import torch and pytest.
+    submission = Submission(request, [Path(p) for p in protected], args.timeout, budget)
+    with tempfile.TemporaryDirectory(prefix="normkata-runner-") as private:
+        try:
+            import torch
+
+            if args.device == "cuda" and not torch.cuda.is_available():
+                print("--device cuda: CUDA is not available on this machine", file=sys.stderr)
+                return 2
+            trusted = _TrustedCopy(kata, Path(private))
+            result = _grade(kata, file, submission, trusted, args, seed)
+        finally:
+            submission.close()
+        trusted.verify()  # the worker is dead: nothing can change them between this and the verdict
+    result.duration_s = round(time.perf_counter() - started, 3)
+    _sanitize(result)
+    sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False))
     return 0
 
 
-def _grade(kata: Kata, file: Path, submission: Submission, device: str, cuda: bool) -> dict[str, Any]:
-    loaded = submission.load()
-    if not loaded.ok:
-        return {"cases": [_import_case(kata, file, loaded.error, loaded.message, loaded.line)], "diagnosis": []}
-    if loaded.missing:
-        names = ", ".join(loaded.missing)
-        message = f"MISSING CLASS {names} in {file.name}: did you rename it or forget to define it?"
-        return {"cases": [_case("import", "module state", "error", message)], "diagnosis": []}
+class _TrustedCopy:
+    """The suite and the reference, copied and hashed before any learner code runs.
 
+    The runner loads these copies, from a private folder; `verify` checks afterwards that
+    neither they nor the installed originals changed (a mismatch is an error, never a pass).
+    """
+
+    def __init__(self, kata: Kata, folder: Path) -> None:
+        folder.chmod(0o700)
+        self.originals = [kata.suite, kata.solution, *sorted(Path(__file__).parent.glob("*.py"))]
+        self.hashes = {path: _sha256(path) for path in self.originals}
+        self.suite = folder / f"suite_{kata.id}.py"
+        self.solution = folder / f"reference_{kata.id}.py"
+        shutil.copyfile(kata.suite, self.suite)
+        shutil.copyfile(kata.solution, self.solution)
+        self.copies = {self.suite: self.hashes[kata.suite], self.solution: self.hashes[kata.solution]}
+
+    def verify(self) -> None:
+        changed = [p for p, h in {**self.hashes, **self.copies}.items() if not p.exists() or _sha256(p) != h]
+        if changed:
+            names = ", ".join(p.name for p in changed)
+            raise SystemExit(f"the grader's own files changed during grading ({names}): no verdict")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _grade(kata: Kata, file: Path, submission: object, trusted: _TrustedCopy, args: argparse.Namespace, seed: int
+           ) -> GradeResult:  # fmt: skip
     import pytest
 
+    from normkata.grading import checks
     from normkata.grading.plugin import GradingPlugin
+    from normkata.grading.proxy import Submission
 
-    plugin = GradingPlugin(submission, _load_reference(kata), device, cuda)
+    assert isinstance(submission, Submission)
+    checks.configure(seed, args.lang)
+    _load_reference(kata, trusted.solution)
+    loaded = submission.load()
+    hello = submission.hello
+    sandbox = hello.sandbox if hello else "off"
+    torch_version = hello.torch if hello else ""
+
+    def result(cases: list[CaseResult], diagnosis: list[Diagnosis]) -> GradeResult:
+        return GradeResult(kata.id, str(file), cases, diagnosis, seed, sandbox, 0.0, torch_version, args.lang)
+
+    if not loaded.ok:
+        return result([_import_case(file, loaded)], [])
+    if loaded.missing:
+        message = checks.say("MISSING CLASS {names} in {file}: did you rename it or forget to define it?",
+                             "{file} 中缺少类 {names}：是否改了名字或忘了定义？",
+                             names=", ".join(loaded.missing), file=file.name)  # fmt: skip
+        return result([CaseResult("import", Category.STATE, Status.ERROR, message)], [])
+
+    import torch
+
+    plugin = GradingPlugin(submission, args.device, torch.cuda.is_available(), args.lang)
     with tempfile.TemporaryDirectory() as scratch:
         ini = Path(scratch) / "pytest.ini"
         ini.write_text(_INI, encoding="utf-8")
         pytest_args = [
-            str(kata.suite),
+            str(trusted.suite),
             "-c", str(ini), "--rootdir", scratch, "--noconftest", "--import-mode=importlib",
             "-p", "no:cacheprovider", "-q", "-o", "addopts=",
             # Suites raise CaseFailure with their own messages: no assert rewriting needed, and
@@ -89,82 +150,82 @@ def _grade(kata: Kata, file: Path, submission: Submission, device: str, cuda: bo
         ]  # fmt: skip
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             pytest.main(pytest_args, plugins=[plugin])
-    cases = [r.to_json() for r in plugin.results]
-    cases.append(_forbidden_case(kata, file, sorted(submission.forbidden_seen)))
-    cases.append(_global_case(loaded.global_changes))
-    diagnosis = [
-        {
-            "id": m.id,
-            "title_en": m.title_en,
-            "title_zh": m.title_zh,
-            "hint_en": m.hint_en,
-            "hint_zh": m.hint_zh,
-            "cases": n,
-        }
-        for m, n in plugin.diagnoses.values()
-    ]
-    return {"cases": cases, "diagnosis": diagnosis, "cuda": cuda}
+    if plugin.suite_errors:
+        raise SystemExit("the hidden suite breaks the grading contract: " + "; ".join(plugin.suite_errors[:3]))
+    cases = [*plugin.results, _forbidden_case(kata, file, sorted(submission.forbidden_seen)),
+             _global_case(loaded.global_changes)]  # fmt: skip
+    diagnosis = [Diagnosis(m.id, m.title(args.lang), m.hint(args.lang), n) for m, n in plugin.diagnoses.values()]
+    return result(cases, diagnosis)
 
 
-def _case(name: str, category: str, status: str, message: str) -> dict[str, Any]:
-    return {"name": name, "category": category, "status": status, "message": message, "diagnosis": None}
+def _import_case(file: Path, loaded: object) -> CaseResult:
+    from normkata.grading.checks import say
+    from normkata.grading.contract import LoadReply
 
-
-def _import_case(kata: Kata, file: Path, error: str, message: str, line: int) -> dict[str, Any]:
-    where = f" line {line}" if line else ""
-    if error == "SyntaxError":
-        text = f"SYNTAX ERROR in {file.name}{where}: {message}"
-    elif error in ("SystemExit", "KeyboardInterrupt"):
-        text = f"IMPORT STOPPED in {file.name}{where}: the file exited while being imported ({message})"
-    elif error == "Crash":
-        text = f"IMPORT FAILED for {file.name}: {message}"
+    assert isinstance(loaded, LoadReply) and loaded.failure is not None
+    failure = loaded.failure
+    where = say(" line {n}", " 第 {n} 行", n=failure.line) if failure.line else ""
+    if failure.error == "SyntaxError":
+        text = say("SYNTAX ERROR in {file}{where}: {message}", "{file}{where}有语法错误：{message}",
+                   file=file.name, where=where, message=failure.message)  # fmt: skip
+    elif failure.error in ("SystemExit", "KeyboardInterrupt"):
+        text = say("IMPORT STOPPED in {file}{where}: the file exited while being imported ({message})",
+                   "{file}{where}导入中止：文件在导入时退出了（{message}）", file=file.name, where=where,
+                   message=failure.message)  # fmt: skip
+    elif failure.error == "Crash":
+        text = say("IMPORT FAILED for {file}: {message}", "{file} 导入失败：{message}", file=file.name,
+                   message=failure.message)  # fmt: skip
     else:
-        text = f"IMPORT ERROR in {file.name}{where}: {error}: {message}"
-    return _case("import", "module state", "error", text)
+        text = say("IMPORT ERROR in {file}{where}: {error}: {message}", "{file}{where}导入出错：{error}：{message}",
+                   file=file.name, where=where, error=failure.error, message=failure.message)  # fmt: skip
+    return CaseResult("import", Category.STATE, Status.ERROR, text)
 
 
-def _forbidden_case(kata: Kata, file: Path, called: list[str]) -> dict[str, Any]:
-    found = sorted(set(called) | set(static_forbidden_uses(file.read_text(encoding="utf-8"), kata.forbidden)))
+def _forbidden_case(kata: Kata, file: Path, called: list[str]) -> CaseResult:
+    from normkata.grading.checks import say
+
+    name = say("uses no forbidden API", "未使用禁止的 API")
+    found = sorted(set(called) | set(static_forbidden_uses(file.read_text(encoding="utf-8", errors="replace"),
+                                                            kata.forbidden)))  # fmt: skip
     if not found:
-        return _case("uses no forbidden API", "module state", "passed", "")
-    listed = ", ".join(found)
-    return _case(
-        "uses no forbidden API",
-        "module state",
-        "failed",
-        f"{file.name} uses {listed}: this kata asks you to write the computation yourself.",
-    )
+        return CaseResult(name, Category.INTEGRITY, Status.PASSED)
+    message = say("{file} uses {names}: this kata asks you to write the computation yourself.",
+                  "{file} 使用了 {names}：本练习要求你自己写出计算。", file=file.name, names=", ".join(found))
+    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message)
 
 
-def _global_case(changes: list[str]) -> dict[str, Any]:
+def _global_case(changes: list[str]) -> CaseResult:
+    from normkata.grading.checks import say
+
+    name = say("leaves torch's global defaults alone", "不改动 torch 的全局默认设置")
     if not changes:
-        return _case("leaves torch's global defaults alone", "module state", "passed", "")
-    return _case(
-        "leaves torch's global defaults alone",
-        "module state",
-        "failed",
-        "importing your file changed torch's global state (" + "; ".join(changes) + "); a layer must not.",
-    )
+        return CaseResult(name, Category.INTEGRITY, Status.PASSED)
+    message = say("importing your file changed torch's global state ({changes}); a layer must not.",
+                  "导入你的文件改变了 torch 的全局状态（{changes}）；一个层不应这样做。", changes="; ".join(changes))
+    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message)
 
 
 def static_forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[str]:
-    """Forbidden names the source refers to: as an attribute (F.rms_norm) or an import."""
+    """Forbidden names the source spells out (F.rms_norm, from torch... import rms_norm).
+
+    The worker also sees every call at run time, however it is reached; this catches calls
+    on paths the suite never takes.
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
-    by_name = {dotted.rsplit(".", 1)[1]: dotted for dotted in forbidden}
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in by_name:
-            found.add(by_name[node.attr])
+        if isinstance(node, ast.Attribute) and node.attr in forbidden:
+            found.add(node.attr)
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torch"):
-            found.update(by_name[a.name] for a in node.names if a.name in by_name)
+            found.update(a.name for a in node.names if a.name in forbidden)
     return sorted(found)
 
 
-def _load_reference(kata: Kata) -> Any:
-    spec = importlib.util.spec_from_file_location(f"normkata_reference_{kata.id}", kata.solution)
+def _load_reference(kata: Kata, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"normkata_reference_{kata.id}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # suites import it by this name
@@ -172,8 +233,29 @@ def _load_reference(kata: Kata) -> Any:
     return module
 
 
+def _sanitize(result: GradeResult) -> None:
+    for case in result.cases:
+        case.name, case.message = sanitize(case.name, 200), sanitize(case.message)
+
+
+def _harden() -> None:
+    """Not dumpable: another process of this user cannot read or write our memory (/proc/PID/mem)."""
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only the grading plugin, never an entry point
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+
+
 if __name__ == "__main__":
-    code = main()
+    try:
+        code = main()
+    except SystemExit as stop:
+        if isinstance(stop.code, str):
+            print(stop.code, file=sys.stderr)
+            code = 3
+        else:
+            code = int(stop.code or 0)
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(code)  # the results are written; skip torch's slow interpreter teardown
+    os._exit(code)  # the verdict is written; skip torch's slow interpreter teardown

@@ -44,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import os
 import platform
 import resource
@@ -64,6 +65,7 @@ __all__ = [
     "confine",
     "default_denied",
     "default_devices",
+    "default_listable",
     "default_readable",
     "harden_runner",
     "kill_descendants",
@@ -80,7 +82,8 @@ class Policy:
 
     `readable` paths are read-only (folders with all they contain); `scratch` is the one place
     it may create and write files; `devices` are character devices it may read, write and
-    ioctl (/dev/null, GPUs). `denied` paths stay unreadable even inside a readable folder.
+    ioctl (/dev/null, GPUs). `denied` paths stay unreadable even inside a readable folder;
+    `listable` folders may be listed, not read (site-packages, around normkata).
     `cpu_seconds` counts from the call to `confine()` (torch's import is not charged);
     `extra_address_space_bytes` is added to what the process has mapped at that moment (torch
     reserves more with more threads) and None leaves the address space unlimited.
@@ -89,6 +92,7 @@ class Policy:
     scratch: Path
     readable: tuple[Path, ...] = field(default_factory=lambda: default_readable())
     denied: tuple[Path, ...] = field(default_factory=lambda: default_denied())
+    listable: tuple[Path, ...] = field(default_factory=lambda: default_listable())
     devices: tuple[Path, ...] = field(default_factory=lambda: default_devices())
     cpu_seconds: int = 60
     file_size_bytes: int = 64 * 1024**2
@@ -194,11 +198,25 @@ def default_readable() -> tuple[Path, ...]:
     libraries, a few /proc and /sys files. Folders holding one of `default_denied()` (a
     site-packages with normkata installed in it) are expanded entry by entry around it.
     """
+    return _default_carve()[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _default_carve() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    return _carve(_default_roots(), default_denied())
+
+
+def _default_roots() -> list[Path]:
     roots: list[str | Path] = list(_SYSTEM_READABLE)
     for prefix_paths in (sysconfig.get_paths(), sysconfig.get_paths(vars={"base": sys.base_prefix})):
         roots.extend(prefix_paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in prefix_paths)
     roots.extend(_site_packages())
-    return _carve(_existing(roots), default_denied())
+    return _existing(roots)
+
+
+def default_listable() -> tuple[Path, ...]:
+    """Folders that may be listed but not read: those `default_readable()` allows entry by entry."""
+    return _default_carve()[1]
 
 
 def default_devices() -> tuple[Path, ...]:
@@ -213,47 +231,44 @@ def _existing(paths: Iterable[str | Path]) -> list[Path]:
     result: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.exists():
-            result.append(path.resolve())
+        try:
+            if path.exists():  # raises PermissionError on Python < 3.12 (~/.local of another user)
+                result.append(path.resolve())
+        except OSError:
+            continue
     return list(dict.fromkeys(result))
 
 
 def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    # On strings: PurePath.parents is slow enough to matter over site-packages' entries.
+    inner, outer = str(path), str(folder)
+    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
-def _carve(readable: Iterable[Path], denied: Iterable[Path]) -> tuple[Path, ...]:
-    """`readable` with every path in `denied` cut out of it.
+def _carve(readable: Iterable[Path], denied: Iterable[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """`readable` with every path in `denied` cut out of it, and the folders that were split.
 
     A readable path inside a denied one is dropped; a readable folder that contains a denied
     path is replaced by its entries, recursively, so the denied path is the only thing lost.
-    The folder itself is still listed by `confine()` (names are not secrets, and Python's
-    import system lists site-packages before it finds anything in it).
+    The split folders stay listable (`Policy.listable`): names are not secrets, and Python's
+    import system lists site-packages before it finds anything in it.
     """
     denied = [d.resolve() for d in denied]
     result: list[Path] = []
+    split: list[Path] = []
     for path in readable:
         path = path.resolve()
         if any(_inside(path, d) for d in denied):
             continue
         if any(_inside(d, path) for d in denied) and path.is_dir():
+            split.append(path)
             with contextlib.suppress(OSError):
-                result.extend(_carve(sorted(path.iterdir()), denied))
+                inner, inner_split = _carve(sorted(path.iterdir()), denied)
+                result.extend(inner)
+                split.extend(inner_split)
             continue
         result.append(path)
-    return tuple(dict.fromkeys(result))
-
-
-def _listable(readable: Iterable[Path], denied: Iterable[Path]) -> tuple[Path, ...]:
-    """The folders `_carve` split up: they stay listable (not readable) so imports still work."""
-    denied = [d.resolve() for d in denied]
-    folders: list[Path] = []
-    for path in readable:
-        path = path.resolve()
-        for d in denied:
-            if d != path and path in d.parents:
-                folders.extend(p for p in d.parents if _inside(p, path))
-    return tuple(dict.fromkeys(folders))
+    return tuple(dict.fromkeys(result)), tuple(dict.fromkeys(split))
 
 
 # -- libc -------------------------------------------------------------------------------------------
@@ -373,9 +388,9 @@ def _landlock(libc: ctypes.CDLL, policy: Policy, active: list[str], missing: lis
         missing.append(f"filesystem (landlock_create_ruleset: {os.strerror(ctypes.get_errno())})")
         return
     try:
-        readable = _carve(policy.readable, policy.denied)
+        readable, split = _carve(policy.readable, policy.denied)
         rules: list[tuple[Path, int]] = [(p, _READ) for p in readable]
-        rules += [(p, _FS_READ_DIR) for p in _listable(policy.readable, policy.denied)]
+        rules += [(p, _FS_READ_DIR) for p in (*policy.listable, *split)]
         rules += [(p, _DEVICE) for p in policy.devices]
         rules.append((policy.scratch, _SCRATCH))
         for path, rights in rules:

@@ -1,9 +1,10 @@
 """The untrusted side of grading: import the learner's file and run what the runner asks.
 
-Run as `python -m normkata.grading.worker REQUEST_FD REPLY_FD`. It answers requests with raw
-outputs only (tensors, shapes, names); it never sees a reference value or a verdict. Before the
-learner's file is imported, normkata itself is made unimportable and the content folders
-(reference solutions, hidden suites) unreadable from this process.
+Run as `python -m normkata.grading.worker REQUEST_FD REPLY_FD SCRATCH`. It answers `Program`s
+with raw outputs only (tensors, shapes, names); it never sees a reference value or a verdict.
+Before the learner's file is imported it confines itself (normkata.grading.sandbox, where the
+kernel allows), and normkata itself is made unimportable and the content folders unreadable
+from this process.
 """
 
 from __future__ import annotations
@@ -13,156 +14,183 @@ import importlib.util
 import os
 import sys
 import traceback
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
+from normkata.grading.contract import (
+    DTYPE_NAMES,
+    DTYPES,
+    Failure,
+    Hello,
+    Inspection,
+    LoadReply,
+    LoadRequest,
+    Program,
+    Request,
+    RunReply,
+    StateLoad,
+    Step,
+    StepReply,
+    TensorInfo,
+)
 from normkata.grading.protocol import receive, send
-
-_DTYPES = {
-    "float32": torch.float32,
-    "float64": torch.float64,
-    "bfloat16": torch.bfloat16,
-    "float16": torch.float16,
-    "int64": torch.int64,
-}
+from normkata.grading.wire import from_wire, prime, to_wire
 
 
 class Forbidden(Exception):
-    """Raised in place of a torch API the kata forbids."""
+    """Raised in place of a torch function the kata forbids."""
+
+
+class ForbiddenOps(TorchFunctionMode):
+    """Sees every torch function call, however it was reached (F.rms_norm, torch.ops.aten.*,
+    torch._C._VariableFunctions, ...), and refuses the kata's forbidden ones."""
+
+    def __init__(self, forbidden: set[str]) -> None:
+        super().__init__()
+        self.forbidden = forbidden
+        self.seen: set[str] = set()
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        name = str(getattr(func, "__name__", "")).split(".")[0]
+        if name in self.forbidden:
+            self.seen.add(name)
+            raise Forbidden(f"torch's own {name} is not allowed in this kata: write the computation yourself")
+        return func(*args, **(kwargs or {}))
 
 
 class _Session:
     def __init__(self) -> None:
         self.learner_file = ""
         self.module: ModuleType | None = None
-        self.forbidden_calls: list[str] = []
+        self.guard = ForbiddenOps(set())
+
+    @contextlib.contextmanager
+    def learner_code(self) -> Iterator[None]:
+        """Learner code runs under the forbidden-API mode; a mode it pushed is popped after."""
+        with self.guard:
+            yield
 
     # -- loading the learner's file ------------------------------------------------------------
 
-    def load(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.learner_file = os.path.abspath(request["file"])
-        _guard_content(request["protected"])
-        for dotted in request["forbidden"]:
-            self._forbid(dotted)
+    def load(self, request: LoadRequest) -> LoadReply:
+        self.learner_file = os.path.abspath(request.file)
+        self.guard = ForbiddenOps(set(request.forbidden_ops))
+        for folder in reversed(request.search_path):
+            sys.path.insert(0, folder)
         before = _global_state()
         name = os.path.splitext(os.path.basename(self.learner_file))[0]
         spec = importlib.util.spec_from_file_location(name, self.learner_file)
         if spec is None or spec.loader is None:
-            return {"ok": False, "error": "ImportError", "message": "cannot import this file", "line": 0}
+            return LoadReply(False, failure=Failure("ImportError", "cannot import this file", 0, "import"))
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
+            with self.learner_code():
+                spec.loader.exec_module(module)
         except SyntaxError as exc:
-            return {"ok": False, "error": "SyntaxError", "message": exc.msg or str(exc), "line": exc.lineno or 0}
+            return LoadReply(False, failure=Failure("SyntaxError", exc.msg or str(exc), exc.lineno or 0, "import"))
         except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the file must import cleanly
-            return self._failure(exc, "import")
+            return LoadReply(False, failure=self._failure(exc, "import"))
         self.module = module
         after = _global_state()
         changed = [f"{key}: {before[key]} -> {after[key]}" for key in before if before[key] != after[key]]
-        missing = [cls for cls in request["classes"] if not isinstance(getattr(module, cls, None), type)]
-        return {"ok": True, "missing": missing, "global_changes": changed}
-
-    def _forbid(self, dotted: str) -> None:
-        owner_path, _, attribute = dotted.rpartition(".")
-        owner: Any = torch
-        for part in owner_path.split(".")[1:]:
-            owner = getattr(owner, part)
-        original = getattr(owner, attribute, None)
-        if original is None:
-            return
-        calls = self.forbidden_calls
-
-        if isinstance(original, type):
-
-            class Sentinel(original):  # type: ignore[misc, valid-type]
-                def __init__(self, *args: Any, **kwargs: Any) -> None:
-                    calls.append(dotted)
-                    raise Forbidden(f"{dotted} is not allowed in this kata: write it yourself")
-
-            replacement: Any = Sentinel
-        else:
-
-            def replacement(*args: Any, **kwargs: Any) -> Any:
-                calls.append(dotted)
-                raise Forbidden(f"{dotted} is not allowed in this kata: write it yourself")
-
-        setattr(owner, attribute, replacement)
+        missing = [cls for cls in request.classes if not isinstance(getattr(module, cls, None), type)]
+        return LoadReply(True, missing, changed)
 
     # -- running a program ---------------------------------------------------------------------
 
-    def run(self, program: dict[str, Any]) -> dict[str, Any]:
+    def run(self, program: Program) -> RunReply:
         assert self.module is not None
+        stage = ["build"]
         try:
-            return self._run(program)
+            with self.learner_code():
+                reply = self._run(program, stage)
         except BaseException as exc:
-            return self._failure(exc, "run")
-
-    def _run(self, program: dict[str, Any]) -> dict[str, Any]:
-        torch.manual_seed(program.get("seed", 0))
-        cls = getattr(self.module, program["cls"])
-        kwargs = {k: _DTYPES.get(v, v) if k == "dtype" else v for k, v in program.get("kwargs", {}).items()}
-        module = cls(*program.get("args", []), **kwargs)
-        if not isinstance(module, torch.nn.Module):
-            raise TypeError(f"{program['cls']}(...) is not a torch.nn.Module")
-        if program.get("state") is not None:
-            module.load_state_dict(program["state"], strict=True)
-        move = program.get("to")
-        if move:
-            moved = module.to(device=move.get("device"), dtype=_DTYPES.get(move.get("dtype")))
-            module = moved if moved is not None else module
-        module.train(program.get("mode", "train") == "train")
-        device = (move or {}).get("device") or "cpu"
-        steps = [self._step(module, step, device) for step in program.get("steps", [])]
-        reply: dict[str, Any] = {"ok": True, "steps": steps, "forbidden_calls": sorted(set(self.forbidden_calls))}
-        if program.get("inspect"):
-            reply["inspect"] = _inspect(module, program.get("attrs", []))
+            reply = RunReply(False, failure=self._failure(exc, stage[0]))
+        reply.forbidden_calls = sorted(self.guard.seen)
         return reply
 
-    def _step(self, module: torch.nn.Module, step: dict[str, Any], device: str) -> dict[str, Any]:
-        if "mode" in step:
-            module.train(step["mode"] == "train")
-        inputs = [t.to(device) for t in step["inputs"]]
-        if step.get("input_grad"):
+    def _run(self, program: Program, stage: list[str]) -> RunReply:
+        torch.manual_seed(program.seed)
+        cls = getattr(self.module, program.cls)
+        kwargs = {k: DTYPES.get(v, v) if k == "dtype" else v for k, v in program.kwargs.items()}
+        module = cls(*program.args, **kwargs)
+        if not isinstance(module, torch.nn.Module):
+            raise TypeError(f"{program.cls}(...) is not a torch.nn.Module")
+        state_load = StateLoad()
+        if program.state is not None:
+            stage[0] = "load_state"
+            state_load = _load_what_fits(module, program.state)
+        if program.device != "cpu" or program.dtype:
+            moved = module.to(device=program.device, dtype=DTYPES.get(program.dtype or ""))
+            module = moved if isinstance(moved, torch.nn.Module) else module
+        module.train(program.mode == "train")
+        stage[0] = "forward"
+        steps = [self._step(module, step, program.device, stage) for step in program.steps]
+        inspection = _inspect(module) if program.inspect else None
+        return RunReply(True, steps, inspection, state_load)
+
+    def _step(self, module: torch.nn.Module, step: Step, device: str, stage: list[str]) -> StepReply:
+        if step.mode:
+            module.train(step.mode == "train")
+        inputs = [t.to(device) for t in step.inputs]
+        if step.input_grad:
             inputs = [t.detach().requires_grad_(True) for t in inputs]
-        context = torch.no_grad() if step.get("no_grad") else contextlib.nullcontext()
+        context = torch.no_grad() if step.no_grad else contextlib.nullcontext()
+        stage[0] = "forward"
         try:
             with context:
                 output = module(*inputs)
         except Exception as exc:
-            if step.get("expect_error"):
-                return {"raised": type(exc).__name__, "message": str(exc)[:300]}
+            if step.expect_error:
+                return StepReply(raised=type(exc).__name__, message=str(exc)[:300])
             raise
-        if not isinstance(output, torch.Tensor):
-            raise TypeError(f"forward returned {type(output).__name__}, expected a torch.Tensor")
-        result: dict[str, Any] = {"output": _plain(output), "raised": None}
-        if step.get("grad_output") is not None:
+        outputs = list(output) if isinstance(output, (tuple, list)) else [output]
+        for item in outputs:
+            if not isinstance(item, torch.Tensor):
+                raise TypeError(f"forward returned {type(output).__name__}, expected a torch.Tensor")
+        result = StepReply(outputs=[_plain(t) for t in outputs])
+        if step.grad_output is not None:
+            stage[0] = "backward"
             module.zero_grad(set_to_none=True)
-            output.backward(step["grad_output"].to(device=output.device, dtype=output.dtype))
-            result["input_grads"] = [_plain(t.grad) if t.grad is not None else None for t in inputs]
-            result["param_grads"] = {
+            first = outputs[0]
+            first.backward(step.grad_output.to(device=first.device, dtype=first.dtype))
+            result.input_grads = [_plain(t.grad) if t.grad is not None else None for t in inputs]
+            result.param_grads = {
                 name: _plain(p.grad) if p.grad is not None else None for name, p in module.named_parameters()
             }
-        if step.get("buffers"):
-            result["buffers"] = {name: _plain(b) for name, b in module.named_buffers()}
+        if step.buffers:
+            result.buffers = {name: _describe(b) for name, b in module.named_buffers()}
         return result
 
-    def _failure(self, exc: BaseException, stage: str) -> dict[str, Any]:
+    def _failure(self, exc: BaseException, stage: str) -> Failure:
         line = 0
         for frame in traceback.extract_tb(exc.__traceback__):
             if os.path.abspath(frame.filename) == self.learner_file:
                 line = frame.lineno or 0
-        message = str(exc) if not isinstance(exc, SystemExit) else f"exit code {exc.code}"
-        return {
-            "ok": False,
-            "stage": stage,
-            "error": type(exc).__name__,
-            "message": message[:500],
-            "line": line,
-            "forbidden_calls": sorted(set(self.forbidden_calls)),
-        }
+        if isinstance(exc, SystemExit):
+            message = f"exit code {exc.code}"
+        else:
+            try:
+                message = str(exc)
+            except BaseException:  # a hostile __str__
+                message = "(the exception could not be shown)"
+        return Failure(type(exc).__name__, message[:2000], line, stage)
+
+
+def _load_what_fits(module: torch.nn.Module, state: dict[str, torch.Tensor]) -> StateLoad:
+    """Load every entry whose name and shape match; report the rest (one structural finding)."""
+    own = module.state_dict()
+    fits = {k: v for k, v in state.items() if k in own and tuple(own[k].shape) == tuple(v.shape)}
+    mismatched = sorted(k for k in state if k in own and k not in fits)
+    result = module.load_state_dict(fits, strict=False)
+    missing = sorted(k for k in result.missing_keys if k not in mismatched)
+    unexpected = sorted(k for k in state if k not in own)
+    return StateLoad(missing, unexpected, mismatched)
 
 
 def _plain(tensor: torch.Tensor) -> torch.Tensor:
@@ -170,48 +198,30 @@ def _plain(tensor: torch.Tensor) -> torch.Tensor:
     return tensor.detach().as_subclass(torch.Tensor).to("cpu").clone()
 
 
-def _inspect(module: torch.nn.Module, attrs: list[str]) -> dict[str, Any]:
-    def describe(t: torch.Tensor | None) -> dict[str, Any] | None:
-        if t is None:
-            return None
-        return {
-            "shape": list(t.shape),
-            "dtype": str(t.dtype).replace("torch.", ""),
-            "device": t.device.type,
-            "requires_grad": bool(t.requires_grad),
-            "is_parameter": isinstance(t, torch.nn.Parameter),
-            "value": _plain(t),
-        }
+def _describe(t: torch.Tensor) -> TensorInfo:
+    return TensorInfo(
+        shape=list(t.shape),
+        dtype=DTYPE_NAMES.get(t.dtype, str(t.dtype).replace("torch.", "")),
+        device=t.device.type,
+        requires_grad=bool(t.requires_grad),
+        is_parameter=isinstance(t, torch.nn.Parameter),
+        value=_plain(t),
+    )
 
-    buffers = dict(module.named_buffers())
+
+def _inspect(module: torch.nn.Module) -> Inspection:
+    buffers: dict[str, TensorInfo | None] = {name: _describe(b) for name, b in module.named_buffers()}
     # named_buffers() skips buffers registered as None; _buffers keeps their names.
     for name, sub in module.named_modules():
         for key, value in getattr(sub, "_buffers", {}).items():
-            full = f"{name}.{key}" if name else key
             if value is None:
-                buffers[full] = None
-    return {
-        "parameters": {name: describe(p) for name, p in module.named_parameters()},
-        "buffers": {name: describe(b) for name, b in buffers.items()},
-        "state_dict": list(module.state_dict().keys()),
-        "children": {name: type(child).__name__ for name, child in module.named_children()},
-        "attrs": {name: _attr(module, name) for name in attrs},
-    }
-
-
-def _attr(module: torch.nn.Module, name: str) -> Any:
-    if not hasattr(module, name):
-        return {"missing": True}
-    value = getattr(module, name)
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return {"value": value}
-    if isinstance(value, torch.Tensor):
-        return {"tensor": True, "is_parameter": isinstance(value, torch.nn.Parameter)}
-    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):
-        return {"value": tuple(value), "type": type(value).__name__}
-    if isinstance(value, torch.nn.Module):
-        return {"module": type(value).__name__}
-    return {"repr": repr(value)[:100], "type": type(value).__name__}
+                buffers[f"{name}.{key}" if name else key] = None
+    return Inspection(
+        parameters={name: _describe(p) for name, p in module.named_parameters()},
+        buffers=buffers,
+        state_dict=list(module.state_dict().keys()),
+        children={name: type(child).__name__ for name, child in module.named_children()},
+    )
 
 
 def _global_state() -> dict[str, str]:
@@ -226,34 +236,56 @@ def _global_state() -> dict[str, str]:
 
 
 def _guard_content(protected: list[str]) -> None:
-    """From here on, normkata cannot be imported and the content folders cannot be read."""
-    roots = tuple(os.path.join(os.path.abspath(p), "") for p in protected)
+    """From here on, normkata cannot be imported and the content folders cannot be opened.
+
+    A second fence behind the OS sandbox, for systems where that is partial or off.
+    """
+    roots = tuple(os.path.join(os.path.realpath(p), "") for p in protected)
     for name in [m for m in sys.modules if m == "normkata" or m.startswith("normkata.")]:
         del sys.modules[name]
 
-    def audit(event: str, args: tuple) -> None:
+    def audit(event: str, args: tuple[Any, ...]) -> None:
         if event == "import" and str(args[0]).split(".")[0] == "normkata":
             raise ImportError("normkata cannot be imported by a kata submission")
         if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-            path = os.path.abspath(os.fsdecode(args[0]))
+            path = os.path.realpath(os.fsdecode(args[0]))
             if path.startswith(roots):
                 raise PermissionError(f"{path} is not readable by a kata submission")
 
     sys.addaudithook(audit)
 
 
+def _warm_up() -> None:
+    """Run each dtype's kernels once, so nothing needs to be loaded after confinement."""
+    for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+        x = torch.randn(4, 8, dtype=dtype, requires_grad=True)
+        y = (x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(dtype)).softmax(-1)
+        (y @ x.t()).sum().backward()
+        torch.var_mean(x.detach(), 0, unbiased=False)
+
+
+def _confine(scratch: str, protected: list[str]) -> tuple[str, list[str]]:
+    """Confine this process with the operating system; the level and protections now active."""
+    return "off", []
+
+
 def main() -> None:
-    request_fd, reply_fd = int(sys.argv[1]), int(sys.argv[2])
-    _receive, _send = receive, send  # kept: the normkata modules leave sys.modules at load
+    request_fd, reply_fd, scratch = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    protected = sys.argv[4:]
+    _warm_up()
+    prime(Request, Hello, LoadReply, RunReply)
+    level, active = _confine(scratch, protected)
+    _guard_content(protected)
+    os.chdir(scratch)
     session = _Session()
-    _send(reply_fd, {"ready": True, "torch": str(torch.__version__), "cuda": torch.cuda.is_available()})
+    hello = Hello(str(torch.__version__), torch.cuda.is_available(), level, active)
+    send(reply_fd, to_wire(hello))
     while True:
-        request = _receive(request_fd)
-        op = request.get("op")
-        if op == "load":
-            _send(reply_fd, session.load(request))
-        elif op == "run":
-            _send(reply_fd, session.run(request["program"]))
+        request = from_wire(Request, receive(request_fd))
+        if request.op == "load" and request.load is not None:
+            send(reply_fd, to_wire(session.load(request.load)))
+        elif request.op == "run" and request.program is not None:
+            send(reply_fd, to_wire(session.run(request.program)))
         else:
             break
 

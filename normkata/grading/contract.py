@@ -1,0 +1,343 @@
+"""The grading contract as code: what crosses each boundary of the grader, and its tolerances.
+
+    normkata grade ──(GradeResult as JSON over a pipe)── runner ──(Program / RunReply)── worker
+
+The runner and the worker exchange the request and reply dataclasses below (flattened by
+`normkata.grading.wire`); the runner's verdict reaches the CLI as a `GradeResult`. The
+report, the store and the tests read those objects, never loose dicts. Categories are an
+enum that every suite is checked against when it is collected; the tolerance table is the one
+place a tolerance is written down (docs/grading.md explains each).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import torch
+
+# -- categories and statuses -------------------------------------------------------------------
+
+
+class Category(str, Enum):
+    """Report groups, in the order the report shows them."""
+
+    FORWARD = "forward fp32"
+    SHAPES = "shapes"
+    STABILITY = "numerical stability"
+    LOW_PRECISION = "low precision"
+    GRADIENTS = "gradients"
+    STATE = "module state"
+    TRAIN_EVAL = "train/eval"
+    CUDA = "CUDA"
+    #: Rules of the kata (no forbidden API, torch's defaults left alone): they can fail a
+    #: submission but earn no points, so an untouched starter scores 0.
+    INTEGRITY = "integrity"
+
+    def label(self, lang: str) -> str:
+        return _CATEGORY_ZH[self] if lang == "zh" else self.value
+
+
+_CATEGORY_ZH = {
+    Category.FORWARD: "fp32 前向",
+    Category.SHAPES: "形状",
+    Category.STABILITY: "数值稳定性",
+    Category.LOW_PRECISION: "低精度",
+    Category.GRADIENTS: "梯度",
+    Category.STATE: "模块状态",
+    Category.TRAIN_EVAL: "训练/评估模式",
+    Category.CUDA: "CUDA",
+    Category.INTEGRITY: "规则",
+}
+
+
+class Status(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+# -- tolerances --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+    def describe(self, lang: str) -> str:
+        if self.rtol == self.atol:
+            return f"{'容差' if lang == 'zh' else 'tolerance'} rtol = atol = {self.rtol:g}"
+        return f"{'容差' if lang == 'zh' else 'tolerance'} rtol = {self.rtol:g}, atol = {self.atol:.3g}"
+
+    def at_least(self, other: Tolerance) -> Tolerance:
+        return Tolerance(max(self.rtol, other.rtol), max(self.atol, other.atol))
+
+
+#: Every tolerance the suites use (rtol, atol), compared in float64 against the reference run
+#: in float64 on the quantised input. docs/grading.md gives the evidence for each.
+TOLERANCES: dict[str, Tolerance] = {
+    "float32": Tolerance(1e-5, 1e-5),
+    "float64": Tolerance(1e-10, 1e-10),
+    "bfloat16": Tolerance(1.6e-2, 1.6e-2),
+    "float16": Tolerance(2e-3, 2e-3),
+    "gradient": Tolerance(1e-4, 1e-4),
+    # fp32 with a mean of 1e3: the float32 input itself only carries ~1e-4 absolute.
+    "large offset": Tolerance(1e-5, 1e-3),
+    "block float32": Tolerance(1e-4, 1e-4),
+    "block bfloat16": Tolerance(3e-2, 3e-2),
+    "block float16": Tolerance(4e-3, 4e-3),
+    # How close an output must be to a mistaken variant for the report to name that mistake.
+    "misconception": Tolerance(1e-4, 1e-4),
+}
+
+DTYPE_NAMES: dict[torch.dtype, str] = {
+    torch.float32: "float32",
+    torch.float64: "float64",
+    torch.bfloat16: "bfloat16",
+    torch.float16: "float16",
+    torch.int64: "int64",
+}
+DTYPES: dict[str, torch.dtype] = {name: dtype for dtype, name in DTYPE_NAMES.items()}
+
+
+def tolerance_for(dtype: torch.dtype) -> Tolerance:
+    return TOLERANCES[DTYPE_NAMES[dtype]]
+
+
+# -- runner → worker ---------------------------------------------------------------------------
+
+
+@dataclass
+class LoadRequest:
+    file: str
+    classes: list[str]
+    #: torch function names (as a TorchFunctionMode sees them) the kata forbids.
+    forbidden_ops: list[str]
+    #: The learner's workspace, importable from the file (kata files may import each other).
+    search_path: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Step:
+    """One call of forward on the module a Program built, and what to report about it."""
+
+    inputs: list[torch.Tensor]
+    mode: str | None = None  # "train" | "eval": switch before this call
+    input_grad: bool = False
+    grad_output: torch.Tensor | None = None
+    no_grad: bool = False
+    buffers: bool = False
+    expect_error: bool = False
+
+
+@dataclass
+class Program:
+    """Build `cls(*args, **kwargs)`, load `state`, move it, then run `steps` in order."""
+
+    cls: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+    state: dict[str, torch.Tensor] | None = None
+    device: str = "cpu"
+    dtype: str | None = None
+    mode: str = "train"
+    steps: list[Step] = field(default_factory=list)
+    inspect: bool = False
+    seed: int = 0
+
+
+@dataclass
+class Request:
+    op: str  # load | run | exit
+    load: LoadRequest | None = None
+    program: Program | None = None
+
+
+# -- worker → runner ---------------------------------------------------------------------------
+
+
+@dataclass
+class Failure:
+    """The learner's code raised (or the file would not import)."""
+
+    error: str  # the exception's type name, SyntaxError, SystemExit, ...
+    message: str
+    line: int = 0
+    stage: str = "run"  # import | build | load_state | forward | backward
+
+
+@dataclass
+class Hello:
+    torch: str
+    cuda: bool
+    sandbox: str
+    protections: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LoadReply:
+    ok: bool
+    missing: list[str] = field(default_factory=list)
+    global_changes: list[str] = field(default_factory=list)
+    failure: Failure | None = None
+
+
+@dataclass
+class TensorInfo:
+    shape: list[int]
+    dtype: str
+    device: str
+    requires_grad: bool
+    is_parameter: bool
+    value: torch.Tensor
+
+
+@dataclass
+class Inspection:
+    parameters: dict[str, TensorInfo]
+    buffers: dict[str, TensorInfo | None]  # None: registered as None (torch does that)
+    state_dict: list[str]
+    children: dict[str, str]  # name -> type name
+
+
+@dataclass
+class StateLoad:
+    """What load_state_dict(strict=False) could not match: the structural findings."""
+
+    missing: list[str] = field(default_factory=list)
+    unexpected: list[str] = field(default_factory=list)
+    mismatched: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.missing or self.unexpected or self.mismatched)
+
+
+@dataclass
+class StepReply:
+    outputs: list[torch.Tensor] = field(default_factory=list)
+    raised: str | None = None
+    message: str = ""
+    input_grads: list[torch.Tensor | None] = field(default_factory=list)
+    param_grads: dict[str, torch.Tensor | None] = field(default_factory=dict)
+    buffers: dict[str, TensorInfo] = field(default_factory=dict)
+
+    @property
+    def output(self) -> torch.Tensor:
+        return self.outputs[0]
+
+
+@dataclass
+class RunReply:
+    ok: bool
+    steps: list[StepReply] = field(default_factory=list)
+    inspect: Inspection | None = None
+    state_load: StateLoad = field(default_factory=StateLoad)
+    forbidden_calls: list[str] = field(default_factory=list)
+    failure: Failure | None = None
+
+
+# -- runner → CLI ------------------------------------------------------------------------------
+
+
+@dataclass
+class CaseResult:
+    name: str
+    category: Category
+    status: Status
+    message: str = ""
+    diagnosis: str | None = None  # a misconception id
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "category": self.category.value, "status": self.status.value,
+                "message": self.message, "diagnosis": self.diagnosis}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CaseResult:
+        return cls(str(data["name"]), Category(data["category"]), Status(data["status"]), str(data["message"]),
+                   data.get("diagnosis"))  # fmt: skip
+
+
+@dataclass
+class Diagnosis:
+    """A named misconception and how many cases it explains."""
+
+    id: str
+    title: str
+    hint: str
+    cases: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "hint": self.hint, "cases": self.cases}
+
+
+@dataclass
+class GradeResult:
+    """The verdict, in the shape `normkata grade --json` prints (SPEC.md)."""
+
+    kata: str
+    file: str
+    cases: list[CaseResult]
+    diagnosis: list[Diagnosis]
+    seed: int
+    sandbox: str
+    duration_s: float
+    torch: str = ""
+    lang: str = "en"
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {s.value: sum(c.status is s for c in self.cases) for s in Status}
+
+    @property
+    def scored(self) -> list[CaseResult]:
+        """Cases that earn a point: run, and not an integrity rule."""
+        return [c for c in self.cases if c.status is not Status.SKIPPED and c.category is not Category.INTEGRITY]
+
+    @property
+    def score(self) -> int:
+        return sum(c.status is Status.PASSED for c in self.scored)
+
+    @property
+    def max_score(self) -> int:
+        return len(self.scored)
+
+    @property
+    def passed(self) -> bool:
+        ran = [c for c in self.cases if c.status is not Status.SKIPPED]
+        return bool(self.scored) and all(c.status is Status.PASSED for c in ran)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kata": self.kata,
+            "file": self.file,
+            "passed": self.passed,
+            "score": self.score,
+            "max_score": self.max_score,
+            "counts": self.counts,
+            "cases": [c.to_json() for c in self.cases],
+            "diagnosis": [d.to_json() for d in self.diagnosis],
+            "seed": self.seed,
+            "sandbox": self.sandbox,
+            "duration_s": self.duration_s,
+            "torch": self.torch,
+            "lang": self.lang,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GradeResult:
+        return cls(
+            kata=str(data["kata"]),
+            file=str(data["file"]),
+            cases=[CaseResult.from_json(c) for c in data["cases"]],
+            diagnosis=[Diagnosis(str(d["id"]), str(d["title"]), str(d["hint"]), int(d["cases"]))
+                       for d in data["diagnosis"]],  # fmt: skip
+            seed=int(data["seed"]),
+            sandbox=str(data["sandbox"]),
+            duration_s=float(data["duration_s"]),
+            torch=str(data.get("torch", "")),
+            lang=str(data.get("lang", "en")),
+        )
