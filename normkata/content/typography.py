@@ -23,6 +23,7 @@ _HALF_WIDTH = re.compile(f"(?<=[{_IDEOGRAPH}])([,;?!]|:(?=\\s|$)|\\.(?=\\s|$))")
 _OPEN_PAREN = re.compile(f"\\((?=[{_IDEOGRAPH}])")
 _CLOSE_PAREN = re.compile(f"(?<=[{_IDEOGRAPH}])\\)")
 _CODE_SPAN = re.compile(r"`[^`]*`")
+_ASCII_QUOTE = re.compile(f'(?<=[{_IDEOGRAPH}{_CJK_PUNCT}])"|"(?=[{_IDEOGRAPH}{_CJK_PUNCT}])')
 
 _FULL_WIDTH = {",": "，", ";": "；", "?": "？", "!": "！", ":": "：", ".": "。", "(": "（", ")": "）"}
 
@@ -66,6 +67,8 @@ def zh_problems(text: str) -> list[tuple[str, str]]:
         spaces = {m.start(): m for p in (_BETWEEN_CJK, _AFTER_PUNCT, _BEFORE_PUNCT) for m in p.finditer(part)}
         for start in sorted(spaces):
             found.append((_around(part, spaces[start]), "stray space in Chinese text"))
+        for match in _ASCII_QUOTE.finditer(part):
+            found.append((_around(part, match), "ASCII quote in Chinese text: use “ ”"))
         for pattern in (_HALF_WIDTH, _OPEN_PAREN, _CLOSE_PAREN):
             for match in pattern.finditer(part):
                 wanted = _FULL_WIDTH[match.group()[0]]
