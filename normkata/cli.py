@@ -7,7 +7,10 @@ is loaded to print help.
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
+import sys
 
 import click
 
@@ -57,6 +60,16 @@ class LazyGroup(click.Group):
         module_name, attribute = COMMANDS[cmd_name][0].split(":")
         return getattr(importlib.import_module(module_name), attribute)
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; a database or file-system failure becomes one line and exit 2."""
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            one_line = _one_line_error(exc)
+            if one_line is None:
+                raise
+            raise one_line from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, short) for name, (_target, short) in COMMANDS.items()])
@@ -98,5 +111,45 @@ def cli(ctx: click.Context, lang: str | None, workspace: str | None) -> None:
         show_dashboard(None)
 
 
+def _one_line_error(exc: Exception) -> click.ClickException | None:
+    """What the learner should read instead of a traceback, or None for errors click handles.
+
+    sqlite3 is looked up rather than imported: `normkata --help` never loads it.
+    """
+    from normkata.errors import InputError
+
+    sqlite3 = sys.modules.get("sqlite3")
+    if sqlite3 is not None and isinstance(exc, sqlite3.Error):
+        from normkata.options import safe_lang
+        from normkata.store import explain
+
+        return explain(exc, lang=safe_lang())
+    if isinstance(exc, OSError) and exc.errno != errno.EPIPE:  # click itself quiets a closed pipe
+        where = f"{exc.filename}: " if exc.filename else ""
+        return InputError(f"{where}{exc.strerror or exc}")
+    return None
+
+
+def _harden_streams() -> None:
+    """Make the standard streams safe whatever the terminal or the shell did to them.
+
+    A closed descriptor (`<&-`) becomes /dev/null, so input simply ends and nothing else
+    (a database) is handed descriptor 0-2. Output the encoding cannot show (a C, Latin-1 or
+    GB2312 locale) is replaced rather than raising, and undecodable input bytes too.
+    """
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        if getattr(sys, name) is None:
+            with_fd = os.open(os.devnull, os.O_RDONLY if mode == "r" else os.O_WRONLY)
+            if with_fd != fd:
+                os.dup2(with_fd, fd)
+                os.close(with_fd)
+            setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115
+    for stream in (sys.stdin, sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+
+
 def main() -> None:
+    _harden_streams()
     cli(prog_name="normkata")

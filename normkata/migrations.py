@@ -1,23 +1,73 @@
-"""Append-only schema migrations. Never edit one that has shipped: add the next."""
+"""Append-only schema migrations. Never edit one that has shipped: add the next.
+
+`migrate` applies every pending step in one transaction taken with BEGIN IMMEDIATE, and
+reads which steps are done only once it holds the write lock: ten commands started together
+on a fresh home apply each step exactly once, and a process killed half-way leaves the
+schema as it was.
+"""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = []
+Step = Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: list[Step] = []
 
 
-def migration(fn: Callable[[sqlite3.Connection], None]) -> Callable[[sqlite3.Connection], None]:
+def migration(fn: Step) -> Step:
     MIGRATIONS.append(fn)
     return fn
 
 
+def statements(script: str) -> Iterator[str]:
+    """The SQL statements of `script`, each complete as SQLite itself judges it.
+
+    Splitting on every ";" would cut a statement whose string, comment or trigger body holds
+    one; sqlite3.complete_statement knows where a statement really ends.
+    """
+    pending = ""
+    for part in script.split(";"):
+        pending += part + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \t\r\n;"):
+                yield pending.strip()
+            pending = ""
+    if pending.strip(" \t\r\n;"):
+        raise ValueError(f"incomplete SQL statement: {pending.strip()[:60]!r}")
+
+
 def _execute_each(db: sqlite3.Connection, script: str) -> None:
     """Run statements one by one: executescript would commit the caller's transaction."""
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
+    for statement in statements(script):
+        db.execute(statement)
+
+
+def pending(db: sqlite3.Connection) -> list[Step]:
+    """The steps not yet applied to `db` (read without taking a lock)."""
+    exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").fetchone()
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")} if exists else set()
+    return [step for step in MIGRATIONS if step.__name__ not in done]
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Bring `db` (autocommit mode) up to date: all pending steps or none of them."""
+    if not pending(db):  # the common case costs two reads and no write lock
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        for step in pending(db):  # again, under the lock: another process may have just migrated
+            step(db)
+            db.execute("INSERT INTO _migrations VALUES (?, ?)", (step.__name__, now))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
 
 
 @migration
@@ -88,5 +138,42 @@ def m002_katas(db: sqlite3.Connection) -> None:
             at TEXT NOT NULL
         );
         CREATE INDEX kata_attempts_kata ON kata_attempts(kata)
+        """,
+    )
+
+
+@migration
+def m003_attempt_provenance(db: sqlite3.Connection) -> None:
+    """What a grading run needs to be replayed: its random seed and the sandbox it ran in."""
+    _execute_each(
+        db,
+        """
+        ALTER TABLE kata_attempts ADD COLUMN seed INTEGER;
+        ALTER TABLE kata_attempts ADD COLUMN sandbox TEXT
+        """,
+    )
+
+
+@migration
+def m004_kata_activity(db: sqlite3.Connection) -> None:
+    """One monotonic sequence over kata events and attempts: "the last kata" is its last row.
+
+    Timestamps of two tables cannot order what happened within one second; AUTOINCREMENT
+    never reuses a number. Older rows are carried over in their best-known order.
+    """
+    _execute_each(
+        db,
+        """
+        CREATE TABLE kata_activity (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            kata TEXT NOT NULL,
+            kind TEXT NOT NULL             -- an event kind (started | hint | gave_up) or 'attempt'
+        );
+        INSERT INTO kata_activity (kata, kind)
+            SELECT kata, kind FROM (
+                SELECT kata, kind, at, id, 0 AS source FROM kata_events
+                UNION ALL
+                SELECT kata, 'attempt', at, id, 1 FROM kata_attempts
+            ) ORDER BY at, source, id
         """,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -9,6 +10,9 @@ from typing import Any
 import click
 
 from normkata.i18n import LANGS, resolve_lang
+
+#: Warned about once per process: an unknown NORMKATA_LANG.
+_warned: set[str] = set()
 
 
 @dataclass
@@ -30,7 +34,33 @@ def lang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def current_lang(option: str | None) -> str:
     ctx = click.get_current_context()
     state = ctx.find_object(AppState)
-    return resolve_lang(option or (state.lang_option if state else None))
+    chosen = option or (state.lang_option if state else None)
+    if chosen is None and not _env_lang_known():
+        return "en"
+    return resolve_lang(chosen)
+
+
+def _env_lang_known() -> bool:
+    """False for an unknown NORMKATA_LANG, after one warning on stderr.
+
+    A stray environment variable must not lock the learner out of every command: the
+    dashboard still shows, in English. (--lang, typed on purpose, is checked strictly.)
+    """
+    value = os.environ.get("NORMKATA_LANG", "").strip()
+    if not value or value.lower()[:2] in LANGS:
+        return True
+    if value not in _warned:
+        _warned.add(value)
+        click.echo(f"Warning: NORMKATA_LANG={value!r} is not a known language (en, zh); using en.", err=True)
+    return False
+
+
+def safe_lang() -> str:
+    """The language for an error message: whatever can be found without failing, else en."""
+    try:
+        return current_lang(None)
+    except (RuntimeError, click.ClickException):
+        return "en"
 
 
 def seed_option(fn: Callable[..., Any]) -> Callable[..., Any]:

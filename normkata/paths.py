@@ -12,10 +12,23 @@ def state_dir() -> Path:
     """NORMKATA_HOME, else the platform's user data directory."""
     env = os.environ.get("NORMKATA_HOME")
     if env:
-        return Path(env).expanduser()
+        return _home_found(Path(env).expanduser(), "NORMKATA_HOME")
     import platformdirs
 
-    return Path(platformdirs.user_data_dir("normkata", appauthor=False))
+    return _home_found(Path(platformdirs.user_data_dir("normkata", appauthor=False)), "NORMKATA_HOME")
+
+
+def _home_found(path: Path, variable: str) -> Path:
+    """`path`, unless the home folder could not be found and "~" was left in it.
+
+    With HOME unset and no password entry, "~" stays as it is: progress would silently land
+    in whatever folder the command ran from.
+    """
+    if str(path).startswith("~"):
+        from normkata.errors import InputError
+
+        raise InputError(f"Cannot find your home folder (HOME is not set): set {variable} to a folder.")
+    return path
 
 
 def database_path() -> Path:
@@ -25,7 +38,9 @@ def database_path() -> Path:
 def workspace_dir(option: str | None = None) -> Path:
     """--workspace, else NORMKATA_WORKSPACE, else ~/normkata-workspace."""
     chosen = option or os.environ.get("NORMKATA_WORKSPACE")
-    return Path(chosen).expanduser() if chosen else Path.home() / "normkata-workspace"
+    if chosen:
+        return _home_found(Path(chosen).expanduser(), "NORMKATA_WORKSPACE")
+    return _home_found(Path("~/normkata-workspace").expanduser(), "NORMKATA_WORKSPACE")
 
 
 def content_root() -> Path:

@@ -1,19 +1,40 @@
 """The progress store: one SQLite file in the state directory.
 
-Every answer and rating is written in its own transaction, so a killed process loses at most
-the answer in flight. A damaged file is moved aside and reported, never overwritten.
+Every answer and rating is written in its own transaction, in WAL mode with full syncs, so a
+process killed at any moment loses at most the answer in flight, and readers never block the
+writer. A file is called damaged only when SQLite's integrity check, run on a read-only
+connection, says so; it is then moved aside with its WAL and journal, and reported. A lock, a
+read-only file, a full disk or a folder in the database's place is reported as what it is
+(StoreError: one line, exit 2) and nothing is moved.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import weakref
 from collections.abc import Callable
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from normkata.migrations import MIGRATIONS
+from normkata.errors import InputError
+from normkata.migrations import migrate
+
+#: How long a write waits for another process's transaction before giving up. Writers hold
+#: the lock for one short transaction, so only a stuck or foreign program waits this long.
+BUSY_TIMEOUT_S = 10.0
+
+#: SQLite's primary result codes that can mean a damaged file; only an integrity check decides.
+_SUSPECT = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+#: Files SQLite keeps beside the database; a damaged file travels with them.
+_COMPANIONS = ("-wal", "-shm", "-journal")
+
+#: Open stores, so that the CLI edge can close them before it sets a damaged file aside.
+_OPEN: weakref.WeakSet[Store] = weakref.WeakSet()
 
 
 def utcnow() -> datetime:
@@ -22,6 +43,10 @@ def utcnow() -> datetime:
 
 def iso(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+class StoreError(InputError):
+    """The progress database cannot be used right now: one line saying why and what to do, exit 2."""
 
 
 @dataclass(frozen=True)
@@ -34,38 +59,43 @@ class DamagedDatabase:
 class Store:
     def __init__(self, path: Path, on_damage: Callable[[DamagedDatabase], None] | None = None) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = self._open(on_damage)
-        self._migrate()
+        _make_folder(path.parent)
+        try:
+            self.db = self._open()
+        except sqlite3.Error as exc:
+            damage = confirmed_damage(exc, path)
+            if damage is None:
+                raise explain(exc, path) from None
+            if on_damage:
+                on_damage(damage)
+            try:  # a fresh file in its place
+                self.db = self._open()
+            except sqlite3.Error as again:
+                raise explain(again, path) from None
+        _OPEN.add(self)
 
     # -- opening ---------------------------------------------------------------------------
 
-    def _open(self, on_damage: Callable[[DamagedDatabase], None] | None) -> sqlite3.Connection:
-        reason = _damage(self.path) if self.path.exists() else None
-        if reason:
-            moved = self.path.with_name(f"{self.path.name}.damaged-{utcnow():%Y%m%dT%H%M%S}")
-            self.path.rename(moved)
-            if on_damage:
-                on_damage(DamagedDatabase(self.path, moved, reason))
-        db = sqlite3.connect(self.path, isolation_level=None)  # explicit transactions below
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA foreign_keys = ON")
+    def _open(self) -> sqlite3.Connection:
+        if self.path.is_dir():
+            raise StoreError(message("folder", path=self.path))
+        # Autocommit mode: every transaction below is explicit.
+        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA foreign_keys = ON")
+            _use_wal(db)
+            migrate(db)
+        except BaseException:
+            db.close()
+            raise
         return db
-
-    def _migrate(self) -> None:
-        self.db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-        done = {row[0] for row in self.db.execute("SELECT name FROM _migrations")}
-        for step in MIGRATIONS:
-            if step.__name__ in done:
-                continue
-            with self.transaction():
-                step(self.db)
-                self.db.execute("INSERT INTO _migrations VALUES (?, ?)", (step.__name__, iso(utcnow())))
 
     def transaction(self) -> _Transaction:
         return _Transaction(self.db)
 
     def close(self) -> None:
+        _OPEN.discard(self)
         self.db.close()
 
     # -- sessions, answers, ratings ----------------------------------------------------------
@@ -75,7 +105,7 @@ class Store:
             cur = self.db.execute(
                 "INSERT INTO sessions (kind, lang, started_at) VALUES (?, ?, ?)", (kind, lang, iso(utcnow()))
             )
-        return int(cur.lastrowid)
+        return int(cur.lastrowid or 0)
 
     def end_session(self, session_id: int) -> None:
         with self.transaction():
@@ -147,7 +177,9 @@ class Store:
         return {row[0]: int(row[1]) for row in rows}
 
     def counts(self) -> dict[str, int]:
-        one = lambda sql: int(self.db.execute(sql).fetchone()[0])  # noqa: E731
+        def one(sql: str) -> int:
+            return int(self.db.execute(sql).fetchone()[0])
+
         return {
             "answers": one("SELECT COUNT(*) FROM answers"),
             "correct": one("SELECT COUNT(*) FROM answers WHERE correct = 1"),
@@ -167,7 +199,11 @@ class KataStatus:
 
 
 class KataLog:
-    """Kata events and grading attempts, kept in the same store."""
+    """Kata events and grading attempts, kept in the same store.
+
+    Each one also takes the next number of `kata_activity`, in the same transaction, so that
+    "the kata you worked on last" is exactly the last thing done.
+    """
 
     def __init__(self, store: Store) -> None:
         self.db = store.db
@@ -179,19 +215,24 @@ class KataLog:
                 "INSERT INTO kata_events (kata, kind, detail, at) VALUES (?, ?, ?, ?)",
                 (kata, kind, detail, iso(utcnow())),
             )
+            self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
 
     def attempt(self, kata: str, file: str, result: dict, device: str) -> None:
-        import json
-
+        """One grading run; `result` may carry the run's `seed` and `sandbox` (a text or any JSON value)."""
+        sandbox = result.get("sandbox")
+        if sandbox is not None and not isinstance(sandbox, str):
+            sandbox = json.dumps(sandbox, sort_keys=True)
         with self.store.transaction():
             self.db.execute(
-                "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at, "
+                "seed, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     kata, file, int(result["passed"]), result["score"], result["max_score"],
                     json.dumps(result["counts"]), device, result["duration_s"], iso(utcnow()),
+                    result.get("seed"), sandbox,
                 ),
             )  # fmt: skip
+            self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, 'attempt')", (kata,))
 
     def hints_taken(self, kata: str) -> int:
         return int(
@@ -210,15 +251,16 @@ class KataLog:
         return KataStatus(kata, state, best, count, self.hints_taken(kata), "gave_up" in kinds)
 
     def last_kata(self) -> str | None:
-        row = self.db.execute(
-            "SELECT kata FROM (SELECT kata, at, id FROM kata_events UNION ALL SELECT kata, at, id FROM kata_attempts) "
-            "ORDER BY at DESC, id DESC LIMIT 1"
-        ).fetchone()
+        row = self.db.execute("SELECT kata FROM kata_activity ORDER BY seq DESC LIMIT 1").fetchone()
         return row[0] if row else None
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (Ctrl-C included)."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (Ctrl-C included).
+
+    SQLite may already have rolled back by itself (a full disk does): the rollback here then
+    does nothing, so the error the caller sees is the one that happened, not "cannot rollback".
+    """
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
@@ -228,17 +270,185 @@ class _Transaction:
         return self.db
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is not None:
+            self._rollback()
+            return
+        try:
+            self.db.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        if self.db.in_transaction:
+            with suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
 
 
-def _damage(path: Path) -> str | None:
-    """Why the file at `path` is not a usable database, or None when it is."""
+def _use_wal(db: sqlite3.Connection) -> None:
+    """WAL: readers never block the writer, and a killed writer's frames are simply ignored.
+
+    A read-only database cannot switch; it stays readable, and a write reports read-only.
+    """
     try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-            result = db.execute("PRAGMA quick_check").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        return str(exc)
-    return None if result == "ok" else result
+        db.execute("PRAGMA journal_mode = WAL")
+    except sqlite3.OperationalError as exc:
+        if _code(exc) != 8:  # SQLITE_READONLY
+            raise
+    db.execute("PRAGMA synchronous = FULL")  # a committed answer survives a power cut too
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(message("no_folder", folder=folder, why=exc.strerror or exc)) from None
+
+
+def _code(exc: BaseException) -> int | None:
+    """SQLite's primary result code of an error, when it carries one."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+# -- damage ----------------------------------------------------------------------------------
+
+
+def integrity_problem(path: Path) -> str | None:
+    """What SQLite's quick_check finds wrong with `path`, or None when it finds nothing.
+
+    The connection is read-only, so a hot journal is neither rolled back nor deleted: if one
+    stands in the way the check cannot run, and that is not evidence of damage either.
+    """
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)) as db:
+            rows = [row[0] for row in db.execute("PRAGMA quick_check")]
+    except sqlite3.Error as exc:
+        return str(exc) if _code(exc) in _SUSPECT else None
+    return None if rows == ["ok"] else "; ".join(str(r) for r in rows[:3])
+
+
+def confirmed_damage(exc: BaseException, path: Path) -> DamagedDatabase | None:
+    """When `exc` hints at damage and the integrity check agrees, set the file aside."""
+    if _code(exc) not in _SUSPECT or not path.is_file():
+        return None
+    problem = integrity_problem(path)
+    if problem is None:
+        return None
+    return DamagedDatabase(path, set_aside(path), problem)
+
+
+def set_aside(path: Path) -> Path:
+    """Rename `path` and its WAL, SHM and journal to `<name>.damaged-<time>[-wal...]`."""
+    moved = path.with_name(f"{path.name}.damaged-{utcnow():%Y%m%dT%H%M%S%f}")
+    for suffix in _COMPANIONS:  # companions first: a WAL without its database is harmless
+        companion = path.with_name(path.name + suffix)
+        if companion.exists():
+            companion.rename(moved.with_name(moved.name + suffix))
+    path.rename(moved)
+    return moved
+
+
+# -- explaining ------------------------------------------------------------------------------
+
+#: key -> (English, Chinese). Kept here rather than in i18n: these are the store's own words.
+_MESSAGES: dict[str, tuple[str, str]] = {
+    "busy": (
+        "The progress database {path} is locked by another program (another normkata?): nothing was changed. "
+        "Close it and try again.",
+        "进度数据库 {path} 被另一个程序锁定（另一个 normkata？）：未做任何更改。请关闭它后重试。",
+    ),
+    "readonly": (
+        "The progress database {path} is read-only ({why}): nothing was changed. "
+        "Make it and its folder writable, or set NORMKATA_HOME to a writable folder.",
+        "进度数据库 {path} 是只读的（{why}）：未做任何更改。"
+        "请让它及其文件夹可写，或把 NORMKATA_HOME 设为可写的文件夹。",
+    ),
+    "full": (
+        "The disk holding {path} is full ({why}): what was saved before is kept. Free some space and try again.",
+        "{path} 所在的磁盘已满（{why}）：之前保存的内容都在。请腾出空间后重试。",
+    ),
+    "cantopen": (
+        "Cannot open the progress database {path} ({why}): check that its folder exists and is writable, "
+        "or set NORMKATA_HOME.",
+        "无法打开进度数据库 {path}（{why}）：请检查其文件夹存在且可写，或设置 NORMKATA_HOME。",
+    ),
+    "ioerr": (
+        "Disk error on the progress database {path} ({why}): nothing was moved. Check the disk and try again.",
+        "进度数据库 {path} 读写出错（{why}）：未移动任何文件。请检查磁盘后重试。",
+    ),
+    "folder": (
+        "{path} is a folder, not a database: move it away, or set NORMKATA_HOME to another folder.",
+        "{path} 是文件夹而不是数据库：请把它移走，或把 NORMKATA_HOME 设为别的文件夹。",
+    ),
+    "no_folder": (
+        "Cannot create the folder {folder} for progress ({why}): set NORMKATA_HOME to a writable folder.",
+        "无法创建进度文件夹 {folder}（{why}）：请把 NORMKATA_HOME 设为可写的文件夹。",
+    ),
+    "damaged": (
+        "The progress database {path} is damaged ({why}): it was moved to {moved}; run the command again "
+        "to start a fresh one.",
+        "进度数据库 {path} 已损坏（{why}）：已移至 {moved}；再次运行命令即可新建一个。",
+    ),
+    "other": (
+        "The progress database {path} could not be used ({why}): nothing was moved.",
+        "无法使用进度数据库 {path}（{why}）：未移动任何文件。",
+    ),
+}
+
+#: SQLite primary result code -> message key.
+_BY_CODE = {5: "busy", 6: "busy", 8: "readonly", 3: "readonly", 13: "full", 14: "cantopen", 10: "ioerr"}
+
+
+def message(key: str, lang: str = "en", **fields: object) -> str:
+    en, zh = _MESSAGES[key]
+    return (zh if lang == "zh" else en).format(**fields)
+
+
+def explain(exc: sqlite3.Error, path: Path | None = None, lang: str = "en") -> StoreError:
+    """One line saying what went wrong with the database and what to do about it."""
+    path = path or _current_path()
+    code, why = _code(exc), str(exc)
+    if code in _SUSPECT:
+        for store in list(_OPEN):  # our own connections must not write to a file being moved
+            store.close()
+        damage = confirmed_damage(exc, path)
+        if damage:
+            return StoreError(message("damaged", lang, path=path, why=damage.reason, moved=damage.moved_to))
+    if path.is_dir():
+        return StoreError(message("folder", lang, path=path))
+    return StoreError(message(_kind(code, path), lang, path=path, why=why))
+
+
+def _kind(code: int | None, path: Path) -> str:
+    """Which message fits: SQLite's code, refined by what the file system says.
+
+    A full disk often surfaces as an I/O error (the WAL index cannot grow) and a read-only
+    folder as "unable to open": the learner should read what to do about the real cause.
+    """
+    kind = _BY_CODE.get(code or -1, "other")
+    if kind in ("ioerr", "cantopen") and _disk_full(path.parent):
+        return "full"
+    if kind == "cantopen" and path.parent.is_dir() and not os.access(path.parent, os.W_OK):
+        return "readonly"
+    return kind
+
+
+def _disk_full(folder: Path) -> bool:
+    try:
+        stats = os.statvfs(folder)
+    except (OSError, AttributeError):  # no statvfs on Windows: trust SQLite's own code
+        return False
+    return stats.f_bavail * stats.f_frsize < 64 * 1024
+
+
+def _current_path() -> Path:
+    opened = [store.path for store in _OPEN]
+    if opened:
+        return opened[-1]
+    from normkata.paths import database_path
+
+    return database_path()
 
 
 def open_store(on_damage: Callable[[DamagedDatabase], None] | None = None) -> Store:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -43,7 +43,7 @@ class Prompter:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.stdin = sys.stdin
+        self.stdin: TextIO | None = sys.stdin
         self.interactive = _isatty(self.stdin) and _isatty(sys.stdout)
 
     def ask(self, prompt: str) -> str | None:
@@ -54,6 +54,8 @@ class Prompter:
             except EOFError:
                 self.console.print()
                 return None
+        if self.stdin is None:  # stdin closed (`<&-`): there is nothing to read
+            return None
         line = self.stdin.readline()
         if not line:
             return None
