@@ -64,6 +64,19 @@ def test_unreadable_answers_say_why(qtype: str, typed: str, why: str) -> None:
         parse_answer(question, typed)
 
 
+def test_unreadable_answers_say_why_in_chinese() -> None:
+    question = _question("single", "A")
+    with pytest.raises(UnreadableAnswer) as info:
+        parse_answer(question, "Z")
+    assert info.value.text("zh") == "“Z”不在 ABCD 之中"
+    assert str(info.value) == "'Z' is not one of ABCD"
+
+
+def test_full_width_and_chinese_separators_are_read() -> None:
+    assert parse_answer(_question("multiple", ("A", "C")), "Ａ，Ｃ") == ("A", "C")
+    assert parse_answer(_question("order", tuple("ABCD")), "A、B、C、D") == tuple("ABCD")
+
+
 def test_numbers_true_false_and_tolerance() -> None:
     assert parse_answer(_question("single", "B"), "2") == "B"
     assert parse_answer(_question("true_false", True), "对") is True

@@ -14,7 +14,7 @@ from tests.conftest import FIXTURES, invoke
 EXPECTED_BROKEN = """\
 fixtures/broken/a_errors.yaml:10: questions[0].answer: answer 'E' is out of range: choices are A-B
 fixtures/broken/a_errors.yaml:16: questions[1].prompt.zh: missing translation
-fixtures/broken/a_errors.yaml:27: questions[2].hint: unknown key (known: id, type, difficulty, prompt, explanation, source, answer, choices, tolerance, verify, tags)
+fixtures/broken/a_errors.yaml:27: questions[2].hint: unknown key (known: id, type, difficulty, prompt, explanation, source, answer, choices, tolerance, precision, verify, tags)
 fixtures/broken/b_duplicate.yaml:5: id: duplicate id 'shared-id' (first used in fixtures/broken/a_errors.yaml:28)
 fixtures/broken/b_duplicate.yaml:18: questions[1].source: '009' is not one of 000, 001, 002, 003, 004, beyond
 fixtures/broken/c_syntax.yaml:4: YAML syntax: did not find expected ',' or '}' (while parsing a flow mapping started on line 3)
@@ -90,9 +90,24 @@ QUESTION = """\
         (
             "    answer: 3\n    verify: result = 3\n",
             "numeric",
-            "t.yaml:5: questions[0].tolerance: a numeric question needs a tolerance (0 for exact)",
+            "t.yaml:5: questions[0].precision: a numeric question needs a precision (exact, {sig: N} or {decimals: N}) or a tolerance",
         ),
         ("    answer: yes please\n", "true_false", "t.yaml:11: questions[0].answer: expected true or false"),
+        (
+            "    answer: 3\n    verify: result = 3\n    precision: {sig: 0}\n",
+            "numeric",
+            "t.yaml:13: questions[0].precision: at least 1 significant digit",
+        ),
+        (
+            "    answer: 3\n    verify: result = 3\n    precision: roughly\n",
+            "numeric",
+            "t.yaml:13: questions[0].precision: expected exact, {sig: N} or {decimals: N}",
+        ),
+        (
+            "    answer: true\n    precision: exact\n",
+            "true_false",
+            "t.yaml:12: questions[0].precision: only numeric questions take a precision",
+        ),
         (
             "    answer: true\n    choices: [a, b]\n",
             "true_false",
@@ -169,3 +184,78 @@ def test_loading_the_bank_does_not_import_torch(tmp_path: Path) -> None:
     code = "import sys; from normkata.content.bank import load_bank; load_bank(); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+FOLDED_ZH = """\
+format_version: 1
+topic: t
+title: {en: T, zh: T}
+questions:
+  - id: q
+    type: true_false
+    difficulty: easy
+    prompt:
+      en: >-
+        A long prompt folded
+        over two lines.
+      zh: >-
+        这是一个很长的题目，
+        折成了两行。它(真的)很长,对吧?
+    explanation: {en: E, zh: "解释 “引号” 里"}
+    source: beyond
+    answer: true
+"""
+
+
+def test_chinese_typography_is_reported_with_its_line_and_fixed_at_load(tmp_path: Path, runner) -> None:
+    from normkata.content.bank import load_bank
+
+    bank_file = tmp_path / "t.yaml"
+    bank_file.write_text(FOLDED_ZH, encoding="utf-8")
+    _topic, questions, _cards, issues = validate_file(load_yaml(FOLDED_ZH), "t.yaml", FOLDED_ZH.splitlines())
+    assert [str(i) for i in issues] == [
+        "t.yaml:13: questions[0].prompt.zh: stray space in Chinese text: '的题目， 折成了两'",
+        "t.yaml:14: questions[0].prompt.zh: half-width ',' in Chinese text: use '，': '的)很长,对吧?'",
+        "t.yaml:14: questions[0].prompt.zh: half-width '?' in Chinese text: use '？': '长,对吧?'",
+        "t.yaml:14: questions[0].prompt.zh: half-width '(' in Chinese text: use '（': '两行。它(真的)很'",
+        "t.yaml:14: questions[0].prompt.zh: half-width ')' in Chinese text: use '）': '它(真的)很长,对'",
+        "t.yaml:15: questions[0].explanation.zh: stray space in Chinese text: '解释 “引号”'",
+        "t.yaml:15: questions[0].explanation.zh: stray space in Chinese text: '“引号” 里'",
+    ]
+    assert all(i.style for i in issues)
+    # The learner never sees the stray spaces: the loader removes them.
+    question = load_bank(bank_file).questions[0]
+    assert question.prompt.zh == "这是一个很长的题目，折成了两行。它(真的)很长,对吧?"
+    assert question.explanation.zh == "解释“引号”里"
+    assert question.prompt.en == "A long prompt folded over two lines."
+    result = invoke(runner, ["content", "check", str(bank_file)])
+    assert result.exit_code == 2
+    assert f"{bank_file}:13: questions[0].prompt.zh: stray space in Chinese text" in result.stderr
+
+
+def test_code_in_chinese_text_is_left_alone() -> None:
+    from normkata.content.typography import tidy_zh, zh_problems
+
+    text = "找出错误：\n\n    x = torch.rsqrt(m + eps)  # 均值 , 方差\n\n用 `a , b` 写"
+    assert zh_problems(text) == []
+    assert tidy_zh(text) == text
+
+
+def test_bundled_bank_has_no_typography_problems() -> None:
+    from normkata.paths import quizzes_dir
+
+    _bank, issues = load_bank_checked(quizzes_dir())
+    assert [str(i) for i in issues if i.style] == []
+
+
+def test_bundled_bank_chinese_has_no_stray_spaces() -> None:
+    import re
+
+    from normkata.content.bank import load_bank
+
+    cjk = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+    stray = re.compile(f"[{cjk}][ \t]+[{cjk}]")
+    bank = load_bank()
+    texts = [t for q in bank.questions for t in (q.prompt.zh, q.explanation.zh, *(c.zh for c in q.choices))]
+    texts += [t for c in bank.cards for t in (c.prompt.zh, c.answer.zh, *c.key_points.zh, *c.follow_ups.zh)]
+    assert [t for t in texts if stray.search(t)] == []
