@@ -1,0 +1,48 @@
+# expect: fail
+# trick: runs `cat` on each candidate reference path in a subprocess and execs what it prints; the subprocess must not start (seccomp: no exec) and the file must stay unreadable.
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+from torch import nn
+
+
+def _candidates():
+    """Every place a reference could be: installed content, and checkouts above sys.path."""
+    found = []
+    for entry in sys.path:
+        base = Path(entry or ".").resolve()
+        found.append(base / "normkata" / "_content" / "solutions" / "rmsnorm.py")
+        found += [folder / "solutions" / "rmsnorm.py" for folder in (base, *base.parents)]
+    return list(dict.fromkeys(found))
+
+
+def _load(source, name):
+    namespace = {"__name__": "stolen"}
+    exec(compile(source, name, "exec"), namespace)
+    return namespace["RMSNorm"]
+
+
+def _stolen():
+    for candidate in _candidates():
+        try:
+            done = subprocess.run(["cat", str(candidate)], capture_output=True, text=True, timeout=5)
+            if done.returncode == 0 and "class RMSNorm" in done.stdout:
+                return _load(done.stdout, str(candidate))
+        except Exception:
+            continue
+    return None
+
+
+class _Wrong(nn.Module):
+    def __init__(self, hidden_size, eps=1e-5, device=None, dtype=None):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(hidden_size, device=device, dtype=dtype))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)  # forgets the weight
+
+
+RMSNorm = _stolen() or _Wrong

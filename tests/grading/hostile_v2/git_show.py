@@ -1,0 +1,51 @@
+# expect: fail
+# trick: finds a checkout above sys.path and runs `git show HEAD:solutions/rmsnorm.py` there (the history, not the file); git must not run.
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+from torch import nn
+
+
+def _candidates():
+    """Every place a reference could be: installed content, and checkouts above sys.path."""
+    found = []
+    for entry in sys.path:
+        base = Path(entry or ".").resolve()
+        found.append(base / "normkata" / "_content" / "solutions" / "rmsnorm.py")
+        found += [folder / "solutions" / "rmsnorm.py" for folder in (base, *base.parents)]
+    return list(dict.fromkeys(found))
+
+
+def _load(source, name):
+    namespace = {"__name__": "stolen"}
+    exec(compile(source, name, "exec"), namespace)
+    return namespace["RMSNorm"]
+
+
+def _stolen():
+    for candidate in _candidates():
+        root = candidate.parent.parent
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(root), "show", "HEAD:solutions/rmsnorm.py"], capture_output=True, text=True, timeout=5
+            )
+            if done.returncode == 0 and "class RMSNorm" in done.stdout:
+                return _load(done.stdout, "git-show")
+        except Exception:
+            continue
+    return None
+
+
+class _Wrong(nn.Module):
+    def __init__(self, hidden_size, eps=1e-5, device=None, dtype=None):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(hidden_size, device=device, dtype=dtype))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)  # forgets the weight
+
+
+RMSNorm = _stolen() or _Wrong
