@@ -70,7 +70,8 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
             )
             continue
         bank.topics[topic.id] = topic
-        for item in [*questions, *cards]:
+        items: list[Question | Card] = [*questions, *cards]
+        for item in items:
             if item.id in seen_ids:
                 issues.append(
                     ContentIssue(
@@ -82,7 +83,10 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
                 )
                 continue
             seen_ids[item.id] = f"{shown}:{item.line}"
-            (bank.questions if isinstance(item, Question) else bank.cards).append(item)
+            if isinstance(item, Question):
+                bank.questions.append(item)
+            else:
+                bank.cards.append(item)
     return bank, sorted(issues, key=lambda i: (i.file, i.line))
 
 

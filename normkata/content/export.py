@@ -97,7 +97,7 @@ def _stable_id(text: str) -> int:
 
 def write_anki(bank: Bank, lang: str, path: Path) -> int:
     """Write `bank` as an .apkg deck with one note per question and card; returns the note count."""
-    import genanki
+    import genanki  # type: ignore[import-untyped]
 
     from normkata.i18n import t
 

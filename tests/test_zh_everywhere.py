@@ -1,0 +1,95 @@
+"""With --lang zh, no English reaches the learner except code, identifiers and formulas.
+
+English is recognised by vocabulary: a word that occurs in the English texts (interface
+strings and the bank) but in no Chinese text is an English word. Terms that Chinese text
+itself uses (RMSNorm, batch, token, kernel, eps, ...) are allowed; code lines (indented by four
+spaces) and `code spans` are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from normkata.content.bank import load_bank
+from normkata.i18n import _STRINGS
+from tests.conftest import invoke
+
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+BANK = load_bank()
+
+
+def _texts(lang: str) -> list[str]:
+    texts = [pair[0 if lang == "en" else 1] for pair in _STRINGS.values()]
+    for q in BANK.questions:
+        texts += [q.prompt.get(lang), q.explanation.get(lang), *(c.get(lang) for c in q.choices)]
+    for c in BANK.cards:
+        texts += [c.prompt.get(lang), c.answer.get(lang), *c.key_points.get(lang), *c.follow_ups.get(lang)]
+    texts += [t.title.get(lang) for t in BANK.topics.values()]
+    return texts
+
+
+def _words(texts: list[str]) -> set[str]:
+    return {w.lower() for text in texts for w in WORD.findall(_prose(text))}
+
+
+def _prose(text: str) -> str:
+    lines = [line for line in text.splitlines() if not line.startswith("    ")]
+    text = re.sub(r"`[^`]*`", " ", "\n".join(lines))
+    return re.sub(r"normkata( [a-z][\w-]*| --?[\w-]+)*", " ", text)  # a command to type is code
+
+
+ENGLISH_ONLY = _words(_texts("en")) - _words(_texts("zh"))
+
+
+def english_in(output: str) -> set[str]:
+    # Rich draws code lines of a prompt at their own indentation, and tables with box characters.
+    return {w for w in WORD.findall(_prose(output)) if w.lower() in ENGLISH_ONLY}
+
+
+def test_the_detector_sees_english() -> None:
+    assert {"the", "correct", "skipped", "medium", "again"} <= ENGLISH_ONLY
+    assert english_in("✓ Correct. Skipped: the") == {"Correct", "Skipped", "the"}
+    assert english_in("下一步：normkata review --topic why（3 项已到期）") == set()
+    assert english_in("回答正确。RMSNorm 的 eps 在 batch 维上") == set()
+
+
+def _zh(runner, args: list[str], stdin: str | None = None):  # type: ignore[no-untyped-def]
+    result = invoke(runner, ["--lang", "zh", *args], stdin)
+    assert result.exit_code in (0, 2), result.output
+    return result
+
+
+def test_quiz_over_the_whole_bank_in_chinese(runner) -> None:
+    n = len(BANK.questions)
+    # Wrong, unreadable, skipped and right answers in turn: every kind of feedback is printed.
+    answers = ["Z", "???", "", "A", "2^-23", "t"] * (n // 6 + 1)
+    result = _zh(runner, ["quiz", "-n", str(n), "--seed", "0"], "\n".join(answers[:n]) + "\n")
+    assert english_in(result.output) == set()
+    assert "困难" in result.output and "出处：" in result.output and "小结" in result.output
+
+
+def test_interview_review_progress_and_dashboard_in_chinese(runner) -> None:
+    n = len(BANK.cards)
+    result = _zh(runner, ["interview", "-n", str(n)], "我的回答\n3\n" * n)
+    assert english_in(result.output) == set()
+    _zh(runner, ["quiz", "-n", "5", "--seed", "1"], "A\nA\nA\nA\nA\n")
+    for args in (["review", "-n", "50"], ["progress"], []):
+        result = _zh(runner, args, "A\n1\n" * 60)
+        assert english_in(result.output) == set(), args
+
+
+def test_content_commands_in_chinese(runner) -> None:
+    result = _zh(runner, ["content", "check", "quizzes"])
+    assert result.exit_code == 0 and english_in(result.output) == set()
+    exported = json.loads(_zh(runner, ["content", "export", "--format", "json"]).stdout)
+    texts = [q["prompt"] + q["explanation"] + q["answer_text"] + q["source"]["title"] for q in exported["questions"]]
+    assert english_in("\n".join(texts)) == set()
+
+
+@pytest.mark.parametrize("key", sorted(_STRINGS))
+def test_every_interface_string_has_chinese(key: str) -> None:
+    en, zh = _STRINGS[key]
+    assert zh and zh != en or not WORD.search(en.replace("{", " ").replace("}", " "))
