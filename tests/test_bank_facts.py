@@ -1,0 +1,328 @@
+"""A second, independent check of the bank's answer keys.
+
+Each item's own `verify` code is one computation; these are others, written separately: closed
+forms, numpy's float formats instead of torch's, functional ops instead of modules. A fact that
+both agree on is unlikely to be a coincidence of one snippet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from normkata.content.bank import load_bank
+from normkata.quiz.answers import is_correct
+
+BANK = load_bank()
+D64 = torch.float64
+
+
+def _ln(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    mean = x.mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(((x - mean) ** 2).mean(-1, keepdim=True) + eps)
+
+
+def _rms(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps)
+
+
+def _bn_train(x: torch.Tensor, running_mean: torch.Tensor, running_var: torch.Tensor, momentum: float) -> None:
+    F.batch_norm(x, running_mean, running_var, training=True, momentum=momentum, eps=1e-5)
+
+
+# -- numeric answers --------------------------------------------------------------------------
+
+
+def _running_mean_step() -> float:
+    mean, var = torch.zeros(4), torch.ones(4)
+    _bn_train(torch.tensor([[2.0] * 4, [4.0] * 4]), mean, var, 0.1)
+    return mean[0].item()
+
+
+def _running_var_unbiased() -> float:
+    mean, var = torch.zeros(1, dtype=D64), torch.ones(1, dtype=D64)
+    x = torch.tensor([[-1.0], [1.0], [-1.0], [1.0]], dtype=D64) * 1.5**0.5  # biased variance 1.5
+    _bn_train(x, mean, var, 0.1)
+    return var.item()
+
+
+def _momentum_none() -> float:
+    bn = nn.BatchNorm1d(1, momentum=None)
+    for m in (1.0, 2.0, 6.0):
+        bn(torch.tensor([[m - 1.0], [m + 1.0]]))
+    assert bn.running_mean is not None
+    return bn.running_mean.item()
+
+
+def _fp16_largest_square() -> float:
+    x = np.float16(200.0)
+    with np.errstate(over="ignore"):
+        while np.isfinite(np.nextafter(x, np.float16(np.inf)) * np.nextafter(x, np.float16(np.inf))):
+            x = np.nextafter(x, np.float16(np.inf))
+    return float(x)
+
+
+def _bf16_from_bits(bits: int) -> float:
+    return float(np.frombuffer(np.uint32(bits << 16).tobytes(), dtype=np.float32)[0])
+
+
+def _bf16_add(a: float, b: float) -> float:
+    # Round the exact sum to bf16 by hand: nearest, ties to even, on fp32's top 16 bits.
+    bits = int(np.frombuffer(np.float32(a + b).tobytes(), dtype=np.uint32)[0])
+    low, high = bits & 0xFFFF, bits >> 16
+    if low > 0x8000 or (low == 0x8000 and high & 1):
+        high += 1
+    return _bf16_from_bits(high)
+
+
+def _gamma_gradient() -> float:
+    rows = [np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 4.0])]
+    return sum(float((r[2] - r.mean()) / math.sqrt(r.var() + 1e-5)) for r in rows)
+
+
+def _identity_gradient() -> float:
+    d = 6
+    norms = [nn.RMSNorm(d, eps=1e-5).double() for _ in range(6)]
+    outs = [nn.Linear(d, d).double() for _ in range(6)]
+    for layer in outs:
+        nn.init.zeros_(layer.weight)
+        nn.init.zeros_(layer.bias)
+    x = torch.randn(3, d, dtype=D64, requires_grad=True)
+    h = x
+    for norm, out in zip(norms, outs, strict=True):
+        h = h + out(torch.sin(norm(h)))
+    upstream = torch.randn_like(h)
+    (h * upstream).sum().backward()
+    assert x.grad is not None and torch.allclose(x.grad, upstream)
+    return 1.0
+
+
+NUMERIC: dict[str, Callable[[], float]] = {
+    "bn-running-mean-step": _running_mean_step,
+    "bn-running-var-unbiased": _running_var_unbiased,
+    "bn-momentum-none": _momentum_none,
+    "bn-padding-bias": lambda: (64 * 2.0 + 64 * 0.0) / 128,
+    "cost-params-llama7b": lambda: (2 * 32 + 1) * 4096,
+    "cost-bytes-moved": lambda: 2 * (8 * 512 * 512) * 2 / 1e6,
+    "cost-minimind-forward-gain": lambda: 100 * (1 - 2.1 / 2.3),
+    "cost-reductions": lambda: 2,
+    "cost-backward-ratio": lambda: 45 / 23,
+    "cost-layernorm-params": lambda: sum(p.numel() for p in nn.LayerNorm(4096, bias=True).parameters()),
+    "ln-example-value": lambda: (1 - 2.5) / math.sqrt(np.var([1, 2, 3, 4]) + 1e-5),
+    "ln-beta-gradient": lambda: 2 * 3 * 1.0,
+    "ln-param-count-tuple": lambda: 2 * 4 * 5,
+    "ln-gamma-gradient-value": _gamma_gradient,
+    "prec-fp16-max": lambda: float(np.frombuffer(np.uint16(0x7BFF).tobytes(), dtype=np.float16)[0]),
+    "prec-bf16-epsilon": lambda: _bf16_from_bits(0x3F81) - _bf16_from_bits(0x3F80),
+    "prec-fp16-tiny": lambda: float(np.frombuffer(np.uint16(0x0400).tobytes(), dtype=np.float16)[0]),
+    "prec-largest-square": _fp16_largest_square,
+    "prec-swamping": lambda: _bf16_add(256.0, 1.0),
+    "pn-stream-growth": lambda: math.sqrt(1 + 2 * 8),
+    "pn-count-prenorm": lambda: 2 * 12 + 1,
+    "pn-identity-gradient": _identity_gradient,
+    "rms-example-value": lambda: 4 / math.sqrt((9 + 16) / 2),
+    "rms-param-count": lambda: (2 * 8 + 1) * 512,
+    "rms-output-rms": lambda: float(_rms(torch.randn(7, 33, dtype=D64) * 5 + 2, 0.0).pow(2).mean(-1).sqrt().max()),
+    "rms-zero-row": lambda: float(_rms(torch.zeros(1, 9)).abs().max()),
+    "rms-torch-eps-value": lambda: float(np.finfo(np.float32).eps),
+    "why-vanishing-product": lambda: math.exp(8 * math.log(0.6)),
+    "why-exploding-product": lambda: math.exp(10 * math.log(1.5)),
+    "why-init-scale": lambda: math.sqrt(256 * 1.0 * 1.0),
+}
+
+
+def test_every_numeric_question_has_an_independent_check() -> None:
+    assert {q.id for q in BANK.questions if q.type == "numeric"} == set(NUMERIC)
+
+
+@pytest.mark.parametrize("item_id", sorted(NUMERIC))
+def test_numeric_key_recomputed_independently(item_id: str) -> None:
+    question = BANK.question(item_id)
+    assert question is not None
+    assert is_correct(question, float(NUMERIC[item_id]())), (NUMERIC[item_id](), question.answer)
+
+
+# -- facts behind choice, true/false and order answers -----------------------------------------
+
+
+def test_rmsnorm_default_eps_is_float32_epsilon_for_half_inputs() -> None:
+    for dtype in (torch.bfloat16, torch.float16):
+        row = torch.full((1, 8), 1e-3, dtype=dtype)
+        out = nn.RMSNorm(8).to(dtype)(row).float()[0, 0].item()
+        by_hand = 1e-3 / math.sqrt(1e-6 + float(np.finfo(np.float32).eps))
+        assert abs(out - by_hand) < 0.01  # ≈ 0.945
+        assert abs(out - 1e-3 / math.sqrt(1e-6 + float(torch.finfo(dtype).eps))) > 0.5
+
+
+def test_fp16_overflow_threshold() -> None:
+    with np.errstate(over="ignore"):
+        assert np.float16(65519.0) == 65504 and np.isinf(np.float16(65520.0))
+    assert torch.tensor(65519.0).half().item() == 65504 and torch.tensor(65520.0).half().isinf()
+
+
+def test_bf16_spacing_and_rounding_error() -> None:
+    one = _bf16_from_bits(0x3F80)
+    assert _bf16_from_bits(0x3F81) - one == 2**-7  # spacing just above 1
+    assert one - _bf16_from_bits(0x3F7F) == 2**-8  # spacing just below 1
+    x = torch.rand(100_000, dtype=torch.float32) + 0.5
+    assert ((x.bfloat16().float() - x).abs() / x).max().item() <= 2**-8
+
+
+def test_fp16_subnormals_and_eps_underflow() -> None:
+    assert float(np.float16(1e-8)) == 0.0 and float(np.float16(1e-5)) > 0
+    assert abs(float(np.float16(1e-5)) - 1.0014e-5) < 1e-8
+    assert float(np.frombuffer(np.uint16(1).tobytes(), dtype=np.float16)[0]) == 2**-24
+
+
+def test_naive_fp16_rmsnorm_and_late_upcast_zero_the_row() -> None:
+    x = torch.full((1, 64), 300.0).half()
+    assert torch.all(_rms(x) == 0)
+    assert torch.all((x.float() * torch.rsqrt(x.pow(2).mean(-1, keepdim=True).float() + 1e-5)) == 0)
+    assert torch.allclose(_rms(x.float()), torch.ones(1, 64), atol=1e-4)
+    assert float(torch.tensor(300.0).bfloat16() ** 2) == 90112
+
+
+def test_batchnorm_semantics() -> None:
+    x = torch.randn(5, 3, 7, dtype=D64) * 2 + 1
+    out = F.batch_norm(x, None, None, training=True, eps=1e-5)
+    flat = x.transpose(0, 1).reshape(3, -1)
+    manual = (x - flat.mean(1)[None, :, None]) / torch.sqrt(flat.var(1, unbiased=False)[None, :, None] + 1e-5)
+    assert torch.allclose(out, manual)  # bn-axes-ncl: one statistic per channel over N·L
+    buggy = (x - x.mean(0)) / torch.sqrt(x.var(0, unbiased=False) + 1e-5)
+    assert not torch.allclose(buggy, out)  # bn-bug-3d-axes
+    four = torch.randn(4, 2, dtype=D64)
+    ratio = (
+        (four - four.mean(0))
+        / torch.sqrt(four.var(0) + 1e-12)
+        / F.batch_norm(four, None, None, training=True, eps=1e-12)
+    )
+    assert torch.allclose(ratio, torch.full_like(ratio, math.sqrt(3 / 4)))  # bn-bug-unbiased-output
+    with pytest.raises(ValueError, match="more than 1 value per channel"):
+        nn.BatchNorm1d(8)(torch.randn(1, 8))  # bn-train-batch-one
+    bn = nn.BatchNorm1d(3)
+    with torch.no_grad():
+        bn(torch.randn(8, 3))
+    assert (
+        bn.num_batches_tracked is not None and int(bn.num_batches_tracked) == 1
+    )  # bn-bug-forgot-eval: no_grad still updates
+    assert "running_mean" in nn.BatchNorm1d(2).state_dict() and not list(nn.BatchNorm1d(2).buffers())[0].requires_grad
+    bn.eval()
+    x1 = torch.randn(1, 3)
+    assert torch.allclose(bn(x1), bn(torch.cat([x1, 100 * torch.randn(5, 3)]))[:1])  # bn-eval-independent
+
+
+def test_batchnorm_momentum_conventions() -> None:
+    mean, var = torch.zeros(1), torch.ones(1)
+    _bn_train(torch.tensor([[9.0], [11.0]]), mean, var, 0.9)
+    assert abs(mean.item() - 9.0) < 1e-6  # torch with 0.9: the new batch weighs 0.9
+    keras = 0.9 * 0.0 + 0.1 * 10.0
+    _bn_train(torch.tensor([[9.0], [11.0]]), m2 := torch.zeros(1), torch.ones(1), 0.1)
+    assert abs(m2.item() - keras) < 1e-6
+
+
+def test_layernorm_semantics() -> None:
+    x = torch.randn(4, 6, dtype=D64)
+    assert torch.allclose(F.layer_norm(x, (6,)), _ln(x))
+    assert not torch.allclose(
+        F.layer_norm(x, (6,)), (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + 1e-5)
+    )
+    ln = nn.LayerNorm((4, 5))
+    assert tuple(ln.weight.shape) == (4, 5) and sum(p.numel() for p in ln.parameters()) == 40
+    y = torch.randn(2, 3, 4, 5, dtype=D64)
+    assert torch.allclose(F.layer_norm(y, (4, 5)), _ln(y.reshape(2, 3, 20)).reshape_as(y))
+    z = torch.randn(3, 5, dtype=D64, requires_grad=True)
+    F.layer_norm(z, (5,)).sum().backward()
+    assert z.grad is not None and z.grad.abs().max() < 1e-10  # ln-sum-gradient-zero
+    no_bias = nn.LayerNorm(8, bias=False)
+    assert no_bias.bias is None and nn.LayerNorm(8, elementwise_affine=False).state_dict() == {}
+    assert nn.LayerNorm(8).eps == 1e-5
+    shifted = torch.randn(2, 8) + 5
+    assert not torch.allclose(no_bias(shifted), F.rms_norm(shifted, (8,), eps=1e-5), atol=1e-3)
+
+
+def test_one_pass_variance_loses_digits_at_mean_1000() -> None:
+    x = torch.randn(32, 512, generator=torch.Generator().manual_seed(1)) + 1000
+    one_pass = (x * x).mean(-1) - x.mean(-1) ** 2
+    assert (one_pass.double() - x.double().var(-1, unbiased=False)).abs().max() > 0.05
+    assert np.spacing(np.float32(1e6)) == 0.0625
+
+
+def test_scale_and_shift_invariances() -> None:
+    x = torch.randn(1, 16, dtype=D64)
+    assert torch.allclose(_rms(3 * x, 0.0), _rms(x, 0.0)) and not torch.allclose(_rms(x + 2, 0.0), _rms(x, 0.0))
+    assert torch.allclose(_ln(4 * x + 1, 0.0), _ln(x, 0.0)) and torch.allclose(_ln(-x, 0.0), -_ln(x, 0.0))
+    w = torch.randn(16, 8, dtype=D64)
+    assert torch.allclose(_ln(x @ (5 * w), 0.0), _ln(x @ w, 0.0))
+
+
+def test_rmsnorm_output_bound_and_constant_row() -> None:
+    d = 1024
+    spike = torch.zeros(1, d, dtype=D64)
+    spike[0, 3] = 7.0
+    assert abs(_rms(spike, 0.0).max().item() - math.sqrt(d)) < 1e-9
+    row = torch.full((1, 8), 5.0)
+    assert torch.all(F.layer_norm(row, (8,)) == 0) and torch.allclose(_rms(row), torch.ones(1, 8), atol=1e-5)
+
+
+def test_mixed_dtype_promotion_and_hf_gemma_quirks() -> None:
+    x = torch.randn(2, 8).bfloat16()
+    assert (_rms(x.float()).type_as(x) * torch.ones(8)).dtype == torch.float32
+    assert (_rms(x.float()).type_as(x) * torch.ones(8, dtype=torch.bfloat16)).dtype == torch.bfloat16
+    module = nn.Module()
+    setattr(module, "eps", 1e-5)  # noqa: B010 - an attribute nobody reads: nn.Module accepts it silently
+    ones = nn.RMSNorm(8).state_dict()["weight"]
+    h = torch.randn(3, 8)
+    assert torch.allclose(_rms(h, 1e-6) * (1 + ones), 2 * _rms(h, 1e-6))
+
+
+def test_l2_norm_and_eps_placement() -> None:
+    x = torch.randn(2, 512, dtype=D64)
+    assert torch.allclose(x / x.norm(dim=-1, keepdim=True) * math.sqrt(512), _rms(x, 0.0))
+    small = torch.randn(2, 64, dtype=D64) * 1e-3
+    ratio = (small / (small.pow(2).mean(-1, keepdim=True).sqrt() + 1e-5)) / _rms(small)
+    assert 2.5 < ratio.mean().item() < 4
+
+
+def test_prenorm_wiring_and_counts() -> None:
+    d = 8
+    n1, n2 = nn.RMSNorm(d, eps=1e-5), nn.RMSNorm(d, eps=1e-5)
+    f, g = nn.Linear(d, d), nn.Linear(d, d)
+    x = torch.randn(3, d)
+    h = x + f(n1(x))
+    pre = h + g(n2(h))
+    post = n2(x + f(x))
+    assert not torch.allclose(pre, post)
+    with torch.no_grad():
+        n2.weight.mul_(torch.linspace(0.5, 1.5, d))
+    assert not torch.allclose(h + g(n2(h)), h + g(n1(h)))  # pn-bug-one-norm shows once gains differ
+
+
+def test_swamping_stalls_a_bf16_running_sum() -> None:
+    total = torch.tensor(0.0, dtype=torch.bfloat16)
+    for _ in range(2000):
+        total = total + torch.tensor(1.0, dtype=torch.bfloat16)
+    assert total.item() == 256.0  # stops at 256: 256 + 1 rounds back to 256
+
+
+def test_loss_scaling_range() -> None:
+    assert float(np.float16(1e-8)) == 0.0 and float(np.float16(1e-8 * 2**16)) > 0
+    assert float(torch.tensor(1e-8, dtype=torch.bfloat16)) > 0
+    assert torch.finfo(torch.bfloat16).tiny < 1.2e-38 * 1.01
+
+
+def test_batchnorm_folds_into_the_linear_layer() -> None:
+    lin = nn.Linear(5, 3).double()
+    mean, var = torch.rand(3, dtype=D64) * 2 - 1, torch.rand(3, dtype=D64) + 0.5
+    gamma, beta = torch.rand(3, dtype=D64) + 0.5, torch.randn(3, dtype=D64)
+    x = torch.randn(4, 5, dtype=D64)
+    with torch.no_grad():
+        reference = F.batch_norm(lin(x), mean, var, gamma, beta, training=False, eps=1e-5)
+        s = gamma / torch.sqrt(var + 1e-5)
+        folded = x @ (lin.weight * s[:, None]).T + (lin.bias - mean) * s + beta
+    assert torch.allclose(folded, reference)
