@@ -29,6 +29,7 @@ BUSY_TIMEOUT_S = 10.0
 
 #: SQLite's primary result codes that can mean a damaged file; only an integrity check decides.
 _SUSPECT = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+_READONLY = 8  # SQLITE_READONLY
 
 #: Files SQLite keeps beside the database; a damaged file travels with them.
 _COMPANIONS = ("-wal", "-shm", "-journal")
@@ -60,32 +61,47 @@ class Store:
     def __init__(self, path: Path, on_damage: Callable[[DamagedDatabase], None] | None = None) -> None:
         self.path = path
         _make_folder(path.parent)
-        try:
-            self.db = self._open()
-        except sqlite3.Error as exc:
-            damage = confirmed_damage(exc, path)
-            if damage is None:
-                raise explain(exc, path) from None
+        opened = self._connect()
+        if isinstance(opened, DamagedDatabase):
             if on_damage:
-                on_damage(damage)
-            try:  # a fresh file in its place
-                self.db = self._open()
-            except sqlite3.Error as again:
-                raise explain(again, path) from None
+                on_damage(opened)
+            opened = self._connect()  # a fresh file in its place
+            if isinstance(opened, DamagedDatabase):  # cannot happen to a new file; never loop
+                raise StoreError(message("damaged", path=path, why=opened.reason, moved=opened.moved_to))
+        self.db = opened
         _OPEN.add(self)
 
     # -- opening ---------------------------------------------------------------------------
 
-    def _open(self) -> sqlite3.Connection:
+    def _connect(self, *, read_only: bool = False) -> sqlite3.Connection | DamagedDatabase:
+        """An open, up-to-date connection; or, when the file proves damaged, where it was moved.
+
+        A database that cannot be written is opened read-only: what only reads (the dashboard)
+        still works, and the first write says "read-only".
+        """
         if self.path.is_dir():
             raise StoreError(message("folder", path=self.path))
-        # Autocommit mode: every transaction below is explicit.
-        db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:  # autocommit mode: every transaction below is explicit
+            db = sqlite3.connect(_uri(self.path, read_only), uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise explain(exc, self.path, check=False) from None
         try:
             db.row_factory = sqlite3.Row
             db.execute("PRAGMA foreign_keys = ON")
-            _use_wal(db)
+            if not read_only:
+                _use_wal(db)
             migrate(db)
+        except sqlite3.Error as exc:
+            if _code(exc) == _READONLY and not read_only and self.path.is_file():
+                db.close()
+                return self._connect(read_only=True)
+            # Checked and moved while this connection is still open: closing it first would
+            # let SQLite delete the WAL that must travel with the damaged file.
+            damage = confirmed_damage(exc, self.path)
+            db.close()
+            if damage is None:
+                raise explain(exc, self.path, check=False) from None
+            return damage
         except BaseException:
             db.close()
             raise
@@ -286,16 +302,23 @@ class _Transaction:
 
 
 def _use_wal(db: sqlite3.Connection) -> None:
-    """WAL: readers never block the writer, and a killed writer's frames are simply ignored.
-
-    A read-only database cannot switch; it stays readable, and a write reports read-only.
-    """
-    try:
-        db.execute("PRAGMA journal_mode = WAL")
-    except sqlite3.OperationalError as exc:
-        if _code(exc) != 8:  # SQLITE_READONLY
-            raise
+    """WAL: readers never block the writer, and a killed writer's frames are simply ignored."""
+    db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = FULL")  # a committed answer survives a power cut too
+
+
+def _uri(path: Path, read_only: bool) -> str:
+    """A file: URI for `path` (quoted: a "?" or "#" in a folder name is not a URI parameter).
+
+    Read-only, a WAL database needs its -shm file, which a read-only folder cannot hold; with
+    no -wal and no journal there is nothing besides the file itself to read, so it is read as
+    immutable instead.
+    """
+    uri = path.absolute().as_uri()
+    if not read_only:
+        return uri
+    beside = any(path.with_name(path.name + suffix).exists() for suffix in ("-wal", "-journal"))
+    return uri + ("?mode=ro" if beside or os.access(path.parent, os.W_OK) else "?mode=ro&immutable=1")
 
 
 def _make_folder(folder: Path) -> None:
@@ -321,7 +344,7 @@ def integrity_problem(path: Path) -> str | None:
     stands in the way the check cannot run, and that is not evidence of damage either.
     """
     try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)) as db:
+        with closing(sqlite3.connect(_uri(path, read_only=True), uri=True, timeout=BUSY_TIMEOUT_S)) as db:
             rows = [row[0] for row in db.execute("PRAGMA quick_check")]
     except sqlite3.Error as exc:
         return str(exc) if _code(exc) in _SUSPECT else None
@@ -397,7 +420,7 @@ _MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 #: SQLite primary result code -> message key.
-_BY_CODE = {5: "busy", 6: "busy", 8: "readonly", 3: "readonly", 13: "full", 14: "cantopen", 10: "ioerr"}
+_BY_CODE = {5: "busy", 6: "busy", _READONLY: "readonly", 3: "readonly", 13: "full", 14: "cantopen", 10: "ioerr"}
 
 
 def message(key: str, lang: str = "en", **fields: object) -> str:
@@ -405,14 +428,18 @@ def message(key: str, lang: str = "en", **fields: object) -> str:
     return (zh if lang == "zh" else en).format(**fields)
 
 
-def explain(exc: sqlite3.Error, path: Path | None = None, lang: str = "en") -> StoreError:
-    """One line saying what went wrong with the database and what to do about it."""
+def explain(exc: sqlite3.Error, path: Path | None = None, lang: str = "en", *, check: bool = True) -> StoreError:
+    """One line saying what went wrong with the database and what to do about it.
+
+    With `check`, an error that hints at damage runs the integrity check, and a file that
+    fails it is set aside (our connections closed after the move) before saying so.
+    """
     path = path or _current_path()
     code, why = _code(exc), str(exc)
-    if code in _SUSPECT:
-        for store in list(_OPEN):  # our own connections must not write to a file being moved
+    if check and code in _SUSPECT:
+        damage = confirmed_damage(exc, path)  # before closing ours: a close may delete the WAL
+        for store in list(_OPEN):
             store.close()
-        damage = confirmed_damage(exc, path)
         if damage:
             return StoreError(message("damaged", lang, path=path, why=damage.reason, moved=damage.moved_to))
     if path.is_dir():

@@ -1,4 +1,4 @@
-"""The SQLite store: migrations, transactions, and a damaged file set aside."""
+"""The SQLite store: migrations, transactions, a damaged file set aside, the kata log."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from normkata.migrations import MIGRATIONS
-from normkata.store import Store
+from normkata.store import KataLog, Store
 from tests.conftest import FIXTURES, invoke
 
 
@@ -50,3 +50,36 @@ def test_damaged_database_is_moved_aside_and_reported(runner, isolated_home, mon
     fresh = sqlite3.connect(damaged)
     assert fresh.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 1
     fresh.close()
+
+
+def _result(**extra: object) -> dict:
+    return {"passed": True, "score": 3, "max_score": 3, "counts": {"passed": 3}, "duration_s": 0.5, **extra}
+
+
+def test_last_kata_is_the_last_thing_done_even_within_one_second(tmp_path: Path) -> None:
+    """Three events for one kata, then one attempt at another, all in the same second: the attempt is last."""
+    store = Store(tmp_path / "s.db")
+    log = KataLog(store)
+    assert log.last_kata() is None
+    for kind in ("started", "hint", "hint"):
+        log.event("rmsnorm", kind)
+    log.attempt("layernorm", "ln.py", _result(), "cpu")
+    assert log.last_kata() == "layernorm"
+    log.event("rmsnorm", "hint")
+    assert log.last_kata() == "rmsnorm"
+    store.close()
+
+
+def test_attempt_keeps_seed_and_sandbox_when_given(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    log = KataLog(store)
+    log.attempt("rmsnorm", "a.py", _result(), "cpu")
+    log.attempt("rmsnorm", "b.py", _result(seed=1234, sandbox="bwrap"), "cpu")
+    log.attempt("rmsnorm", "c.py", _result(seed=7, sandbox={"kind": "rlimits", "net": False}), "cuda")
+    rows = store.db.execute("SELECT file, seed, sandbox FROM kata_attempts ORDER BY id").fetchall()
+    assert [tuple(r) for r in rows] == [
+        ("a.py", None, None),
+        ("b.py", 1234, "bwrap"),
+        ("c.py", 7, '{"kind": "rlimits", "net": false}'),
+    ]
+    store.close()
