@@ -34,7 +34,7 @@ _READONLY = 8  # SQLITE_READONLY
 #: Files SQLite keeps beside the database; a damaged file travels with them.
 _COMPANIONS = ("-wal", "-shm", "-journal")
 
-#: Open stores, so that the CLI edge can close them before it sets a damaged file aside.
+#: Open stores, so that the CLI edge can close them once it has set a damaged file aside.
 _OPEN: weakref.WeakSet[Store] = weakref.WeakSet()
 
 
