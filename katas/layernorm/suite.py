@@ -288,8 +288,9 @@ def test_called_several_times(harness: Harness) -> None:
     d = draw(60, 3, 33)
     state = random_affine((d,), 61)
     inputs = [Input(randn((4, d), 62, scale=2.0, shift=1.0), "2·N(0,1)+1"),
+              Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
               Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
-    inputs.append(inputs[0])
+    inputs.append(inputs[0])  # same shape, other values, other shape, the first again
     harness.repeated_calls_case("LayerNorm", [d], {"eps": 1e-5}, inputs, state=state,
                                 expected=lambda x: reference_output(x, state, (d,), 1e-5))  # fmt: skip
 

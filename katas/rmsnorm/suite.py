@@ -231,8 +231,9 @@ def test_forward_drawn_shapes(harness: Harness, k: int) -> None:
 def test_called_several_times(harness: Harness) -> None:
     d = draw(60, 3, 33)
     weight = random_weight(d, 61)
-    inputs = [Input(randn((4, d), 62, scale=2.0), "2·N(0,1)"), Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]
-    inputs.append(inputs[0])
+    inputs = [Input(randn((4, d), 62, scale=2.0), "2·N(0,1)"), Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
+              Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
+    inputs.append(inputs[0])  # same shape, other values, other shape, the first again
     harness.repeated_calls_case("RMSNorm", [d], {"eps": 1e-5}, inputs, state={"weight": weight},
                                 expected=lambda x: reference_output(x, weight, 1e-5))  # fmt: skip
 

@@ -1,6 +1,6 @@
-# expect: fail
-# style: BertLayerNorm-style eps kept ONLY as `variance_epsilon` (math right, fp32 upcast); fails solely because the LayerNorm instructions name an `eps` attribute (contrast eps_property_alias.py, and rmsnorm/hf_llama_variance_epsilon.py where the instructions name none)
-# shows on: module state only: `LayerNorm(6).eps` raises AttributeError; every output matches torch
+# expect: pass
+# style: BertLayerNorm-style eps kept ONLY as `variance_epsilon` (math right, fp32 upcast): the contract observes eps through outputs, so the name is the learner's business
+# shows on: nothing: every output matches torch, including eps 0.1 and 1e-7
 from __future__ import annotations
 
 import torch
