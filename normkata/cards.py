@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rich.markup import escape
+from rich.console import Group
 from rich.panel import Panel
 
 from normkata.content.model import Card
 from normkata.i18n import t
 from normkata.practice import Practice, ask_each, show_item_header
+from normkata.quiz.paragraph import Paragraph
 from normkata.quiz.session import source_label
 from normkata.srs import schedule, when
 
@@ -49,14 +50,14 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
     response = practice.prompter.ask(t("card.your_answer", lang))
     if response is None:
         return None
-    points = "\n".join(f"• {escape(p)}" for p in card.key_points.get(lang))
+    points = Group(*(Paragraph(p, prefix="• ") for p in card.key_points.get(lang)))
     console.print(Panel(points, title=t("card.key_points", lang), border_style="card.points", title_align="left"))
-    console.print(Panel(escape(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left"))
+    console.print(Panel(Paragraph(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left"))
     follow_ups = card.follow_ups.get(lang)
     if follow_ups:
         console.print(f"[heading]{t('card.follow_ups', lang)}[/]")
         for question in follow_ups:
-            console.print(f"  ? {escape(question)}")
+            console.print(Paragraph(question, prefix="  ? "))
     console.print(f"[muted]{t('quiz.source', lang, source=source_label(card.source, lang))}[/]")
     rating = _read_rating(practice)
     if rating is None:

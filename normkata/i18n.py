@@ -187,6 +187,84 @@ _STRINGS: dict[str, tuple[str, str]] = {
     ),
     "solution.kept": ("Solution not shown. Keep going!", "未显示答案。继续加油！"),
     "interrupted": ("Interrupted: what you answered is saved.", "已中断：已作答的内容均已保存。"),
+    # -- labs: tables, titles and terminal plots (data files keep English keys) --------------
+    "lab.written": ("Wrote {paths}", "已写入 {paths}"),
+    "lab.vanishing.title": (
+        "Activation std and weight-gradient norm per layer (width {width}, gain {gain})",
+        "每层的激活标准差与权重梯度范数（宽度 {width}，增益 {gain}）",
+    ),
+    "lab.vanishing.layer": ("layer", "层"),
+    "lab.vanishing.ratio": ("std layer {last} / layer 1 = {ratio}", "第 {last} 层 / 第 1 层的标准差 = {ratio}"),
+    "lab.variant.none": ("no norm", "无归一化"),
+    "lab.variant.layernorm": ("LayerNorm", "LayerNorm"),
+    "lab.variant.rmsnorm": ("RMSNorm", "RMSNorm"),
+    "lab.compare.title": (
+        "Final training loss after {steps} steps (✗ did not converge, NaN@k diverged at step k)",
+        "训练 {steps} 步后的最终损失（✗ 未收敛，NaN@k 表示第 k 步发散）",
+    ),
+    "lab.compare.config": ("configuration", "配置"),
+    "lab.compare.stable": ("stable up to", "最大稳定学习率"),
+    "lab.compare.first_nan": ("first NaN", "首次 NaN"),
+    "lab.depth.title": (
+        "Pre-LN vs Post-LN, lr {lr} without warmup, {steps} steps",
+        "Pre-LN 与 Post-LN：学习率 {lr}，无 warmup，{steps} 步",
+    ),
+    "lab.depth.layers": ("layers", "层数"),
+    "lab.depth.pre": ("Pre-LN final loss", "Pre-LN 最终损失"),
+    "lab.depth.post": ("Post-LN final loss", "Post-LN 最终损失"),
+    "lab.precision.title": ("Low precision in numbers", "低精度的具体数值"),
+    "lab.precision.what": ("what", "内容"),
+    "lab.precision.why": ("why it matters", "为什么重要"),
+    "lab.prec.max": ("largest finite value", "最大有限值"),
+    "lab.prec.max.note": ("fp16 has 5 exponent bits, bf16 fp32's 8", "fp16 有 5 位指数，bf16 与 fp32 一样有 8 位"),
+    "lab.prec.tiny": ("smallest normal value", "最小正规格化数"),
+    "lab.prec.tiny.note": ("below it: subnormals, then 0", "再往下是非规格化数，然后是 0"),
+    "lab.prec.eps": ("machine epsilon (step at 1.0)", "机器精度（1.0 处的步长）"),
+    "lab.prec.eps.note": ("bf16 keeps 7 mantissa bits, fp16 10", "bf16 保留 7 位尾数，fp16 有 10 位"),
+    "lab.prec.square": ("300² (the Pre-Norm document)", "300²（Pre-Norm 文档中的例子）"),
+    "lab.prec.square.note": ("fp16: 90000 ≥ 65520 rounds to inf", "fp16：90000 ≥ 65520，舍入为 inf"),
+    "lab.prec.naive": ("naive RMSNorm of a row of 300s (true: 1)", "朴素 RMSNorm 作用于一行 300（真值为 1）"),
+    "lab.prec.naive.note": ("x · rsqrt(inf) = 0: the signal is wiped out", "x · rsqrt(inf) = 0：信号被清零"),
+    "lab.prec.upcast": ("RMSNorm with fp32 upcast, same row", "先升到 fp32 的 RMSNorm，同一行"),
+    "lab.prec.upcast.note": ("x.float() before squaring fixes it", "平方之前调用 x.float() 即可解决"),
+    "lab.prec.eps_stored": ("eps {eps} stored", "存储 eps {eps}"),
+    "lab.prec.eps_stored.note": ("fp16's smallest subnormal is ~5.96e-8", "fp16 最小的非规格化数约为 5.96e-8"),
+    "lab.prec.eps_zero": ("naive RMSNorm of a zero row, eps {eps}", "朴素 RMSNorm 作用于全零行，eps {eps}"),
+    "lab.prec.eps_zero.note": (
+        "0 is right; NaN means eps became 0 (0 · rsqrt(0))",
+        "0 是对的；NaN 表示 eps 变成了 0（0 · rsqrt(0)）",
+    ),
+    "lab.prec.swamp": ("sum of 4096 squares, one add at a time (÷ exact)", "逐个累加 4096 个平方（÷ 精确值）"),
+    "lab.prec.swamp.note": (
+        "the sum stalls once it dwarfs each term: accumulate in fp32",
+        "总和远大于每一项后就停止增长：应在 fp32 中累加",
+    ),
+    "lab.prec.cancel": ("fp32 one-pass variance at mean 1000: max error", "均值 1000 时 fp32 单遍方差的最大误差"),
+    "lab.prec.cancel.note": (
+        "E[x²] − E[x]² loses its digits; two-pass error is ~1e-6",
+        "E[x²] − E[x]² 丢失有效数字；两遍法的误差约为 1e-6",
+    ),
+    "lab.prec.yours": ("your RMSNorm on the row of 300s (true: 1)", "你的 RMSNorm 作用于一行 300（真值为 1）"),
+    "lab.prec.yours.note": ("from your workspace's rmsnorm.py", "来自你工作区的 rmsnorm.py"),
+    "lab.bench.title": (
+        "RMSNorm vs LayerNorm on {shape} {dtype} ({device}); memory copy: {copy} GB/s",
+        "RMSNorm 与 LayerNorm：{shape} {dtype}（{device}）；内存拷贝 {copy} GB/s",
+    ),
+    "lab.bench.implementation": ("implementation", "实现"),
+    "lab.bench.forward": ("forward ms", "前向 ms"),
+    "lab.bench.backward": ("backward ms", "反向 ms"),
+    "lab.bench.copy": ("% copy", "占拷贝 %"),
+    "lab.bench.summary": (
+        "On this machine torch's RMSNorm takes {fwd}× LayerNorm's time forward and {bwd}× backward "
+        "(the MiniMind code walkthrough, MiniMind-small on a GPU: 0.91× and 0.89×).",
+        "在这台机器上，torch 的 RMSNorm 前向耗时是 LayerNorm 的 {fwd} 倍，反向是 {bwd} 倍"
+        "（《Normalization 代码导读》中 MiniMind-small 在 GPU 上为 0.91 倍和 0.89 倍）。",
+    ),
+    "lab.bench.skipped": ("{owner} {cls} skipped: {why}", "跳过 {owner} 的 {cls}：{why}"),
+    "lab.plot.activation std per layer": ("activation std per layer", "每层激活标准差"),
+    "lab.plot.weight-gradient norm per layer": ("weight-gradient norm per layer", "每层权重梯度范数"),
+    "lab.plot.training loss by depth": ("training loss by depth", "不同深度的训练损失"),
+    "lab.plot.training loss at lr": ("training loss at lr {lr}", "学习率 {lr} 下的训练损失"),
 }
 
 
@@ -214,6 +292,10 @@ def _normalise(value: str) -> str:
     from normkata.errors import InputError
 
     raise InputError(f"Unknown language {value!r}: use en or zh.")
+
+
+def has(key: str) -> bool:
+    return key in _STRINGS
 
 
 def t(key: str, lang: str, **fields: object) -> str:

@@ -63,7 +63,9 @@ def show_item_header(practice: Practice, label_key: str, item: Question | Card, 
     practice.console.print()
     difficulty = t(f"difficulty.{item.difficulty}", lang)
     practice.console.rule(f"[heading]{label}[/]  [quiz.meta]{topic} · {difficulty}[/]")
-    practice.console.print(f"[quiz.prompt]{escape(item.prompt.get(lang))}[/]")
+    from normkata.quiz.paragraph import Paragraph
+
+    practice.console.print(Paragraph(item.prompt.get(lang), "quiz.prompt"))
 
 
 def ask_each(

@@ -61,8 +61,8 @@ def test_depth_tiny_run_shapes() -> None:
 def test_precision_numbers() -> None:
     rows = {row["what"]: row for row in precision.run(LabOptions())["rows"]}
     assert rows["largest finite value"]["float16"] == 65504.0
-    assert math.isinf(rows["300² (document 003)"]["float16"])
-    assert rows["300² (document 003)"]["bfloat16"] == 90112.0
+    assert math.isinf(rows["300² (the Pre-Norm document)"]["float16"])
+    assert rows["300² (the Pre-Norm document)"]["bfloat16"] == 90112.0
     assert rows["naive RMSNorm of a row of 300s (true: 1)"]["float16"] == 0.0
     assert rows["RMSNorm with fp32 upcast, same row"]["float16"] == pytest.approx(1.0, abs=1e-3)
     assert rows["eps 1e-08 stored"]["float16"] == 0.0

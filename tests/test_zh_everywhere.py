@@ -91,5 +91,12 @@ def test_content_commands_in_chinese(runner) -> None:
 
 @pytest.mark.parametrize("key", sorted(_STRINGS))
 def test_every_interface_string_has_chinese(key: str) -> None:
-    en, zh = _STRINGS[key]
-    assert zh and zh != en or not WORD.search(en.replace("{", " ").replace("}", " "))
+    _en, zh = _STRINGS[key]
+    assert zh and english_in(re.sub(r"\{[^}]*\}", " ", zh)) == set()
+
+
+def test_lab_tables_in_chinese(runner) -> None:
+    pytest.importorskip("torch")
+    result = _zh(runner, ["lab", "precision"])
+    assert result.exit_code == 0
+    assert "低精度的具体数值" in result.output and english_in(result.output) == set()

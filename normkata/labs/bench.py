@@ -126,13 +126,25 @@ def run(
 def render(console: Any, result: dict[str, Any]) -> None:
     from rich.table import Table
 
+    from normkata.i18n import t
+    from normkata.options import safe_lang
+
+    lang = safe_lang()
     shape = "×".join(map(str, result["shape"]))
-    table = Table(
-        title=f"RMSNorm vs LayerNorm on {shape} {result['dtype']} ({result['device']}); "
-        f"memory copy: {result['copy_gbs']:.1f} GB/s"
+    title = t(
+        "lab.bench.title",
+        lang,
+        shape=shape,
+        dtype=result["dtype"],
+        device=result["device"],
+        copy=f"{result['copy_gbs']:.1f}",
     )
-    for column in ("implementation", "forward ms", "GB/s", "% copy", "backward ms", "GB/s", "% copy"):
-        table.add_column(column, justify="left" if column == "implementation" else "right")
+    table = Table(title=title)
+    copy = t("lab.bench.copy", lang)
+    names = (t("lab.bench.forward", lang), "GB/s", copy, t("lab.bench.backward", lang), "GB/s", copy)
+    table.add_column(t("lab.bench.implementation", lang), justify="left")
+    for column in names:
+        table.add_column(column, justify="right")
     for row in result["rows"]:
         table.add_row(
             row["implementation"],
@@ -147,10 +159,7 @@ def render(console: Any, result: dict[str, Any]) -> None:
     by_name = {r["implementation"]: r for r in result["rows"]}
     rms, ln = by_name.get("torch F.rms_norm"), by_name.get("torch F.layer_norm")
     if rms and ln:
-        console.print(
-            f"On this machine torch's RMSNorm takes {rms['forward_ms'] / ln['forward_ms']:.2f}× LayerNorm's time "
-            f"forward and {rms['backward_ms'] / ln['backward_ms']:.2f}× backward "
-            "(document 000, MiniMind-small on a GPU: 0.91× and 0.89×)."
-        )
+        fwd, bwd = rms["forward_ms"] / ln["forward_ms"], rms["backward_ms"] / ln["backward_ms"]
+        console.print(t("lab.bench.summary", lang, fwd=f"{fwd:.2f}", bwd=f"{bwd:.2f}"))
     for note in result["notes"]:
         console.print(f"[muted]{note}[/]")

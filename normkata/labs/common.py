@@ -145,5 +145,19 @@ def terminal_plot(
             plt.plot([x for x, _ in finite], [y for _, y in finite], label=label)
     if logy:
         plt.yscale("log")
-    plt.title(title)
+    plt.title(_translated_title(title))
     return plt.build()
+
+
+def _translated_title(title: str) -> str:
+    """A plot title in the learner's language (PNG files keep English: fonts may lack CJK glyphs)."""
+    import re
+
+    from normkata.i18n import has, t
+    from normkata.options import safe_lang
+
+    lang = safe_lang()
+    if has(f"lab.plot.{title}"):
+        return t(f"lab.plot.{title}", lang)
+    match = re.fullmatch(r"training loss at lr (\S+)", title)
+    return t("lab.plot.training loss at lr", lang, lr=match.group(1)) if match else title

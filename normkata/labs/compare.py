@@ -87,16 +87,17 @@ def run(
 def render(console: Any, result: dict[str, Any]) -> None:
     from rich.table import Table
 
+    from normkata.i18n import t
+    from normkata.options import safe_lang
+
+    lang = safe_lang()
     lrs = result["settings"]["lrs"]
-    table = Table(
-        title=f"Final training loss after {result['settings']['steps']} steps "
-        "(✗ did not converge, NaN@k diverged at step k)"
-    )
-    table.add_column("configuration")
+    table = Table(title=t("lab.compare.title", lang, steps=result["settings"]["steps"]))
+    table.add_column(t("lab.compare.config", lang))
     for lr in lrs:
         table.add_column(f"lr {lr:g}", justify="right")
-    table.add_column("stable up to", justify="right")
-    table.add_column("first NaN", justify="right")
+    table.add_column(t("lab.compare.stable", lang), justify="right")
+    table.add_column(t("lab.compare.first_nan", lang), justify="right")
     for row in result["summary"]:
         cells = []
         for lr in lrs:
@@ -106,7 +107,7 @@ def render(console: Any, result: dict[str, Any]) -> None:
             else:
                 cells.append(f"{run['final_loss']:.3g}" + ("" if run["converged"] else " ✗"))
         table.add_row(
-            row["config"],
+            t("lab.variant.none", lang) if row["config"] == "no norm" else row["config"],
             *cells,
             "-" if row["largest_stable_lr"] is None else f"lr {row['largest_stable_lr']:g}",
             "-" if row["first_nan_step"] is None else str(row["first_nan_step"]),

@@ -49,9 +49,13 @@ def run(
 def render(console: Any, result: dict[str, Any]) -> None:
     from rich.table import Table
 
+    from normkata.i18n import t
+    from normkata.options import safe_lang
+
+    lang = safe_lang()
     s = result["settings"]
-    table = Table(title=f"Pre-LN vs Post-LN, lr {s['lr']:g} without warmup, {s['steps']} steps")
-    for column in ("layers", "Pre-LN final loss", "Post-LN final loss", "Post − Pre"):
+    table = Table(title=t("lab.depth.title", lang, lr=f"{s['lr']:g}", steps=s["steps"]))
+    for column in (t("lab.depth.layers", lang), t("lab.depth.pre", lang), t("lab.depth.post", lang), "Post − Pre"):
         table.add_column(column, justify="right")
     for depth in s["depths"]:
         pre, post = (

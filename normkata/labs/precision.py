@@ -22,15 +22,33 @@ def run(options: LabOptions) -> dict[str, Any]:
     device = options.device
     rows: list[dict[str, Any]] = []
 
-    def add(group: str, what: str, fp16: Any, bf16: Any, note: str) -> None:
-        rows.append({"group": group, "what": what, "float16": fp16, "bfloat16": bf16, "note": note})
+    def add(group: str, what: str, fp16: Any, bf16: Any, note: str, key: str = "", **fields: Any) -> None:
+        # `what` and `note` stay in English in the data files; `key` names them for the table.
+        rows.append(
+            {
+                "group": group,
+                "what": what,
+                "float16": fp16,
+                "bfloat16": bf16,
+                "note": note,
+                "key": key,
+                "fields": fields,
+            }
+        )
 
     f16, b16 = torch.finfo(torch.float16), torch.finfo(torch.bfloat16)
-    add("range", "largest finite value", f16.max, b16.max, "fp16 has 5 exponent bits, bf16 fp32's 8")
-    add("range", "smallest normal value", f16.tiny, b16.tiny, "below it: subnormals, then 0")
-    add("range", "machine epsilon (step at 1.0)", f16.eps, b16.eps, "bf16 keeps 7 mantissa bits, fp16 10")
+    add("range", "largest finite value", f16.max, b16.max, "fp16 has 5 exponent bits, bf16 fp32's 8", "max")
+    add("range", "smallest normal value", f16.tiny, b16.tiny, "below it: subnormals, then 0", "tiny")
+    add("range", "machine epsilon (step at 1.0)", f16.eps, b16.eps, "bf16 keeps 7 mantissa bits, fp16 10", "eps")
     sq = {dt: (torch.tensor(300.0, dtype=dt, device=device) ** 2).item() for dt in (torch.float16, torch.bfloat16)}
-    add("overflow", "300² (document 003)", sq[torch.float16], sq[torch.bfloat16], "fp16: 90000 > 65504 is inf")
+    add(
+        "overflow",
+        "300² (the Pre-Norm document)",
+        sq[torch.float16],
+        sq[torch.bfloat16],
+        "fp16: 90000 ≥ 65520 rounds to inf",
+        "square",
+    )
     row = torch.full((1, 64), 300.0, device=device)
     naive = {dt: _naive_rms(row.to(dt), 1e-5).float().mean().item() for dt in (torch.float16, torch.bfloat16)}
     add(
@@ -39,6 +57,7 @@ def run(options: LabOptions) -> dict[str, Any]:
         naive[torch.float16],
         naive[torch.bfloat16],
         "x · rsqrt(inf) = 0: the signal is wiped out",
+        "naive",
     )
     upcast = {dt: _upcast_rms(row.to(dt), 1e-5).float().mean().item() for dt in (torch.float16, torch.bfloat16)}
     add(
@@ -47,6 +66,7 @@ def run(options: LabOptions) -> dict[str, Any]:
         upcast[torch.float16],
         upcast[torch.bfloat16],
         "x.float() before squaring fixes it",
+        "upcast",
     )
     for eps in (1e-5, 1e-8):
         stored = {dt: torch.tensor(eps, dtype=dt).item() for dt in (torch.float16, torch.bfloat16)}
@@ -56,6 +76,8 @@ def run(options: LabOptions) -> dict[str, Any]:
             stored[torch.float16],
             stored[torch.bfloat16],
             "fp16's smallest subnormal is ~5.96e-8",
+            "eps_stored",
+            eps=f"{eps:g}",
         )
         zero = torch.zeros(1, 16, device=device)
         out = {dt: _naive_rms(zero.to(dt), eps).float().abs().max().item() for dt in (torch.float16, torch.bfloat16)}
@@ -65,6 +87,8 @@ def run(options: LabOptions) -> dict[str, Any]:
             out[torch.float16],
             out[torch.bfloat16],
             "0 is right; NaN means eps became 0 (0 · rsqrt(0))",
+            "eps_zero",
+            eps=f"{eps:g}",
         )
     squares = torch.randn(4096, generator=torch.Generator().manual_seed(options.seed)).pow(2)
     exact = squares.double().sum().item()
@@ -80,6 +104,7 @@ def run(options: LabOptions) -> dict[str, Any]:
         running[torch.float16],
         running[torch.bfloat16],
         "the sum stalls once it dwarfs each term: accumulate in fp32",
+        "swamp",
     )
     x = torch.randn(64, 256, generator=torch.Generator().manual_seed(options.seed)) + 1000.0
     mean = x.mean(-1, keepdim=True)
@@ -91,6 +116,7 @@ def run(options: LabOptions) -> dict[str, Any]:
         (one_pass.double() - exact_var).abs().max().item(),
         None,
         "E[x²] − E[x]² loses its digits; two-pass error is ~1e-6",
+        "cancel",
     )
     if options.use_mine:
         mine = learner_class(options, "rmsnorm", "RMSNorm")
@@ -105,6 +131,7 @@ def run(options: LabOptions) -> dict[str, Any]:
             outs[torch.float16],
             outs[torch.bfloat16],
             "from your workspace's rmsnorm.py",
+            "yours",
         )
     return {"device": device, "rows": rows}
 
@@ -112,11 +139,19 @@ def run(options: LabOptions) -> dict[str, Any]:
 def render(console: Any, result: dict[str, Any]) -> None:
     from rich.table import Table
 
-    table = Table(title="Low precision in numbers")
-    for column in ("what", "float16", "bfloat16", "why it matters"):
+    from normkata.i18n import t
+    from normkata.options import safe_lang
+    from normkata.quiz.paragraph import Paragraph
+
+    lang = safe_lang()
+    table = Table(title=t("lab.precision.title", lang))
+    for column in (t("lab.precision.what", lang), "float16", "bfloat16", t("lab.precision.why", lang)):
         table.add_column(column, justify="right" if column in ("float16", "bfloat16") else "left")
     for row in result["rows"]:
-        table.add_row(row["what"], _fmt(row["float16"]), _fmt(row["bfloat16"]), row["note"])
+        key, fields = f"lab.prec.{row.get('key')}", row.get("fields", {})
+        what = t(key, lang, **fields) if row.get("key") else row["what"]
+        note = t(f"{key}.note", lang) if row.get("key") else row["note"]
+        table.add_row(Paragraph(what), _fmt(row["float16"]), _fmt(row["bfloat16"]), Paragraph(note))
     console.print(table)
 
 

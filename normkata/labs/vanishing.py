@@ -62,10 +62,12 @@ def series(result: dict[str, Any], key: str) -> dict[str, tuple[list[float], lis
 def render(console: Any, result: dict[str, Any]) -> None:
     from rich.table import Table
 
-    table = Table(
-        title=f"Activation std and weight-gradient norm per layer (width {result['width']}, gain {result['gain']})"
-    )
-    table.add_column("layer", justify="right")
+    from normkata.i18n import t
+    from normkata.options import safe_lang
+
+    lang = safe_lang()
+    table = Table(title=t("lab.vanishing.title", lang, width=result["width"], gain=result["gain"]))
+    table.add_column(t("lab.vanishing.layer", lang), justify="right")
     short = {"none": "none", "layernorm": "LN", "rmsnorm": "RMS"}
     for variant in VARIANTS:
         table.add_column(f"std {short[variant]}", justify="right")
@@ -81,4 +83,5 @@ def render(console: Any, result: dict[str, Any]) -> None:
     first, last = result["rows"][0], result["rows"][-1]
     for variant in VARIANTS:
         ratio = last[f"std_{variant}"] / first[f"std_{variant}"]
-        console.print(f"  {variant:>9}: std layer {result['layers']} / layer 1 = {ratio:.3g}")
+        name = t(f"lab.variant.{variant}", lang)
+        console.print(f"  {name}: {t('lab.vanishing.ratio', lang, last=result['layers'], ratio=f'{ratio:.3g}')}")

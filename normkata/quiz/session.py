@@ -19,6 +19,7 @@ from normkata.quiz.answers import (
     parse_answer,
     precision_hint,
 )
+from normkata.quiz.paragraph import Paragraph
 from normkata.srs import quiz_rating, schedule
 
 
@@ -126,21 +127,20 @@ def _show_question(practice: Practice, question: Question, index: int, total: in
     if hint:
         console.print(f"[muted]{escape(hint)}[/]")
     for i, choice in enumerate(question.choices):
-        console.print(f"  [quiz.choice]{letter(i)})[/] {escape(choice.get(lang))}")
+        console.print(Paragraph(choice.get(lang), prefix=f"  {letter(i)}) ", prefix_style="quiz.choice"))
     if question.type == "true_false":
         console.print(f"  [quiz.choice]A)[/] {t('quiz.true', lang)}   [quiz.choice]B)[/] {t('quiz.false', lang)}")
 
 
 def _show_feedback(practice: Practice, question: Question, value: object, correct: bool, *, skipped: bool) -> None:
     console, lang = practice.console, practice.lang
-    expected = escape(expected_text(question, lang))
+    expected = expected_text(question, lang)
     if correct:
         console.print(f"[quiz.correct]✓ {t('quiz.correct', lang)}[/]")
-    elif skipped:
-        console.print(f"[quiz.wrong]✗ {t('quiz.skipped', lang, answer=expected)}[/]")
     else:
-        console.print(f"[quiz.wrong]✗ {t('quiz.wrong', lang, answer=expected)}[/]")
-    console.print(f"[quiz.explain]{escape(question.explanation.get(lang))}[/]")
+        key = "quiz.skipped" if skipped else "quiz.wrong"
+        console.print(Paragraph(t(key, lang, answer=expected), "quiz.wrong", prefix="✗ ", prefix_style="quiz.wrong"))
+    console.print(Paragraph(question.explanation.get(lang), "quiz.explain"))
     console.print(f"[muted]{t('quiz.source', lang, source=source_label(question.source, lang))}[/]")
 
 

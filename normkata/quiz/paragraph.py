@@ -1,0 +1,84 @@
+"""Text that wraps like the language it is written in.
+
+Rich breaks lines only at spaces, so a Chinese sentence (which has none) is pushed whole onto
+the next line, leaving ragged short lines. A Paragraph breaks between any two CJK characters,
+keeps closing punctuation off the start of a line and opening punctuation off its end
+(the usual kinsoku rules), and leaves code lines (indented by four spaces) as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len
+from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions
+
+_CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f\u201c\u201d\u2014\u2026]")
+#: Never at the start of a line.
+_CLOSING = set("，。、；：！？）」』】》〉”’…—%")
+#: Never at the end of a line.
+_OPENING = set("（「『【《〈“‘")
+
+
+def _units(line: str) -> list[str]:
+    """Break opportunities: each CJK character alone, other text by word, spaces kept."""
+    units: list[str] = []
+    for token in re.findall(r"\s+|[^\s]", line):
+        if token.isspace():
+            units.append(token)
+        elif _CJK.match(token) or not units or units[-1].isspace() or _CJK.match(units[-1][-1]):
+            units.append(token)
+        else:
+            units[-1] += token
+    glued: list[str] = []
+    for unit in units:
+        if glued and (unit[0] in _CLOSING or glued[-1][-1] in _OPENING) and not unit.isspace():
+            glued[-1] += unit
+        else:
+            glued.append(unit)
+    return glued
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """`text` as lines no wider than `width` cells (a single unit wider than that stays whole)."""
+    lines: list[str] = []
+    for source in text.split("\n"):
+        if source.startswith("    ") or cell_len(source) <= width:
+            lines.append(source)
+            continue
+        current = ""
+        for unit in _units(source):
+            if unit.isspace():
+                if current:
+                    current += " "
+                continue
+            if current and cell_len(current + unit) > width:
+                lines.append(current.rstrip())
+                current = unit
+            else:
+                current += unit
+        lines.append(current.rstrip())
+    return lines
+
+
+class Paragraph:
+    """A Rich renderable: `text` in `style`, wrapped to the space it is given.
+
+    A `prefix` (such as "  A) ") starts the first line in `prefix_style`; the lines after it are
+    indented to match.
+    """
+
+    def __init__(self, text: str, style: str = "", *, prefix: str = "", prefix_style: str = "") -> None:
+        self.text, self.style, self.prefix, self.prefix_style = text, style, prefix, prefix_style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        indent = cell_len(self.prefix)
+        for index, line in enumerate(wrap(self.text, max(options.max_width - indent, 8))):
+            text = Text(self.prefix if index == 0 else " " * indent, style=self.prefix_style, overflow="fold")
+            text.append(line, style=self.style)
+            yield text
