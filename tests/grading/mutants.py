@@ -258,16 +258,6 @@ MUTANTS = [
         ],
     ),
     (
-                "        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)\n        self.normalized_shape = shape\n",
-                "        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)\n        self.normalized_shape = normalized_shape\n        self._shape = shape\n",
-            ),
-            (
-                "    def forward(self, x):\n        lead = x.shape[: x.dim() - len(self.normalized_shape)]\n        flat = x.float().reshape(*lead, math.prod(self.normalized_shape))\n",
-                "    def forward(self, x):\n        lead = x.shape[: x.dim() - len(self._shape)]\n        flat = x.float().reshape(*lead, math.prod(self._shape))\n",
-            ),
-        ],
-    ),
-    (
         "layernorm",
         "buggy_unbiased_variance",
         "fail diagnosis=ln-unbiased-variance",
