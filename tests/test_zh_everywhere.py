@@ -100,3 +100,35 @@ def test_lab_tables_in_chinese(runner) -> None:
     result = _zh(runner, ["lab", "precision"])
     assert result.exit_code == 0
     assert "低精度的具体数值" in result.output and english_in(result.output) == set()
+
+
+def test_content_check_problems_in_chinese(runner, monkeypatch) -> None:
+    from tests.conftest import FIXTURES
+
+    monkeypatch.chdir(FIXTURES.parent)
+    result = _zh(runner, ["content", "check", "fixtures/broken"])
+    assert result.exit_code == 2
+    assert "fixtures/broken/a_errors.yaml:10: questions[0].answer: 答案 'E' 超出范围：选项为 A-B" in result.stderr
+    assert "缺少翻译" in result.stderr and "重复的 id 'shared-id'" in result.stderr
+    assert "发现 6 处错误。" in result.stderr
+
+
+def test_every_schema_message_has_a_chinese_form() -> None:
+    import ast
+    from pathlib import Path
+
+    from normkata.content.messages import message_in
+
+    # Each literal or f-string message passed to check.fail(...) in the schema, with sample values.
+    source = Path(__file__).resolve().parents[1] / "normkata" / "content" / "schema.py"
+    messages = []
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "fail" and len(node.args) == 3:
+            message = node.args[2]
+            if isinstance(message, ast.Constant):
+                messages.append(message.value)
+            elif isinstance(message, ast.JoinedStr):
+                messages.append("".join(p.value if isinstance(p, ast.Constant) else "2" for p in message.values))
+    assert len(messages) > 25
+    untranslated = [m for m in messages if message_in(m, "zh") == m]
+    assert untranslated == []

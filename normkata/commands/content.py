@@ -41,12 +41,24 @@ def check(path: Path | None, lang: str | None) -> None:
         issues = [*issues, *kata_issues]
     if issues:
         for issue in issues:
-            click.echo(str(issue), err=True)
+            click.echo(_issue_text(issue, lang), err=True)
         click.echo(t("content.errors", lang, n=len(issues)), err=True)
         raise click.exceptions.Exit(EXIT_INPUT)
     click.echo(t("content.ok", lang, questions=len(bank.questions), cards=len(bank.cards), files=len(bank.files)))
     if katas:
         click.echo(t("content.katas", lang, n=len(katas), names=", ".join(k.id for k in katas)))
+
+
+def _issue_text(issue: object, lang: str) -> str:
+    """FILE:LINE: FIELD: MESSAGE, the message in the learner's language."""
+    from dataclasses import replace
+
+    from normkata.content.messages import message_in
+    from normkata.content.model import ContentIssue
+
+    if isinstance(issue, ContentIssue):
+        return str(replace(issue, message=message_in(issue.message, lang)))
+    return str(issue)
 
 
 @content.command()
