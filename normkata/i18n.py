@@ -51,7 +51,6 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "quiz.wrong": ("Not quite. The answer is {answer}.", "不对。正确答案是 {answer}。"),
     "quiz.skipped": ("Skipped. The answer is {answer}.", "已跳过。正确答案是 {answer}。"),
     "quiz.source": ("Source: {source}", "出处：{source}"),
-    "quiz.source.beyond": ("beyond the source documents", "超出源文档的补充内容"),
     "quiz.true": ("true", "对"),
     "quiz.false": ("false", "错"),
     "quiz.none": ("No questions match those filters.", "没有符合条件的题目。"),

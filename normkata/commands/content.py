@@ -46,7 +46,8 @@ def check(path: Path | None, lang: str | None) -> None:
         raise click.exceptions.Exit(EXIT_INPUT)
     click.echo(t("content.ok", lang, questions=len(bank.questions), cards=len(bank.cards), files=len(bank.files)))
     if katas:
-        click.echo(t("content.katas", lang, n=len(katas), names=", ".join(k.id for k in katas)))
+        names = ("、" if lang == "zh" else ", ").join(k.id for k in katas)
+        click.echo(t("content.katas", lang, n=len(katas), names=names))
 
 
 def _issue_text(issue: object, lang: str) -> str:
