@@ -37,7 +37,7 @@ class _Wrong(nn.Module):
         self.weight = nn.Parameter(torch.ones(hidden_size, device=device, dtype=dtype))
 
     def forward(self, x):
-        return x / torch.sqrt(x.pow(2).mean(-1, keepdim=True)) * self.weight  # forgets eps
+        return x * torch.rsqrt(x.pow(2).mean(-1) + 1e-5).unsqueeze(-1)  # forgets the weight
 
 
 RMSNorm = _stolen() or _Wrong
