@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 __all__ = [
+    "CORE",
     "Policy",
     "SandboxLevel",
     "confine",
@@ -669,7 +670,10 @@ def confine(policy: Policy) -> SandboxLevel:
 
     Call it after torch is imported and warmed up and before any learner code runs: it cannot
     be undone, and lazy imports of normkata stop working. The learner's file must be in
-    `policy.readable` (or copied into `policy.scratch`).
+    `policy.readable` (or copied into `policy.scratch`). Descriptors already open stay usable
+    (Landlock checks at open time): pass the worker only its pipes and log. The parent-death
+    signal fires when the *thread* that started this process exits: start the worker from the
+    runner's main thread.
     """
     active: list[str] = []
     missing: list[str] = []

@@ -283,6 +283,33 @@ def test_level_names_what_is_missing() -> None:
     assert sandbox.SandboxLevel((), ("everything (no Linux confinement on darwin)",)).name == "off"
 
 
+def test_confine_degrades_and_says_what_is_missing() -> None:
+    """A kernel without Landlock and a system without libseccomp: partial, named, no exception."""
+    code = textwrap.dedent(
+        """
+        import sys, tempfile
+        from pathlib import Path
+        sys.modules["pyseccomp"] = None  # import fails as where pyseccomp or libseccomp is absent
+        from normkata.grading import sandbox
+        sandbox._landlock_abi = lambda libc: 0  # as on a kernel without Landlock
+        level = sandbox.confine(sandbox.Policy(scratch=Path(tempfile.mkdtemp())))
+        print(level.name)
+        print(level)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    name, line = done.stdout.strip().splitlines()
+    assert name == "partial"
+    assert line.startswith("partial: missing filesystem (this kernel has no Landlock); system calls (pyseccomp")
+
+
+def test_harden_runner_makes_the_runner_undumpable() -> None:
+    code = "import ctypes; from normkata.grading import sandbox; sandbox.harden_runner(); print(ctypes.CDLL(None).prctl(3))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "0", done.stderr  # PR_GET_DUMPABLE
+
+
 def test_readable_defaults_leave_normkata_out() -> None:
     readable = sandbox.default_readable()
     denied = sandbox.default_denied()
@@ -314,6 +341,36 @@ def test_kill_process_group_reaches_a_detached_grandchild() -> None:
             break
         subprocess.run(["sleep", "0.1"])
     assert _group(worker.pid) == []
+
+
+def test_kill_descendants_finds_a_grandchild_that_left_the_group() -> None:
+    """Double fork + setsid escapes the group kill; the hardened runner adopts and kills it."""
+    runner = textwrap.dedent(
+        """
+        import os, sys, time
+        from normkata.grading import sandbox
+        sandbox.harden_runner()
+        escape = (
+            "import os, time\\n"
+            "if os.fork() == 0:\\n"
+            "    os.setsid()\\n"
+            "    if os.fork() == 0:\\n"
+            "        print(os.getpid(), flush=True); time.sleep(60)\\n"
+            "    os._exit(0)\\n"
+            "os.wait()\\n"
+        )
+        worker = sandbox.spawn_worker([sys.executable, "-c", escape], stdout=None)
+        worker.wait()
+        sandbox.kill_process_group(worker.pid)
+        time.sleep(0.3)
+        print("killed", sandbox.kill_descendants(), flush=True)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    escaped, killed = done.stdout.strip().splitlines()
+    assert killed == f"killed [{escaped}]"
+    assert not Path(f"/proc/{escaped}").exists() or "Z" in Path(f"/proc/{escaped}/stat").read_text().rsplit(")")[1][:3]
 
 
 def _group(pgid: int) -> list[int]:
