@@ -14,9 +14,11 @@ import click
 
 if TYPE_CHECKING:
     from normkata.grading.contract import GradeResult
+    from normkata.store import KataLog
 
 from normkata.errors import EXIT_INPUT, InputError
 from normkata.options import AppState, current_lang, lang_option
+
 
 def _workspace() -> Path:
     from normkata.paths import workspace_dir
@@ -25,7 +27,7 @@ def _workspace() -> Path:
     return workspace_dir(state.workspace if state else None)
 
 
-def _open_log(lang: str):  # type: ignore[no-untyped-def]
+def _open_log(lang: str) -> KataLog:
     from normkata.practice import report_damage
     from normkata.store import KataLog, open_store
 

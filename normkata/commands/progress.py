@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from normkata.options import current_lang, lang_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from normkata.content.bank import Bank
+    from normkata.progress import Report
 
 
 def show_dashboard(lang: str | None) -> None:
@@ -49,7 +56,7 @@ def _bar(share: float, width: int = 10) -> str:
     return f"{'█' * filled}{'·' * (width - filled)} {share:4.0%}"
 
 
-def _load(lang_option: str | None):  # type: ignore[no-untyped-def]
+def _load(lang_option: str | None) -> tuple[str, Report, Bank, Console]:
     from normkata.content.bank import load_bank
     from normkata.practice import report_damage
     from normkata.progress import build_report

@@ -206,7 +206,8 @@ class Harness:
         except TimeBudgetUsed:
             raise
         except SubmissionError as exc:
-            raise LearnerError(f"{call_text(program.cls, program.args, program.kwargs, None)}: {exc.text(_RUN.lang)}")
+            call = call_text(program.cls, program.args, program.kwargs, None)
+            raise LearnerError(f"{call}: {exc.text(_RUN.lang)}") from None
         if not reply.ok:
             failure = reply.failure or Failure("Error", "", 0, "run")
             message = explain(failure, call_text(program.cls, program.args, program.kwargs, None))
@@ -302,7 +303,7 @@ class Harness:
         """One module called on each input in turn: every output must match its own reference."""
         steps = [Step([x.tensor]) for x in inputs]
         replies = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=steps)).steps
-        for number, (x, reply) in enumerate(zip(inputs, replies), start=1):
+        for number, (x, reply) in enumerate(zip(inputs, replies, strict=True), start=1):
             call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
                        call=call_text(cls, args, kwargs), n=number, total=len(inputs))  # fmt: skip
             self.assert_close(
@@ -343,8 +344,8 @@ class Harness:
         for name, parameter in reference.named_parameters():
             learner_grad = got.param_grads.get(name)
             if learner_grad is None:
-                fail(say("{call} on {on}: parameter `{name}` got no gradient", "{call}，{on}：参数 `{name}` 没有得到梯度",
-                         call=call, on=on, name=name))  # fmt: skip
+                fail(say("{call} on {on}: parameter `{name}` got no gradient",
+                         "{call}，{on}：参数 `{name}` 没有得到梯度", call=call, on=on, name=name))
             assert parameter.grad is not None
             what = say("gradient of {name}", "{name} 的梯度", name=name)
             self.assert_close(learner_grad, parameter.grad, tol=tol, call=call, on=on, what=what)
@@ -398,7 +399,8 @@ class Harness:
         if got.dtype != expected:
             fail(say("{call} on {on}: output dtype is {got}, expected {expected} (return the input's dtype when "
                      "the parameters share it)",
-                     "{call}，{on}：输出的数据类型是 {got}，应为 {expected}（参数与输入同为该类型时，返回输入的数据类型）",
+                     "{call}，{on}：输出的数据类型是 {got}，应为 {expected}"
+                     "（参数与输入同为该类型时，返回输入的数据类型）",
                      call=call, on=on, got=DTYPE_NAMES.get(got.dtype, got.dtype), expected=DTYPE_NAMES[expected]))
 
 

@@ -104,7 +104,8 @@ def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str]:
     if isinstance(exc, CaseFailure):
         return Status.FAILED, str(exc)
     if isinstance(exc, TimeBudgetUsed):
-        return Status.ERROR, say("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
+        return Status.ERROR, say("stopped: the time budget for this grade is used up",
+                                 "已停止：本次评测的时间预算已用完")
     if isinstance(exc, LearnerError):
         return Status.ERROR, str(exc)
     if call.excinfo.errisinstance(pytest.skip.Exception):

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import NoReturn, TypeVar
 
+from normkata.grading import sandbox
 from normkata.grading.contract import Failure, Hello, LoadReply, LoadRequest, Program, Request, RunReply
 from normkata.grading.protocol import ChannelClosed, ChannelTimeout, receive, send
 from normkata.grading.wire import WireError, from_wire, to_wire
@@ -21,6 +22,9 @@ STARTUP_TIMEOUT = 180.0
 MAX_RESTARTS = 3
 #: How much of the worker's own output (prints, tracebacks) is kept: the tail only.
 OUTPUT_TAIL_BYTES = 4096
+
+
+_Reply = TypeVar("_Reply", Hello, LoadReply, RunReply)
 
 
 class SubmissionError(Exception):
@@ -59,7 +63,7 @@ class _Tail:
 class Worker:
     """One worker process, in a session of its own, and its two pipes."""
 
-    def __init__(self, scratch: Path, protected: list[str]) -> None:
+    def __init__(self, scratch: Path, learner_folder: str, protected: list[str]) -> None:
         request_read, self.request_fd = os.pipe()
         self.reply_fd, reply_write = os.pipe()
         output_read, output_write = os.pipe()
@@ -70,7 +74,7 @@ class Worker:
         env.pop("PYTHONSTARTUP", None)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "normkata.grading.worker", str(request_read), str(reply_write), str(scratch),
-             *protected],
+             learner_folder, *protected],
             pass_fds=(request_read, reply_write),
             stdin=subprocess.DEVNULL,
             stdout=output_write,
@@ -106,7 +110,7 @@ class Worker:
         except OSError:
             self._died()
 
-    def _receive(self, kind: type, timeout: float):  # type: ignore[no-untyped-def]
+    def _receive(self, kind: type[_Reply], timeout: float) -> _Reply:
         try:
             return from_wire(kind, receive(self.reply_fd, timeout, self.alive))
         except ChannelTimeout:
@@ -120,7 +124,7 @@ class Worker:
             raise SubmissionError(f"your code's process sent something unreadable ({type(exc).__name__})",
                                   f"运行你代码的进程发回了无法读取的内容（{type(exc).__name__}）") from None
 
-    def _died(self) -> None:
+    def _died(self) -> NoReturn:
         try:
             code = self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
@@ -137,10 +141,7 @@ class Worker:
 
     def kill(self) -> None:
         """Kill the worker and everything it started (its whole process group)."""
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        sandbox.kill_process_group(self.process.pid)
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
@@ -166,7 +167,8 @@ class Submission:
         self.deadline = time.monotonic() + budget
         self.restarts = 0
         self.scratch = Path(tempfile.mkdtemp(prefix="normkata-scratch-"))
-        self.worker: Worker | None = Worker(self.scratch, self.protected)  # imports torch while we do
+        # It starts importing torch now, while the runner does the same.
+        self.worker: Worker | None = Worker(self.scratch, str(Path(request.file).parent), self.protected)
         self.loaded: LoadReply | None = None
         self.hello: Hello | None = None
         self.forbidden_seen: set[str] = set()
@@ -174,7 +176,8 @@ class Submission:
     def _case_timeout(self) -> float:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise TimeBudgetUsed("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
+            raise TimeBudgetUsed("stopped: the time budget for this grade is used up",
+                                 "已停止：本次评测的时间预算已用完")
         return min(self.timeout, left)
 
     def load(self) -> LoadReply:
@@ -201,7 +204,7 @@ class Submission:
                 raise SubmissionError("not run: your code crashed or timed out too many times",
                                       "未运行：你的代码崩溃或超时的次数太多")
             self.restarts += 1
-            self.worker, self.loaded = Worker(self.scratch, self.protected), None
+            self.worker, self.loaded = Worker(self.scratch, str(Path(self.request.file).parent), self.protected), None
             reloaded = self.load()
             if not reloaded.ok:
                 raise SubmissionError(reloaded.failure.message if reloaded.failure else "the file did not load")

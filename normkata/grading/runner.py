@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import ctypes
 import hashlib
 import importlib.util
 import io
@@ -29,7 +28,7 @@ from types import ModuleType
 from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, LoadRequest, Status
 from normkata.grading.text import sanitize
 from normkata.katas import Kata, get_kata
-from normkata.paths import katas_dir, quizzes_dir, solutions_dir
+from normkata.paths import katas_dir, quizzes_dir, solutions_dir, state_dir
 
 _INI = "[pytest]\nmarkers =\n    category(name): the report category of a case\n"
 #: The whole grade may take this many times the per-case timeout, and at most this long.
@@ -53,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
     budget = args.budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * args.timeout)
     protected = [str(p) for p in (katas_dir(), solutions_dir(), quizzes_dir(), Path(__file__).resolve().parents[1])]
+    with contextlib.suppress(Exception):  # no home to find: nothing of the store to protect
+        protected.append(str(state_dir()))
     request = LoadRequest(str(file), list(kata.classes), list(kata.forbidden), [str(file.parent)])
 
     from normkata.grading.proxy import Submission
@@ -70,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
             result = _grade(kata, file, submission, trusted, args, seed)
         finally:
             submission.close()
+            from normkata.grading.sandbox import kill_descendants
+
+            kill_descendants()  # whatever left the worker's process group, adopted by us
         trusted.verify()  # the worker is dead: nothing can change them between this and the verdict
     result.duration_s = round(time.perf_counter() - started, 3)
     _sanitize(result)
@@ -239,12 +243,12 @@ def _sanitize(result: GradeResult) -> None:
 
 
 def _harden() -> None:
-    """Not dumpable: another process of this user cannot read or write our memory (/proc/PID/mem)."""
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only the grading plugin, never an entry point
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    """Not dumpable (no /proc/PID/mem or ptrace from the worker), the adopter of orphans, and
+    pytest with the grading plugin only (no entry-point plugin dropped into site-packages)."""
+    from normkata.grading.sandbox import harden_runner
+
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    harden_runner()
 
 
 if __name__ == "__main__":

@@ -83,7 +83,8 @@ def _convert(kind: Any, data: Any, where: str) -> Any:
                 values[f.name] = _convert(hints[f.name], data[f.name], f"{where}.{f.name}")
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise WireError(f"{where}: missing {f.name}")
-        return kind(**values)
+        constructor: Any = kind
+        return constructor(**values)
     if origin in (list, tuple):
         if not isinstance(data, (list, tuple)):
             raise WireError(f"{where}: expected a list")

@@ -1,7 +1,7 @@
 """The untrusted side of grading: import the learner's file and run what the runner asks.
 
-Run as `python -m normkata.grading.worker REQUEST_FD REPLY_FD SCRATCH`. It answers `Program`s
-with raw outputs only (tensors, shapes, names); it never sees a reference value or a verdict.
+Run as `python -m normkata.grading.worker REQUEST_FD REPLY_FD SCRATCH LEARNER_FOLDER PROTECTED...`.
+It answers `Program`s with raw outputs only (tensors, shapes, names); it never sees a reference value or a verdict.
 Before the learner's file is imported it confines itself (normkata.grading.sandbox, where the
 kernel allows), and normkata itself is made unimportable and the content folders unreadable
 from this process.
@@ -264,17 +264,31 @@ def _warm_up() -> None:
         torch.var_mean(x.detach(), 0, unbiased=False)
 
 
-def _confine(scratch: str, protected: list[str]) -> tuple[str, list[str]]:
-    """Confine this process with the operating system; the level and protections now active."""
-    return "off", []
+def _confine(scratch: str, learner_folder: str, protected: list[str]) -> tuple[str, list[str]]:
+    """Confine this process with the operating system; the level and protections now active.
+
+    Readable: what Python and torch need, and the learner's folder (kata files may import each
+    other). Writable: the scratch folder only. Never readable: normkata, its content and the
+    progress store, even inside a readable folder.
+    """
+    from pathlib import Path
+
+    from normkata.grading import sandbox
+
+    denied = (*sandbox.default_denied(), *(Path(p) for p in protected))
+    readable, listable = sandbox._carve([*sandbox._default_roots(), Path(learner_folder)], denied)
+    policy = sandbox.Policy(Path(scratch), readable=readable, denied=denied, listable=listable,
+                            parent_pid=os.getppid())  # fmt: skip
+    level = sandbox.confine(policy)
+    return level.describe(), list(level.active)
 
 
 def main() -> None:
-    request_fd, reply_fd, scratch = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-    protected = sys.argv[4:]
+    request_fd, reply_fd, scratch, learner_folder = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    protected = sys.argv[5:]
     _warm_up()
     prime(Request, Hello, LoadReply, RunReply)
-    level, active = _confine(scratch, protected)
+    level, active = _confine(scratch, learner_folder, protected)
     _guard_content(protected)
     os.chdir(scratch)
     session = _Session()
