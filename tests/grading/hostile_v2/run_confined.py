@@ -125,15 +125,20 @@ def _world(base: Path) -> dict[str, Path]:
 
 
 def _real_state() -> dict[str, str]:
-    """What of the real installation a failed confinement would touch: new files, hostile markers."""
+    """What of the real installation a failed confinement would touch: new files, hostile markers.
+
+    Only names the submissions write count: other people's pip installs may add packages meanwhile.
+    """
     site = Path(sysconfig.get_paths()["purelib"])
-    listing = sorted(p.name for p in site.iterdir())
+    planted = sorted(
+        p.name for p in site.iterdir() if "hostile" in p.name or p.suffix == ".pth" or p.name == "conftest.py"
+    )
     marked = [
         str(p)
         for p in (REPO / "normkata" / "grading" / "plugin.py", REPO / "normkata" / "grading" / "runner.py")
         if "hostile submission" in p.read_text(errors="replace")
     ]
-    return {"site-packages": hashlib.sha256("\n".join(listing).encode()).hexdigest(), "marked": ",".join(marked)}
+    return {"site-packages": ",".join(planted), "marked": ",".join(marked)}
 
 
 # Submissions whose tricks, unconfined, read anything but write only inside the throwaway world
