@@ -33,7 +33,7 @@ CASE_NAMES_ZH = {
     "forward_drawn_shapes": "随机形状的前向",
     "called_several_times": "多次调用同一模块",
     "normalizes_the_last_dimension": "在最后一维上归一化",
-    "small_hidden_sizes": "很小的 hidden size",
+    "small_hidden_sizes": "很小的隐藏维度",
     "small_variance_rows": "小方差的行",
     "all_zero_rows_stay_finite": "全零行保持有限",
     "constant_rows": "常数行",

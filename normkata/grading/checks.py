@@ -300,16 +300,21 @@ class Harness:
         state: dict[str, torch.Tensor] | None = None,
         mode: str = "train",
     ) -> None:
-        """One module called on each input in turn: every output must match its own reference."""
+        """One module called on each input in turn: every output must match its own reference.
+
+        Each input is first checked on a fresh module, so that a mistake in the computation is
+        reported as itself; only a module that is right when fresh and wrong on a later call
+        is named as depending on earlier calls.
+        """
+        for x in {id(x): x for x in inputs}.values():
+            self.forward_case(cls, args, kwargs, x, state=state, mode=mode, expected=lambda t, _: expected(t))
         steps = [Step([x.tensor]) for x in inputs]
         replies = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=steps)).steps
         for number, (x, reply) in enumerate(zip(inputs, replies, strict=True), start=1):
             call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
                        call=call_text(cls, args, kwargs), n=number, total=len(inputs))  # fmt: skip
-            self.assert_close(
-                reply.output, expected(x.tensor), tol=tolerance_for(x.tensor.dtype), call=call, on=x.describe(),
-                suspects=[(STATEFUL, reply.output)] if number > 1 else (),
-            )  # fmt: skip
+            self.assert_close(reply.output, expected(x.tensor), tol=tolerance_for(x.tensor.dtype), call=call,
+                              on=x.describe(self.device), suspects=[(STATEFUL, reply.output)])  # fmt: skip
 
     def gradient_case(
         self,

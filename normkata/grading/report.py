@@ -46,13 +46,27 @@ def text(key: str, lang: str, **values: Any) -> str:
     return (zh if lang == "zh" else en).format(**values)
 
 
+_LEVELS_ZH = {"full": "完整", "partial": "部分", "off": "关闭"}
+
+
+def sandbox_text(level: str, lang: str) -> str:
+    """`full`, `partial: missing ...` or `off: ...`, the level word in the learner's language.
+
+    What is missing is named as the kernel names it (Landlock, seccomp, ...).
+    """
+    word, _, rest = level.partition(":")
+    if lang != "zh" or word not in _LEVELS_ZH:
+        return level
+    return _LEVELS_ZH[word] + (f"（{rest.strip().removeprefix('missing ')} 未启用）" if rest else "")
+
+
 def render(console: Console, result: GradeResult) -> None:
     from rich.markup import escape
     from rich.table import Table
 
     lang = result.lang
     title = text("title", lang, kata=result.kata, file=Path(result.file).name)
-    meta = text("meta", lang, torch=result.torch or "?", seed=result.seed, sandbox=result.sandbox,
+    meta = text("meta", lang, torch=result.torch or "?", seed=result.seed, sandbox=sandbox_text(result.sandbox, lang),
                 seconds=result.duration_s)  # fmt: skip
     console.print(f"[heading]{escape(title)}[/]  [muted]{escape(meta)}[/]")
     table = Table(show_edge=False)
@@ -113,12 +127,13 @@ def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> Non
 
 
 _CALL_PREFIX = re.compile(r"^[^:：]*[:：]")
+_INDEX = re.compile(r"\([\d,\s]*\)")
 _NUMBER = re.compile(r"[-+]?\d[\d.e+-]*")
 
 
 def _shape_of(message: str) -> str:
-    """A message without its call and numbers: messages of the same shape are one finding."""
-    return _NUMBER.sub("#", _CALL_PREFIX.sub("", message, count=1))
+    """A message without its call, indices and numbers: messages of the same shape are one finding."""
+    return _NUMBER.sub("#", _INDEX.sub("#", _CALL_PREFIX.sub("", message, count=1)))
 
 
 def to_gradescope(result: GradeResult) -> dict[str, Any]:
