@@ -264,6 +264,10 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "lab.plot.weight-gradient norm per layer": ("weight-gradient norm per layer", "每层权重梯度范数"),
     "lab.plot.training loss by depth": ("training loss by depth", "不同深度的训练损失"),
     "lab.plot.training loss at lr": ("training loss at lr {lr}", "学习率 {lr} 下的训练损失"),
+    "lab.legend.none": ("none", "无归一化"),
+    "lab.legend.no norm": ("no norm", "无归一化"),
+    "lab.legend.depth": ("{placement}-LN, {depth} layers", "{placement}-LN，{depth} 层"),
+    "lab.bench.timing": ("timing…", "正在计时…"),
 }
 
 

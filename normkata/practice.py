@@ -41,7 +41,7 @@ def open_practice(kind: str, lang: str, *, quiet: bool = False) -> Practice:
     console = make_console(quiet=quiet)
     store = open_store(on_damage=lambda d: report_damage(d, lang))
     session_id = store.start_session(kind, lang)
-    return Practice(bank, store, console, Prompter(console), lang, session_id)
+    return Practice(bank, store, console, Prompter(console, lang), lang, session_id)
 
 
 def report_damage(damage: DamagedDatabase, lang: str) -> None:

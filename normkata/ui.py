@@ -41,13 +41,15 @@ class Prompter:
     `ask` returns None at end of input; Ctrl-C propagates as KeyboardInterrupt.
     """
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, lang: str = "en") -> None:
         self.console = console
+        # Chinese ends a prompt with a full-width colon, which carries its own spacing.
+        self.colon, self.space = ("：", "") if lang == "zh" else (":", " ")
         self.stdin: TextIO | None = sys.stdin
         self.interactive = _isatty(self.stdin) and _isatty(sys.stdout)
 
     def ask(self, prompt: str) -> str | None:
-        label = f"[quiz.ask]{prompt}:[/] "
+        label = f"[quiz.ask]{prompt}{self.colon}[/]{self.space}"
         if self.interactive:
             try:
                 return self.console.input(label)

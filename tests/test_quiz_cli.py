@@ -133,6 +133,7 @@ def test_broken_bank_is_an_input_error(runner, monkeypatch) -> None:
 def test_chinese_interface(runner, mini_bank) -> None:
     result = invoke(runner, ["quiz", "-n", "1", "--seed", "0", "--lang", "zh"], "\n")
     assert "第 1/1 题" in result.stdout and "小结" in result.stdout
+    assert "）：" in result.stdout and "）:" not in result.stdout  # a full-width colon ends the prompt
 
 
 def test_summary_groups_by_topic() -> None:

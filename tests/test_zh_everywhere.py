@@ -102,6 +102,16 @@ def test_lab_tables_in_chinese(runner) -> None:
     assert "低精度的具体数值" in result.output and english_in(result.output) == set()
 
 
+def test_lab_plots_and_written_files_in_chinese(runner, tmp_path) -> None:
+    pytest.importorskip("torch")
+    result = _zh(runner, ["lab", "vanishing", "--layers", "3", "--width", "16", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0
+    shown, written = result.output.split("\n已写入 ")  # the files written come last: names, not prose
+    assert "vanishing.json" in written.replace("\n", "")
+    assert "无归一化" in shown and "每层激活标准差" in shown  # legend and title of the terminal plot
+    assert english_in(shown) == set()
+
+
 def test_content_check_problems_in_chinese(runner, monkeypatch) -> None:
     from tests.conftest import FIXTURES
 

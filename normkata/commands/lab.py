@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from normkata.options import AppState
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from normkata.labs.common import LabOptions
 
 
 def lab_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -38,7 +43,7 @@ def lab_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def _options(device: str, seed: int, out: Path | None, use_mine: bool):  # type: ignore[no-untyped-def]
+def _options(device: str, seed: int, out: Path | None, use_mine: bool) -> LabOptions:
     from normkata.labs.common import LabOptions, resolve_device
     from normkata.paths import workspace_dir
 
@@ -49,27 +54,45 @@ def _options(device: str, seed: int, out: Path | None, use_mine: bool):  # type:
 
 def _finish(
     console: Any,
-    options: Any,
+    options: LabOptions,
     name: str,
     result: dict,
     table: list | None,
     plots: list[tuple[str, dict, str, str, str, bool]],
 ) -> None:
-    """Terminal plots, then PNG + JSON/CSV under --out."""
+    """Terminal plots (legends in the learner's language), then PNG (English) + JSON/CSV under --out."""
+    from rich.markup import escape
     from rich.text import Text
 
+    from normkata.i18n import t
     from normkata.labs.common import save_plot, terminal_plot, write_outputs
+    from normkata.options import safe_lang
 
+    lang = safe_lang()
     for plot_name, series, title, xlabel, ylabel, logy in plots:
-        console.print(Text.from_ansi(terminal_plot(series, title=title, logy=logy, width=min(console.width, 100))))
+        shown = {_legend(label, lang): xy for label, xy in series.items()}
+        console.print(Text.from_ansi(terminal_plot(shown, title=title, logy=logy, width=min(console.width, 100))))
         save_plot(options, plot_name, series, title=title, xlabel=xlabel, ylabel=ylabel, logy=logy)
     written = write_outputs(options, name, result, table)
     if options.out is not None:
         pngs = sorted(options.out.glob("*.png"))
-        console.print(f"[muted]Wrote {', '.join(str(p) for p in [*written, *pngs])}[/]")
+        paths = ", ".join(str(p) for p in [*written, *pngs])
+        console.print(f"[muted]{escape(t('lab.written', lang, paths=paths))}[/]")
 
 
-def _progress(console: Any):  # type: ignore[no-untyped-def]
+def _legend(label: str, lang: str) -> str:
+    """A series' label for the terminal plot; the PNG keeps the English one (fonts may lack CJK glyphs)."""
+    import re
+
+    from normkata.i18n import has, t
+
+    if has(f"lab.legend.{label}"):
+        return t(f"lab.legend.{label}", lang)
+    match = re.fullmatch(r"(Pre|Post)-LN, (\d+) layers", label)
+    return t("lab.legend.depth", lang, placement=match.group(1), depth=match.group(2)) if match else label
+
+
+def _progress(console: Any) -> Progress:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
@@ -300,11 +323,13 @@ def bench(
       normkata bench
       normkata bench --dtype bfloat16 --device cuda --out results/
     """
+    from normkata.i18n import t
     from normkata.labs import bench as lab_module
+    from normkata.options import safe_lang
     from normkata.ui import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
-    with console.status("timing…"):
+    with console.status(t("lab.bench.timing", safe_lang())):
         result = lab_module.run(options, shape=shape, dtype=dtype, min_run_time=min_time)
     lab_module.render(console, result)
     _finish(console, options, "bench", result, result["rows"], [])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import torch
@@ -70,6 +71,15 @@ def implementations(
     return {name: (kind, m.to(device=device, dtype=dtype)) for name, (kind, m) in found.items()}, notes
 
 
+def _functional(module: nn.Module) -> Callable[[torch.Tensor], torch.Tensor]:
+    """torch's functional op called with the module's own parameters (the "torch F.*" rows)."""
+    if isinstance(module, nn.RMSNorm):
+        return lambda v: F.rms_norm(v, module.normalized_shape, module.weight, module.eps)
+    if isinstance(module, nn.LayerNorm):
+        return lambda v: F.layer_norm(v, module.normalized_shape, module.weight, module.bias, module.eps)
+    raise TypeError(f"no functional form for {type(module).__name__}")
+
+
 def run(
     options: LabOptions,
     *,
@@ -89,19 +99,12 @@ def run(
     rows = []
     modules, notes = implementations(options, shape[-1], dt)
     for name, (kind, module) in modules.items():
-        if name.startswith("torch "):
-            fn = (
-                (lambda m: lambda v: F.rms_norm(v, m.normalized_shape, m.weight, m.eps))(module)
-                if kind == "rmsnorm"
-                else (lambda m: lambda v: F.layer_norm(v, m.normalized_shape, m.weight, m.bias, m.eps))(module)
-            )
-        else:
-            fn = module
+        fn: Callable[[torch.Tensor], torch.Tensor] = _functional(module) if name.startswith("torch ") else module
         with torch.no_grad():
-            forward_s = _median_seconds(lambda fn=fn: fn(x), min_run_time)
+            forward_s = _median_seconds(partial(fn, x), min_run_time)
         leaf = x.detach().requires_grad_(True)
 
-        def both(fn: Callable = fn, leaf: torch.Tensor = leaf) -> None:
+        def both(fn: Callable[[torch.Tensor], torch.Tensor] = fn, leaf: torch.Tensor = leaf) -> None:
             fn(leaf).backward(grad)
             leaf.grad = None
 

@@ -142,11 +142,23 @@ def terminal_plot(
             (x, y) for x, y in zip(xs, ys, strict=True) if y == y and abs(y) != float("inf") and (y > 0 or not logy)
         ]
         if finite:
-            plt.plot([x for x, _ in finite], [y for _, y in finite], label=label)
+            plt.plot([x for x, _ in finite], [y for _, y in finite], label=_two_cells(label))
     if logy:
         plt.yscale("log")
-    plt.title(_translated_title(title))
-    return plt.build()
+    plt.title(_two_cells(_translated_title(title)))
+    return plt.build().replace(_FILLER, "")
+
+
+#: Private-use character that holds the second cell of a wide character while plotext lays out.
+_FILLER = "\ue000"
+
+
+def _two_cells(text: str) -> str:
+    """`text` with a filler after each wide (CJK) character: plotext gives every character one cell,
+    so without it a Chinese legend or title overruns the frame by one column per character."""
+    import unicodedata
+
+    return "".join(c + _FILLER if unicodedata.east_asian_width(c) in ("W", "F") else c for c in text)
 
 
 def _translated_title(title: str) -> str:

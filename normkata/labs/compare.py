@@ -6,6 +6,7 @@ below lr 1e-4, Pre-LN + LayerNorm and Pre-LN + RMSNorm converge, RMSNorm tolerat
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,24 @@ CONFIGS = (  # label, placement, norm
     ("Pre-LN + LayerNorm", "pre", "layernorm"),
     ("Pre-LN + RMSNorm", "pre", "rmsnorm"),
 )
-QUICK = {"d_model": 64, "layers": 2, "heads": 4, "block": 32, "batch": 16, "steps": 80, "lrs": (1e-3, 1e-2, 5e-2)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One sweep's model and schedule; the fields' order is the JSON's."""
+
+    d_model: int
+    layers: int
+    heads: int
+    block: int
+    batch: int
+    steps: int
+    lrs: tuple[float, ...]
+
+
+QUICK = Settings(d_model=64, layers=2, heads=4, block=32, batch=16, steps=80, lrs=(1e-3, 1e-2, 5e-2))
 # The documents' exp2 uses 256 hidden; 128 keeps a full sweep to minutes on a 2-core CPU.
-FULL = {"d_model": 128, "layers": 2, "heads": 4, "block": 64, "batch": 16, "steps": 200,
-        "lrs": (1e-3, 3e-3, 1e-2, 3e-2)}  # fmt: skip
+FULL = Settings(d_model=128, layers=2, heads=4, block=64, batch=16, steps=200, lrs=(1e-3, 3e-3, 1e-2, 3e-2))
 
 
 def run(
@@ -35,29 +50,26 @@ def run(
     lrs: tuple[float, ...] | None = None,
     progress: Any = None,
 ) -> dict[str, Any]:
-    settings = dict(QUICK if quick else FULL)
-    if steps:
-        settings["steps"] = steps
-    if lrs:
-        settings["lrs"] = tuple(lrs)
+    base = QUICK if quick else FULL
+    settings = replace(base, steps=steps or base.steps, lrs=tuple(lrs) if lrs else base.lrs)
     data = char_data(data_path)
     runs = []
-    tracker = Tracker(progress, len(CONFIGS) * len(settings["lrs"]) * settings["steps"])
+    tracker = Tracker(progress, len(CONFIGS) * len(settings.lrs) * settings.steps)
     for label, placement, norm in CONFIGS:
         config = Config(
             data.vocab,
-            settings["block"],
-            settings["layers"],
-            settings["d_model"],
-            settings["heads"],
+            settings.block,
+            settings.layers,
+            settings.d_model,
+            settings.heads,
             placement,
             norm if norm != "none" else "layernorm",
         )
         make_norm = norm_factory(norm if placement != "none" else "none", options)
-        for lr in settings["lrs"]:
+        for lr in settings.lrs:
             result = tracker.train(
-                f"{label} · lr {lr:g}", config, make_norm, data, steps=settings["steps"], lr=lr,
-                batch=settings["batch"], seed=options.seed, device=options.device,
+                f"{label} · lr {lr:g}", config, make_norm, data, steps=settings.steps, lr=lr,
+                batch=settings.batch, seed=options.seed, device=options.device,
             )  # fmt: skip
             result.label = label
             runs.append(result.to_json())
@@ -77,7 +89,7 @@ def run(
             }
         )
     return {
-        "settings": {**settings, "lrs": list(settings["lrs"])},
+        "settings": {**asdict(settings), "lrs": list(settings.lrs)},
         "seed": options.seed,
         "runs": runs,
         "summary": summary,

@@ -6,6 +6,7 @@ and Post-LN needs a smaller learning rate.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,22 @@ from normkata.labs.data import char_data
 from normkata.labs.model import Config
 from normkata.labs.training import Tracker
 
-QUICK = {"d_model": 64, "heads": 4, "block": 32, "batch": 16, "steps": 60, "depths": (2, 4, 8), "lr": 1e-2}
-FULL = {"d_model": 128, "heads": 4, "block": 64, "batch": 16, "steps": 150, "depths": (4, 8, 12), "lr": 1e-2}
+
+@dataclass(frozen=True)
+class Settings:
+    """One run's model and schedule; the fields' order is the JSON's."""
+
+    d_model: int
+    heads: int
+    block: int
+    batch: int
+    steps: int
+    depths: tuple[int, ...]
+    lr: float
+
+
+QUICK = Settings(d_model=64, heads=4, block=32, batch=16, steps=60, depths=(2, 4, 8), lr=1e-2)
+FULL = Settings(d_model=128, heads=4, block=64, batch=16, steps=150, depths=(4, 8, 12), lr=1e-2)
 
 
 def run(
@@ -28,22 +43,22 @@ def run(
     steps: int | None = None,
     progress: Any = None,
 ) -> dict[str, Any]:
-    settings = dict(QUICK if quick else FULL)
-    settings.update({k: v for k, v in {"lr": lr, "depths": depths, "steps": steps}.items() if v})
+    base = QUICK if quick else FULL
+    settings = replace(base, lr=lr or base.lr, depths=depths or base.depths, steps=steps or base.steps)
     data = char_data(data_path)
     make_norm = norm_factory("layernorm", options)
     runs = []
-    tracker = Tracker(progress, 2 * len(settings["depths"]) * settings["steps"])
-    for depth in settings["depths"]:
+    tracker = Tracker(progress, 2 * len(settings.depths) * settings.steps)
+    for depth in settings.depths:
         for placement in ("pre", "post"):
             label = f"{'Pre' if placement == 'pre' else 'Post'}-LN, {depth} layers"
-            config = Config(data.vocab, settings["block"], depth, settings["d_model"], settings["heads"], placement)
+            config = Config(data.vocab, settings.block, depth, settings.d_model, settings.heads, placement)
             result = tracker.train(
-                label, config, make_norm, data, steps=settings["steps"], lr=settings["lr"],
-                batch=settings["batch"], seed=options.seed, device=options.device,
+                label, config, make_norm, data, steps=settings.steps, lr=settings.lr,
+                batch=settings.batch, seed=options.seed, device=options.device,
             )  # fmt: skip
             runs.append({**result.to_json(), "depth": depth, "placement": placement})
-    return {"settings": {**settings, "depths": list(settings["depths"])}, "seed": options.seed, "runs": runs}
+    return {"settings": {**asdict(settings), "depths": list(settings.depths)}, "seed": options.seed, "runs": runs}
 
 
 def render(console: Any, result: dict[str, Any]) -> None:

@@ -22,11 +22,12 @@ class DeepStack(nn.Module):
     def __init__(self, layers: int, width: int, make_norm: Any, gain: float) -> None:
         super().__init__()
         # No bias: a bias floor would hide the decay (biases alone keep the std near 1/sqrt(3·width)).
-        self.linears = nn.ModuleList([nn.Linear(width, width, bias=False) for _ in range(layers)])
-        self.norms = nn.ModuleList([make_norm(width) for _ in range(layers)])
+        linears = [nn.Linear(width, width, bias=False) for _ in range(layers)]
         with torch.no_grad():
-            for linear in self.linears:
+            for linear in linears:
                 linear.weight.mul_(gain)
+        self.linears = nn.ModuleList(linears)
+        self.norms = nn.ModuleList([make_norm(width) for _ in range(layers)])
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         activations = []
@@ -34,6 +35,14 @@ class DeepStack(nn.Module):
             x = torch.tanh(norm(linear(x)))
             activations.append(x)
         return x, activations
+
+    def weight_grads(self) -> list[torch.Tensor]:
+        """Each Linear's weight gradient, after a backward pass."""
+        grads = []
+        for linear in self.linears:
+            assert isinstance(linear, nn.Linear) and linear.weight.grad is not None
+            grads.append(linear.weight.grad)
+        return grads
 
 
 def run(
@@ -48,9 +57,9 @@ def run(
         for act in activations:
             act.retain_grad()
         out.pow(2).mean().backward()
-        for i, (act, linear) in enumerate(zip(activations, model.linears, strict=True)):
+        for i, (act, grad) in enumerate(zip(activations, model.weight_grads(), strict=True)):
             rows[i][f"std_{variant}"] = act.detach().std().item()
-            rows[i][f"grad_{variant}"] = linear.weight.grad.norm().item()
+            rows[i][f"grad_{variant}"] = grad.norm().item()
     return {"layers": layers, "width": width, "gain": gain, "seed": options.seed, "rows": rows}
 
 
