@@ -113,22 +113,19 @@ class _Builder:
         return self.root
 
     def _on(self, event: yaml.Event) -> None:
-        kind = type(event)
-        if kind is yaml.ScalarEvent:  # most events: checked first
-            line = event.start_mark.line + 1
+        line = event.start_mark.line + 1 if event.start_mark is not None else 0
+        if isinstance(event, yaml.ScalarEvent):  # most events: checked first
             self._add(self._scalar(event, line), line, is_text=True)
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-            self._open(event, event.start_mark.line + 1)
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+        elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            self._open(event, line)
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             self.stack.pop()
             self.keys.pop()
-        elif kind is yaml.AliasEvent:
-            line = event.start_mark.line + 1
+        elif isinstance(event, yaml.AliasEvent):
             raise YamlSyntaxError(line, f"aliases (*{event.anchor}) are not allowed in a question bank")
-        elif kind is yaml.DocumentStartEvent:
+        elif isinstance(event, yaml.DocumentStartEvent):
             self.documents += 1
             if self.documents > 1:
-                line = event.start_mark.line + 1
                 raise YamlSyntaxError(line, "YAML syntax: one document per file (found a second '---')")
 
     def _open(self, event: yaml.CollectionStartEvent, line: int) -> None:
@@ -180,7 +177,7 @@ class _Builder:
             return event.value
         if tag == "tag:yaml.org,2002:int" and sum(c.isdigit() for c in event.value) > MAX_DIGITS:
             raise YamlSyntaxError(line, f"number too long ({len(event.value)} characters)")
-        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        node = yaml.ScalarNode(tag, event.value, style=event.style)  # marks: the line is reported by us
         try:
             value = self.loader.construct_object(node)
         except (ValueError, OverflowError) as exc:  # e.g. a date that does not exist
