@@ -89,8 +89,6 @@ def test_hostile_submission_fails_and_harms_nothing(submission: Path, installati
     run = _normkata(installation, ["grade", "rmsnorm", "--file", str(learner), "--json", "--timeout", "3"], env, cwd)
     took = time.monotonic() - started
     new_packages = _site_packages() - before["site-packages"]
-    for name in new_packages:  # never leave a planted plugin behind, whatever the verdict
-        shutil.rmtree(Path(sysconfig.get_paths()["purelib"]) / name, ignore_errors=True)
     assert run.returncode == 1, (run.returncode, run.stderr[-500:])
     result = json.loads(run.stdout)
     assert not result["passed"] and result["sandbox"]
