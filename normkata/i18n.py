@@ -119,6 +119,16 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "通过：{files} 个文件，共 {questions} 道题、{cards} 张面试卡片。",
     ),
     "content.katas": ("OK: {n} kata(s): {names}.", "通过：{n} 个编程练习：{names}。"),
+    "content.deep.running": ("Grading references, starters and fixtures", "正在评测参考实现、初始代码和样例"),
+    "content.deep.ok": (
+        "OK: {n} kata(s) prove their suites (references pass, starters fail, every fixture and misconception "
+        "checks out).",
+        "通过：{n} 个编程练习的评测套件自证无误（参考实现通过、初始代码失败、每个样例和常见错误都得到验证）。",
+    ),
+    "content.deep.no_fixtures": (
+        "Fixtures ship with the source repository only: references and starters were checked, fixtures were not.",
+        "样例只随源代码仓库提供：已检查参考实现和初始代码，未检查样例。",
+    ),
     "content.errors": ("{n} error(s) found.", "发现 {n} 处错误。"),
     "export.written": (
         "Wrote {questions} questions and {cards} interview cards ({language}) to {path}",

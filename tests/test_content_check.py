@@ -259,3 +259,19 @@ def test_bundled_bank_chinese_has_no_stray_spaces() -> None:
     texts = [t for q in bank.questions for t in (q.prompt.zh, q.explanation.zh, *(c.zh for c in q.choices))]
     texts += [t for c in bank.cards for t in (c.prompt.zh, c.answer.zh, *c.key_points.zh, *c.follow_ups.zh)]
     assert [t for t in texts if stray.search(t)] == []
+
+
+@pytest.mark.slow
+def test_deep_check_proves_a_kata_suite(runner) -> None:
+    """Reference passes, starter scores 0, every fixture gets its verdict, every misconception is reached."""
+    result = invoke(runner, ["content", "check", "--deep", "--kata", "rmsnorm"])
+    assert result.exit_code == 0, result.stderr
+    assert "OK: 1 kata(s) prove their suites" in result.stdout
+
+
+def test_misconception_ids_are_read_from_a_suite_without_importing_it() -> None:
+    from normkata.grading.fixtures import misconception_ids
+    from normkata.paths import katas_dir
+
+    ids = misconception_ids(katas_dir() / "rmsnorm" / "suite.py")
+    assert {"rms-eps-outside-sqrt", "rms-one-plus-weight", "rms-missing-keepdim"} <= set(ids)

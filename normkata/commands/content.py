@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from normkata.errors import EXIT_INPUT, InputError
 from normkata.options import current_lang, lang_option
+
+if TYPE_CHECKING:
+    from normkata.katas import Kata
 
 
 @click.group()
@@ -17,16 +21,22 @@ def content() -> None:
 
 @content.command()
 @click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--deep", is_flag=True,
+              help="Also grade every kata's reference (must pass), starter (must fail) and fixtures (minutes).")
+@click.option("--kata", "only", multiple=True, help="With --deep: only these katas (repeatable).")
 @lang_option
-def check(path: Path | None, lang: str | None) -> None:
+def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None) -> None:
     """Validate PATH (a YAML file or a folder; default: the bundled quizzes/ and katas/).
 
-    Each problem is printed as FILE:LINE: FIELD: MESSAGE; the exit code is 2 if any.
+    Each problem is printed as FILE:LINE: FIELD: MESSAGE; the exit code is 2 if any. With
+    --deep, every reference must pass its suite, every starter must fail it, every fixture
+    must get its expected verdict and every misconception must be named for some fixture.
 
     \b
     Examples:
       normkata content check
       normkata content check quizzes/rmsnorm.yaml
+      normkata content check --deep --kata rmsnorm
     """
     from normkata.content.bank import load_bank_checked
     from normkata.i18n import t
@@ -48,6 +58,29 @@ def check(path: Path | None, lang: str | None) -> None:
     if katas:
         names = ("、" if lang == "zh" else ", ").join(k.id for k in katas)
         click.echo(t("content.katas", lang, n=len(katas), names=names))
+    if deep:
+        _deep([k for k in katas if not only or k.id in only], lang)
+
+
+def _deep(katas: list[Kata], lang: str) -> None:
+    """Grade references, starters and fixtures with a progress bar; exit 2 on any problem."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from normkata.grading.selfcheck import deep_check, planned_grades
+    from normkata.i18n import t
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, transient=True) as progress:
+        task = progress.add_task(t("content.deep.running", lang), total=planned_grades(katas))
+        problems, had_fixtures = deep_check(katas, lambda what: progress.update(task, advance=1, description=what))
+    if not had_fixtures:
+        click.echo(t("content.deep.no_fixtures", lang), err=True)
+    if problems:
+        for problem in problems:
+            click.echo(str(problem), err=True)
+        click.echo(t("content.errors", lang, n=len(problems)), err=True)
+        raise click.exceptions.Exit(EXIT_INPUT)
+    click.echo(t("content.deep.ok", lang, n=len(katas)))
 
 
 def _issue_text(issue: object, lang: str) -> str:

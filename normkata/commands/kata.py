@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
-    from normkata.grading.contract import GradeResult
     from normkata.store import KataLog
 
-from normkata.errors import EXIT_INPUT, InputError
+from normkata.errors import InputError
 from normkata.options import AppState, current_lang, lang_option
 
 
@@ -198,6 +193,7 @@ def grade(
       normkata grade batchnorm --format gradescope --output results.json
     """
     from normkata.grading import report
+    from normkata.grading.client import run_grader
     from normkata.i18n import t
     from normkata.katas import get_kata
     from normkata.ui import make_console
@@ -227,46 +223,3 @@ def grade(
     else:
         report.render(console, result)
     raise click.exceptions.Exit(0 if result.passed else 1)
-
-
-#: The most a runner may print: a GradeResult is far smaller.
-_MAX_RESULT_BYTES = 32 * 1024 * 1024
-
-
-def run_grader(kata_id: str, file: Path, *, device: str = "auto", timeout: float = 10.0, seed: int | None = None,
-               lang: str = "en") -> GradeResult:  # fmt: skip
-    """Run the trusted runner in its own process; its verdict arrives on a pipe, never a file."""
-    from normkata.grading.contract import GradeResult
-    from normkata.grading.runner import BUDGET_CASES, BUDGET_CEILING_S
-
-    command = [sys.executable, "-m", "normkata.grading.runner", kata_id, str(file.resolve()),
-               "--device", device, "--timeout", str(timeout), "--lang", lang]  # fmt: skip
-    if seed is not None:
-        command += ["--seed", str(seed)]
-    package_parent = str(Path(__file__).resolve().parents[2])
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    }
-    ceiling = min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout) + 120  # the budget, plus start-up
-    with tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, env=env)
-        assert process.stdout is not None
-        try:
-            out, _ = process.communicate(timeout=ceiling)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            raise click.ClickException(f"grading took longer than {ceiling:g} s and was stopped") from None
-        errors.seek(0)
-        stderr = errors.read(65536).decode("utf-8", "replace").strip()
-    if process.returncode == EXIT_INPUT:
-        raise InputError(stderr.splitlines()[-1] if stderr else "bad input")
-    if process.returncode != 0 or not out or len(out) > _MAX_RESULT_BYTES:
-        tail = stderr.splitlines()[-1:] or ["no output"]
-        raise click.ClickException(f"the grader failed: {tail[0]}")
-    try:
-        return GradeResult.from_json(json.loads(out))
-    except (ValueError, KeyError, TypeError):
-        raise click.ClickException("the grader's result could not be read") from None

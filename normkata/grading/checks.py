@@ -16,7 +16,6 @@ from typing import Any, NoReturn
 import torch
 
 from normkata.grading.contract import (
-    DTYPE_NAMES,
     TOLERANCES,
     Failure,
     Inspection,
@@ -24,6 +23,7 @@ from normkata.grading.contract import (
     RunReply,
     Step,
     Tolerance,
+    dtype_name,
     tolerance_for,
 )
 from normkata.grading.proxy import Submission, SubmissionError, TimeBudgetUsed
@@ -121,7 +121,7 @@ class Input:
     label: str
 
     def describe(self, device: str = "cpu") -> str:
-        shape, dtype = tuple(self.tensor.shape), DTYPE_NAMES.get(self.tensor.dtype, str(self.tensor.dtype))
+        shape, dtype = tuple(self.tensor.shape), dtype_name(self.tensor.dtype)
         return say(
             "{label} input of shape {shape}, {dtype} on {device}",
             "{label} 输入，形状 {shape}，{dtype}，设备 {device}",
@@ -237,7 +237,7 @@ class Harness:
             kwargs=dict(kwargs or {}),
             state=state,
             device=self.device,
-            dtype=DTYPE_NAMES[dtype] if dtype is not None else None,
+            dtype=dtype_name(dtype) if dtype is not None else None,
             mode=mode,
             steps=list(steps),
             inspect=inspect,
@@ -406,7 +406,7 @@ class Harness:
                      "the parameters share it)",
                      "{call}，{on}：输出的数据类型是 {got}，应为 {expected}"
                      "（参数与输入同为该类型时，返回输入的数据类型）",
-                     call=call, on=on, got=DTYPE_NAMES.get(got.dtype, got.dtype), expected=DTYPE_NAMES[expected]))
+                     call=call, on=on, got=dtype_name(got.dtype), expected=dtype_name(expected)))
 
 
 def _named(misconception: Misconception) -> str:
@@ -422,7 +422,7 @@ def expect_parameters(call: str, info: Inspection, expected: dict[str, torch.Ten
     expect_keys(call, say("parameters", "参数"), list(info.parameters), list(expected))
     for name, value in expected.items():
         got = info.parameters[name]
-        want_dtype = DTYPE_NAMES.get(value.dtype, str(value.dtype))
+        want_dtype = dtype_name(value.dtype)
         if got.shape != list(value.shape) or got.dtype != want_dtype:
             fail(say("{call}.{name} is {dtype} of shape {shape}, expected {want_dtype} of shape {want_shape}",
                      "{call}.{name} 是形状 {shape} 的 {dtype}，应为形状 {want_shape} 的 {want_dtype}",

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
+if TYPE_CHECKING:  # the CLI reads results without importing torch; the runner and worker have it
+    import torch
 
 # -- categories and statuses -------------------------------------------------------------------
 
@@ -93,18 +94,24 @@ TOLERANCES: dict[str, Tolerance] = {
     "misconception": Tolerance(1e-4, 1e-4),
 }
 
-DTYPE_NAMES: dict[torch.dtype, str] = {
-    torch.float32: "float32",
-    torch.float64: "float64",
-    torch.bfloat16: "bfloat16",
-    torch.float16: "float16",
-    torch.int64: "int64",
-}
-DTYPES: dict[str, torch.dtype] = {name: dtype for dtype, name in DTYPE_NAMES.items()}
+#: The floating dtypes a Program may name (the wire carries names, not torch objects).
+FLOAT_DTYPES = ("float32", "float64", "bfloat16", "float16")
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """`float32` for torch.float32: how dtypes are named on the wire and to the learner."""
+    return str(dtype).removeprefix("torch.")
+
+
+def dtype_of(name: str | None) -> torch.dtype | None:
+    """torch.float32 for `float32`; None for anything that is not a floating dtype name."""
+    import torch
+
+    return getattr(torch, name) if name in FLOAT_DTYPES else None
 
 
 def tolerance_for(dtype: torch.dtype) -> Tolerance:
-    return TOLERANCES[DTYPE_NAMES[dtype]]
+    return TOLERANCES[dtype_name(dtype)]
 
 
 # -- runner → worker ---------------------------------------------------------------------------

@@ -40,7 +40,9 @@ def from_wire(cls: type[T], data: Any) -> T:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    import torch  # the contract names torch.Tensor only for type checkers
+
+    return typing.get_type_hints(cls, localns={"torch": torch})
 
 
 def prime(*classes: type) -> None:

@@ -22,8 +22,6 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from normkata.grading.contract import (
-    DTYPE_NAMES,
-    DTYPES,
     Failure,
     Hello,
     Inspection,
@@ -36,6 +34,8 @@ from normkata.grading.contract import (
     Step,
     StepReply,
     TensorInfo,
+    dtype_name,
+    dtype_of,
 )
 from normkata.grading.protocol import receive, send
 from normkata.grading.wire import from_wire, prime, to_wire
@@ -117,7 +117,7 @@ class _Session:
     def _run(self, program: Program, stage: list[str]) -> RunReply:
         torch.manual_seed(program.seed)
         cls = getattr(self.module, program.cls)
-        kwargs = {k: DTYPES.get(v, v) if k == "dtype" else v for k, v in program.kwargs.items()}
+        kwargs = {k: dtype_of(v) or v if k == "dtype" else v for k, v in program.kwargs.items()}
         module = cls(*program.args, **kwargs)
         if not isinstance(module, torch.nn.Module):
             raise TypeError(f"{program.cls}(...) is not a torch.nn.Module")
@@ -126,7 +126,7 @@ class _Session:
             stage[0] = "load_state"
             state_load = _load_what_fits(module, program.state)
         if program.device != "cpu" or program.dtype:
-            moved = module.to(device=program.device, dtype=DTYPES.get(program.dtype or ""))
+            moved = module.to(device=program.device, dtype=dtype_of(program.dtype))
             module = moved if isinstance(moved, torch.nn.Module) else module
         module.train(program.mode == "train")
         stage[0] = "forward"
@@ -201,7 +201,7 @@ def _plain(tensor: torch.Tensor) -> torch.Tensor:
 def _describe(t: torch.Tensor) -> TensorInfo:
     return TensorInfo(
         shape=list(t.shape),
-        dtype=DTYPE_NAMES.get(t.dtype, str(t.dtype).replace("torch.", "")),
+        dtype=dtype_name(t.dtype),
         device=t.device.type,
         requires_grad=bool(t.requires_grad),
         is_parameter=isinstance(t, torch.nn.Parameter),

@@ -13,66 +13,26 @@ from __future__ import annotations
 import json
 import shutil
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import torch
 
+from normkata.grading.fixtures import Fixture, from_file, kata_fixtures
 from normkata.katas import load_katas
 from normkata.paths import katas_dir, solutions_dir
 from tests.conftest import invoke
-from tests.grading.mutants import MUTANTS
 
 HERE = Path(__file__).parent
-FIXTURE_ROOTS = (HERE / "fixtures", HERE / "realworld")
 KATAS = [k.id for k in load_katas()[0]]
 LEARNER_FILE = {k.id: k.file for k in load_katas()[0]}
 
 pytestmark = pytest.mark.slow
 
 
-@dataclass(frozen=True)
-class Fixture:
-    kata: str
-    group: str  # the kata's folder it came from, or "hostile"
-    name: str
-    source: str
-    passes: bool
-    diagnosis: str | None
-    message: str | None
-
-    @property
-    def id(self) -> str:
-        return f"{self.group}/{self.name}"
-
-    @property
-    def seed(self) -> int:
-        """A fixed seed per fixture: every run of the suite sees the same inputs."""
-        return zlib.crc32(self.id.encode()) % 100_000
-
-
-def _expectation(words: str) -> tuple[bool, str | None, str | None]:
-    verdict, _, rest = words.partition(" ")
-    diagnosis = rest.removeprefix("diagnosis=") if rest.startswith("diagnosis=") else None
-    message = rest.removeprefix("message=") if rest.startswith("message=") else None
-    return verdict == "pass", diagnosis, message
-
-
-def _from_file(kata: str, group: str, path: Path) -> Fixture:
-    source = path.read_text(encoding="utf-8")
-    header = source.splitlines()[0]
-    assert header.startswith("# expect: "), f"{path}: first line must say what to expect"
-    return Fixture(kata, group, path.stem, source, *_expectation(header.removeprefix("# expect: ")))
-
-
-def _mutant(kata: str, name: str, expect: str, comment: str, base: str, edits: list[tuple[str, str]]) -> Fixture:
-    start = solutions_dir() / f"{kata}.py" if base == "solution" else HERE / "fixtures" / kata / f"{base}.py"
-    text = start.read_text(encoding="utf-8").split("\n", 2)[2]  # drop the docstring or the expect header
-    for old, new in edits:
-        assert text.count(old) == 1, f"{kata}/{name}: edit does not apply once: {old!r}"
-        text = text.replace(old, new, 1)
-    return Fixture(kata, kata, name, f"# {comment}\n{text}", *_expectation(expect))
+def seed_of(fixture: Fixture) -> int:
+    """A fixed seed per fixture: every run of the suite sees the same inputs."""
+    return zlib.crc32(fixture.id.encode()) % 100_000
 
 
 def fixture_source(group: str, name: str) -> str:
@@ -81,14 +41,8 @@ def fixture_source(group: str, name: str) -> str:
 
 
 def all_fixtures() -> list[Fixture]:
-    found = [
-        _from_file(kata, f"{root.name}/{kata}" if root.name == "realworld" else kata, path)
-        for root in FIXTURE_ROOTS
-        for kata in KATAS
-        for path in sorted((root / kata).glob("*.py"))
-    ]
-    found += [_mutant(*entry) for entry in MUTANTS]
-    found += [_from_file("rmsnorm", "hostile", p) for p in sorted((HERE / "fixtures" / "hostile").glob("*.py"))]
+    found = [fixture for kata in KATAS for fixture in kata_fixtures(kata, HERE)]
+    found += [from_file("rmsnorm", "hostile", p) for p in sorted((HERE / "fixtures" / "hostile").glob("*.py"))]
     return found
 
 
@@ -111,7 +65,7 @@ def test_fixture_verdict(fixture: Fixture, runner, tmp_path: Path) -> None:
     source = source.replace("{SUITE}", str(katas_dir() / "rmsnorm" / "suite.py"))
     learner_file.write_text(source, encoding="utf-8")
     timeout = 2.0 if "loops" in name else 10.0
-    code, result = grade(runner, fixture.kata, learner_file, seed=fixture.seed, timeout=timeout)
+    code, result = grade(runner, fixture.kata, learner_file, seed=seed_of(fixture), timeout=timeout)
     failing = [c for c in result["cases"] if c["status"] in ("failed", "error")]
     if fixture.passes:
         assert code == 0 and result["passed"], _problems(result)

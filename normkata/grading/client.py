@@ -1,0 +1,55 @@
+"""Run the trusted grading runner in a process of its own and read its verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from normkata.errors import EXIT_INPUT, InputError
+from normkata.grading.contract import GradeResult
+from normkata.grading.runner import BUDGET_CASES, BUDGET_CEILING_S
+
+#: The most a runner may print: a GradeResult is far smaller.
+_MAX_RESULT_BYTES = 32 * 1024 * 1024
+
+
+def run_grader(kata_id: str, file: Path, *, device: str = "auto", timeout: float = 10.0, seed: int | None = None,
+               lang: str = "en") -> GradeResult:  # fmt: skip
+    """Run the trusted runner in its own process; its verdict arrives on a pipe, never a file."""
+    command = [sys.executable, "-m", "normkata.grading.runner", kata_id, str(file.resolve()),
+               "--device", device, "--timeout", str(timeout), "--lang", lang]  # fmt: skip
+    if seed is not None:
+        command += ["--seed", str(seed)]
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+    }
+    ceiling = min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout) + 120  # the budget, plus start-up
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, env=env)
+        assert process.stdout is not None
+        try:
+            out, _ = process.communicate(timeout=ceiling)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise click.ClickException(f"grading took longer than {ceiling:g} s and was stopped") from None
+        errors.seek(0)
+        stderr = errors.read(65536).decode("utf-8", "replace").strip()
+    if process.returncode == EXIT_INPUT:
+        raise InputError(stderr.splitlines()[-1] if stderr else "bad input")
+    if process.returncode != 0 or not out or len(out) > _MAX_RESULT_BYTES:
+        tail = stderr.splitlines()[-1:] or ["no output"]
+        raise click.ClickException(f"the grader failed: {tail[0]}")
+    try:
+        return GradeResult.from_json(json.loads(out))
+    except (ValueError, KeyError, TypeError):
+        raise click.ClickException("the grader's result could not be read") from None

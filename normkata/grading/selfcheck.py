@@ -1,0 +1,86 @@
+"""`normkata content check --deep`: each kata proves its own suite, as rustlings' `dev check`.
+
+The reference must pass, the untouched starter must fail and score 0, every fixture must get
+its expected verdict (and named mistake), and every misconception a suite defines must be
+named for at least one fixture: a misconception no wrong file ever triggers is dead code.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from normkata.grading.client import run_grader
+from normkata.grading.fixtures import Fixture, grading_tests_dir, kata_fixtures, misconception_ids
+from normkata.katas import Kata
+
+#: Inputs every deep check draws: the same run twice gives the same answer.
+SEED = 20261122
+
+
+@dataclass(frozen=True)
+class Problem:
+    kata: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.kata}: {self.what}"
+
+
+def planned_grades(katas: list[Kata]) -> int:
+    return sum(2 + len(kata_fixtures(k.id)) for k in katas)
+
+
+def deep_check(katas: list[Kata], advance: Callable[[str], None]) -> tuple[list[Problem], bool]:
+    """Problems found, and whether fixtures were available (a source checkout has them)."""
+    problems: list[Problem] = []
+    with tempfile.TemporaryDirectory(prefix="normkata-deep-") as scratch:
+        for kata in katas:
+            problems += _check_kata(kata, Path(scratch) / kata.id, advance)
+    return problems, grading_tests_dir() is not None
+
+
+def _grade_source(kata: Kata, folder: Path, source: str) -> tuple[bool, int, set[str], list[str]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    learner = folder / kata.file
+    learner.write_text(source, encoding="utf-8")
+    result = run_grader(kata.id, learner, seed=SEED)
+    messages = [c.message for c in result.cases if c.status.value in ("failed", "error")]
+    return result.passed, result.score, {d.id for d in result.diagnosis}, messages
+
+
+def _check_kata(kata: Kata, folder: Path, advance: Callable[[str], None]) -> list[Problem]:
+    problems: list[Problem] = []
+    passed, _, _, messages = _grade_source(kata, folder / "reference", kata.solution.read_text(encoding="utf-8"))
+    advance(f"{kata.id}: reference")
+    if not passed:
+        problems.append(Problem(kata.id, f"the reference solution fails its suite: {messages[:1]}"))
+    passed, score, _, _ = _grade_source(kata, folder / "starter", kata.starter.read_text(encoding="utf-8"))
+    advance(f"{kata.id}: starter")
+    if passed or score:
+        problems.append(Problem(kata.id, f"the untouched starter scores {score}, expected 0 and a fail"))
+    fixtures = kata_fixtures(kata.id)
+    named: set[str] = set()
+    for number, fixture in enumerate(fixtures):
+        passed, _, diagnoses, messages = _grade_source(kata, folder / f"fixture{number}", fixture.source)
+        advance(f"{kata.id}: {fixture.id}")
+        named |= diagnoses
+        problems += _verdict_problems(kata, fixture, passed, diagnoses, messages)
+    if fixtures:
+        for unused in [m for m in misconception_ids(kata.suite) if m not in named]:
+            problems.append(Problem(kata.id, f"misconception {unused} is named for no fixture"))
+    return problems
+
+
+def _verdict_problems(kata: Kata, fixture: Fixture, passed: bool, diagnoses: set[str], messages: list[str]
+                      ) -> list[Problem]:  # fmt: skip
+    if passed != fixture.passes:
+        verdict = "passes" if passed else f"fails ({messages[:1]})"
+        return [Problem(kata.id, f"fixture {fixture.id} {verdict}, expected to {'pass' if fixture.passes else 'fail'}")]
+    if fixture.diagnosis and fixture.diagnosis not in diagnoses:
+        return [Problem(kata.id, f"fixture {fixture.id} is not named {fixture.diagnosis} (named: {sorted(diagnoses)})")]
+    if fixture.message and not any(fixture.message in m for m in messages):
+        return [Problem(kata.id, f"fixture {fixture.id}: no failure says {fixture.message!r}")]
+    return []
