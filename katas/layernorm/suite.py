@@ -232,7 +232,8 @@ def test_loads_torch_layernorm_state_dict(harness: Harness) -> None:
     if not reply.state_load.clean:
         fail(say("LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) would fail: missing {missing}, "
                  "unexpected {unexpected}. Fix: name the parameters `weight` and `bias`, of shape normalized_shape.",
-                 "LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) 会失败：缺少 {missing}，多出 {unexpected}。"
+                 "LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) 会失败："
+                 "缺少 {missing}，多出 {unexpected}。"
                  "修改：参数命名为 `weight` 和 `bias`，形状为 normalized_shape。",
                  missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-"))
     expected = torch.nn.functional.layer_norm(
@@ -357,7 +358,8 @@ def test_half_precision(harness: Harness, dtype: torch.dtype, k: int, device: st
 @pytest.mark.parametrize("device", DEVICES)
 def test_fp16_large_activations(harness: Harness, device: str) -> None:
     x = randn((3, 64), 35, scale=300.0).to(torch.float16)
-    label = say("std-300 (300·N(0,1): squared deviations overflow fp16)", "标准差 300（300·N(0,1)：偏差的平方在 fp16 中溢出）")
+    label = say("std-300 (300·N(0,1): squared deviations overflow fp16)",
+                "标准差 300（300·N(0,1)：偏差的平方在 fp16 中溢出）")
     check_forward(harness, Input(x, label), 64, dtype=torch.float16, key=36)
 
 
