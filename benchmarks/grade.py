@@ -1,6 +1,8 @@
 """Cost of grading each kata's reference, as ratios against `python -c "import torch, pytest"`.
 
-Run: python benchmarks/grade.py [--runs N]. Target: at most 2.0x.
+Each kata is graded confined (the default) and unconfined (NORMKATA_SANDBOX=off), so the
+sandbox's own cost shows. Run: python benchmarks/grade.py [--runs N]. Target: at most 2.0x;
+confinement within 5% of the unconfined time.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import median_seconds, print_ratios  # noqa: E402
 
+from normkata.katas import load_katas  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-KATAS = ("rmsnorm", "layernorm", "batchnorm", "prenorm")
 TARGET = 2.0
 
 
@@ -29,12 +32,15 @@ def main() -> None:
         env = {**os.environ, "NORMKATA_HOME": str(Path(scratch) / "home")}
         floor = median_seconds([python, "-c", "import torch, pytest"], runs=runs, env=env)
         rows = []
-        for kata in KATAS:
-            learner = Path(scratch) / f"{kata}.py"
-            shutil.copy(ROOT / "solutions" / f"{kata}.py", learner)
+        for kata in load_katas()[0]:
+            learner = Path(scratch) / kata.file
+            shutil.copy(kata.solution, learner)
             # Every case must pass for the command to exit 0, which median_seconds checks.
-            command = [python, "-m", "normkata", "grade", kata, "--file", str(learner), "--json"]
-            rows.append((f"normkata grade {kata}", median_seconds(command, runs=runs, env=env)))
+            command = [python, "-m", "normkata", "grade", kata.id, "--file", str(learner), "--json", "--seed", "1"]
+            confined = median_seconds(command, runs=runs, env=env)
+            unconfined = median_seconds(command, runs=runs, env={**env, "NORMKATA_SANDBOX": "off"})
+            rows.append((f"normkata grade {kata.id}", confined))
+            rows.append((f"  same, NORMKATA_SANDBOX=off ({confined / unconfined - 1:+.1%})", unconfined))
     print_ratios('python -c "import torch, pytest"', floor, rows, target=TARGET)
 
 

@@ -275,6 +275,8 @@ def _confine(scratch: str, learner_folder: str, protected: list[str]) -> tuple[s
 
     from normkata.grading import sandbox
 
+    if os.environ.get("NORMKATA_SANDBOX") == "off":  # benchmarks/grade.py measures the sandbox's cost
+        return "off: disabled by NORMKATA_SANDBOX=off", []
     denied = (*sandbox.default_denied(), *(Path(p) for p in protected))
     readable, listable = sandbox._carve([*sandbox._default_roots(), Path(learner_folder)], denied)
     policy = sandbox.Policy(Path(scratch), readable=readable, denied=denied, listable=listable,
