@@ -1,19 +1,53 @@
-"""Hidden suite for the Pre-Norm kata (run by `normkata grade`, never copied to the workspace)."""
+"""Hidden suite for the Pre-Norm kata (run by `normkata grade`, never copied to the workspace).
+
+Every requirement checked here is stated in instructions.en.md / instructions.zh.md. Inputs
+and weights are drawn from the run's seed; the integer passed to `randn` / `seeded` only tells
+them apart. Every norm weight is random too: with norm weights at one, wiring bugs can hide.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 import torch
 from torch import nn
 
-from normkata.grading.checks import Harness, Input, Misconception, expect_keys, fail, randn
+from normkata.grading.checks import (
+    STATEFUL,
+    Harness,
+    Input,
+    Misconception,
+    call_text,
+    expect_contains,
+    expect_keys,
+    fail,
+    randn,
+    say,
+    seeded,
+)
+from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
 
 DEVICES = ["cpu", "cuda"]
-D_MODEL, N_HEADS, D_FF = 16, 4, 32
-#: Pre-norm block tolerances from GRADING.md: fp32 / bf16 / fp16.
-BLOCK_TOLERANCE = {torch.float32: 1e-4, torch.bfloat16: 3e-2, torch.float16: 4e-3}
+D_MODEL, N_HEADS, D_FF, N_LAYERS = 16, 4, 32, 3
+BLOCK_ARGS = [D_MODEL, N_HEADS, D_FF]
+STACK_ARGS = [N_LAYERS, D_MODEL, N_HEADS, D_FF]
+TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
+#: eps values a norm ends up with when the given eps does not reach it: a hard-coded 1e-5 or
+#: 1e-6, or nn.RMSNorm's own default (float32's machine epsilon; nn.LayerNorm's is 1e-5).
+NOT_PASSED_EPS = (1e-5, 1e-6, torch.finfo(torch.float32).eps)
+
+CASE_NAMES_ZH = {
+    "block_submodules_and_state_dict": "block 的子模块与 state_dict",
+    "stack_submodules_and_state_dict": "堆叠的子模块与 state_dict",
+    "block_forward": "block 前向",
+    "stack_forward": "堆叠前向",
+    "called_several_times": "多次调用同一模块",
+    "eps_reaches_every_norm": "eps 传到每个归一化层",
+    "block_half_precision": "block 半精度",
+    "gradients": "梯度",
+}
 
 POST_NORM = Misconception(
     "pn-post-norm",
@@ -45,35 +79,55 @@ NO_FINAL_NORM = Misconception(
 )
 EPS_NOT_PASSED = Misconception(
     "pn-eps-not-passed",
-    "eps is not passed to the norms",
-    "eps 没有传给归一化层",
-    "Create the norms with eps=eps: nn.RMSNorm's own default is the dtype's machine epsilon, not 1e-5.",
-    "创建归一化层时传入 eps=eps：nn.RMSNorm 自己的默认值是该数据类型的机器精度，而不是 1e-5。",
+    "eps does not reach every norm",
+    "eps 没有传到每个归一化层",
+    "Create every norm with eps=eps (norm1 and norm2 in each block, and the stack's final_norm) and pass eps on to "
+    "each PreNormBlock: nn.RMSNorm's own default is the dtype's machine epsilon, not 1e-5.",
+    "创建每个归一化层时都传入 eps=eps（每个 block 的 norm1 和 norm2，以及堆叠的 final_norm），并把 eps 传给每个 "
+    "PreNormBlock：nn.RMSNorm 自己的默认值是该数据类型的机器精度，而不是 1e-5。",
 )
 
 
-def _reference():  # type: ignore[no-untyped-def]
+def _reference() -> Any:
     import normkata_reference_prenorm as reference  # type: ignore[import-not-found]
 
     return reference
 
 
-def random_state(module: nn.Module, seed: int) -> dict[str, torch.Tensor]:
-    """Random weights everywhere, norms included: with norm weights at one, wiring bugs can hide."""
-    generator = torch.Generator().manual_seed(seed)
+def reference_module(cls: str, args: list[Any], kwargs: dict[str, Any]) -> nn.Module:
+    return getattr(_reference(), cls)(*args, **kwargs)
+
+
+def random_state(module: nn.Module, key: int) -> dict[str, torch.Tensor]:
+    """Random weights everywhere, norms included, drawn from the run's seed."""
+    generator = seeded(key)
     state = {}
     for name, value in module.state_dict().items():
-        if name.endswith(("norm1.weight", "norm2.weight", "final_norm.weight")):
-            state[name] = 1.0 + 0.5 * torch.randn(value.shape, generator=generator)
-        else:
-            state[name] = 0.3 * torch.randn(value.shape, generator=generator)
+        noise = torch.randn(value.shape, generator=generator)
+        is_gain = name.endswith(("norm1.weight", "norm2.weight", "final_norm.weight"))
+        state[name] = 1.0 + 0.5 * noise if is_gain else 0.3 * noise
     return state
 
 
-def build(cls: str, args: list, kwargs: dict, state: dict[str, torch.Tensor], dtype: torch.dtype) -> nn.Module:
-    module = getattr(_reference(), cls)(*args, **kwargs)
-    module.load_state_dict({k: v.to(dtype) for k, v in state.items()})
+def build(cls: str, args: list[Any], kwargs: dict[str, Any], state: dict[str, torch.Tensor]) -> nn.Module:
+    """The reference in float64 with `state` (already quantised to the case's dtype) loaded."""
+    module = reference_module(cls, args, kwargs)
+    module.load_state_dict(state)
     return module.double()
+
+
+def _norms(module: nn.Module) -> list[tuple[str, nn.Module]]:
+    return [(name, m) for name, m in module.named_modules() if name.rsplit(".", 1)[-1] in ("norm1", "norm2",
+                                                                                           "final_norm")]  # fmt: skip
+
+
+def with_eps(module: nn.Module, blocks_eps: float | None, final_eps: float | None) -> nn.Module:
+    """The module with its norms' eps replaced (None: leave it)."""
+    for name, norm in _norms(module):
+        eps = final_eps if name == "final_norm" else blocks_eps
+        if eps is not None:
+            norm.eps = eps  # type: ignore[assignment]
+    return module
 
 
 def block_variants(block: nn.Module) -> dict[Misconception, Callable[[torch.Tensor], torch.Tensor]]:
@@ -95,10 +149,10 @@ def block_variants(block: nn.Module) -> dict[Misconception, Callable[[torch.Tens
 
 
 def stack_variants(model: nn.Module) -> dict[Misconception, Callable[[torch.Tensor], torch.Tensor]]:
-    def each_block(variant_of: Callable[[nn.Module], Callable[[torch.Tensor], torch.Tensor]]):  # type: ignore[no-untyped-def]
+    def each_block(mistake: Misconception) -> Callable[[torch.Tensor], torch.Tensor]:
         def run(x: torch.Tensor) -> torch.Tensor:
             for block in model.blocks:
-                x = variant_of(block)(x)
+                x = block_variants(block)[mistake](x)
             return model.final_norm(x)
 
         return run
@@ -108,150 +162,179 @@ def stack_variants(model: nn.Module) -> dict[Misconception, Callable[[torch.Tens
             x = block(x)
         return x
 
-    variants = {
-        m: each_block(lambda b, m=m: block_variants(b)[m]) for m in (POST_NORM, NORMALIZED_RESIDUAL, SHARED_NORM)
-    }
+    variants = {m: each_block(m) for m in (POST_NORM, NORMALIZED_RESIDUAL, SHARED_NORM)}
     variants[NO_FINAL_NORM] = no_final
     return variants
 
 
-def check(
-    harness: Harness,
-    cls: str,
-    args: list,
-    kwargs: dict,
-    x: Input,
-    *,
-    dtype: torch.dtype = torch.float32,
-    seed: int = 0,
-    extra_suspects: Callable[[dict[str, torch.Tensor]], list] | None = None,
-) -> None:
-    state = random_state(getattr(_reference(), cls)(*args, **kwargs), seed)
+def eps_variants(cls: str, args: list[Any], kwargs: dict[str, Any], state: dict[str, torch.Tensor],
+                 x: torch.Tensor) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
+    """The output when the given eps misses the blocks' norms, the final norm, or both."""
+    given = kwargs.get("eps", 1e-5)
+    choices: list[float | None] = [None, *(e for e in NOT_PASSED_EPS if e != given)]
+    found = []
+    for blocks_eps in choices:
+        for final_eps in choices if cls == "PreNormTransformer" else [None]:
+            if blocks_eps is None and final_eps is None:
+                continue
+            module = with_eps(build(cls, args, kwargs, state), blocks_eps, final_eps)
+            with torch.no_grad():
+                found.append((EPS_NOT_PASSED, module(x.double().cpu())))
+    return found
+
+
+def check(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], x: Input, *, key: int,
+          dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
+    state = random_state(reference_module(cls, args, kwargs), key)
 
     def expected(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> torch.Tensor:
         with torch.no_grad():
-            return build(cls, args, kwargs, state, dtype)(x_in.double().cpu())
+            return build(cls, args, kwargs, quantised)(x_in.double().cpu())
 
-    def suspects(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> list:
-        module = build(cls, args, kwargs, state, dtype)
+    def suspects(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> list[tuple[Misconception, torch.Tensor]]:
+        module = build(cls, args, kwargs, quantised)
         variants = block_variants(module) if cls == "PreNormBlock" else stack_variants(module)
         with torch.no_grad():
             found = [(m, fn(x_in.double().cpu())) for m, fn in variants.items()]
-        return found + (extra_suspects(state) if extra_suspects else [])
+        return found + eps_variants(cls, args, kwargs, quantised, x_in)
 
-    tol = BLOCK_TOLERANCE[dtype]
-    atol = tol
+    tol = TOLERANCES[TOLERANCE_NAMES[dtype]]
     if dtype != torch.float32:
         # Matmuls and softmax round at every step in half precision: never hold the learner to
         # more than the reference itself achieves in that dtype (twice its own error).
-        low = getattr(_reference(), cls)(*args, **kwargs)
+        low = reference_module(cls, args, kwargs)
         low.load_state_dict({k: v.to(dtype) for k, v in state.items()})
+        quantised = {k: v.to(dtype) for k, v in state.items()}
         with torch.no_grad():
-            own_error = (low.to(dtype)(x.tensor).double() - expected(x.tensor, {})).abs().max().item()
-        atol = max(tol, 2 * own_error)
-    harness.forward_case(
-        cls,
-        args,
-        kwargs,
-        x,
-        state=state,
-        dtype=None if dtype == torch.float32 else dtype,
-        tol=tol,
-        atol=atol,
-        expected=expected,
-        suspects=suspects,
-    )
+            own_error = (low.to(dtype)(x.tensor).double() - expected(x.tensor, quantised)).abs().max().item()
+        tol = tol.at_least(Tolerance(tol.rtol, 2 * own_error))
+    harness.forward_case(cls, args, kwargs, x, state=state, dtype=None if dtype == torch.float32 else dtype, tol=tol,
+                         expected=expected, suspects=suspects)  # fmt: skip
+
+
+def structure(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The learner's module with the reference's weights loaded where they fit: (inspection, mismatched names)."""
+    reference = reference_module(cls, args, kwargs)
+    reply = harness.run(harness.program(cls, args, kwargs, state=random_state(reference, 1), inspect=True))
+    assert reply.inspect is not None
+    return reply.inspect, reply.state_load.mismatched
+
+
+def check_structure(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], children: list[str]) -> None:
+    """Named submodules present (extra ones are the learner's business), state_dict names fixed.
+
+    The stack is judged on what is its own (how many blocks, under which names, final_norm): a
+    naming or shape problem inside PreNormBlock is the block case's finding, reported once.
+    """
+    call = call_text(cls, args, kwargs, None)
+    info, mismatched = structure(harness, cls, args, kwargs)
+    expect_contains(call, say("submodules", "子模块"), list(info.children), children)
+    expected = list(reference_module(cls, args, kwargs).state_dict())
+    if cls == "PreNormTransformer":
+        block, block_mismatched = structure(harness, "PreNormBlock", BLOCK_ARGS, kwargs)
+        n_layers = args[0]
+        own = [k for k in expected if not k.startswith("blocks.")]
+        expected = [f"blocks.{i}.{k}" for i in range(n_layers) for k in block.state_dict] + own
+        mismatched = [k for k in mismatched if k.split(".", 2)[-1] not in block_mismatched or k.startswith("final")]
+    expect_keys(call, "state_dict", info.state_dict, expected)
+    if mismatched:
+        fail(say("{call}: the reference's weights do not fit {names} (different shapes). Fix: keep the given "
+                 "CausalSelfAttention and FeedForward as they are, pass d_model, n_heads and d_ff through unchanged "
+                 "and give each norm d_model features.",
+                 "{call}：参考实现的权重放不进 {names}（形状不同）。修改：保持提供的 CausalSelfAttention 和 "
+                 "FeedForward 不变，原样传递 d_model、n_heads 和 d_ff，每个归一化层的大小都是 d_model。",
+                 call=call, names=", ".join(f"`{n}`" for n in mismatched)))  # fmt: skip
 
 
 # -- module state ------------------------------------------------------------------------------
 
 
-@pytest.mark.category("module state")
-@pytest.mark.parametrize(("norm", "norm_type"), [("rmsnorm", "RMSNorm"), ("layernorm", "LayerNorm")])
-def test_block_submodules(harness: Harness, norm: str, norm_type: str) -> None:
-    call = f"PreNormBlock({D_MODEL}, {N_HEADS}, {D_FF}, norm={norm!r})"
-    info = harness.inspect("PreNormBlock", [D_MODEL, N_HEADS, D_FF], {"norm": norm})
-    children = info["children"]
-    expect_keys(call, "submodules", list(children), ["norm1", "attn", "norm2", "ffn"])
-    for name in ("norm1", "norm2"):
-        if norm_type not in children[name]:
-            fail(f"{call}.{name} is a {children[name]}, expected a {norm_type} for norm={norm!r}")
-    if children["attn"] != "CausalSelfAttention" or children["ffn"] != "FeedForward":
-        fail(f"{call}: attn and ffn must be the provided CausalSelfAttention and FeedForward")
-    reference_keys = list(_reference().PreNormBlock(D_MODEL, N_HEADS, D_FF, norm=norm).state_dict())
-    expect_keys(call, "state_dict keys", info["state_dict"], reference_keys)
+@pytest.mark.category(Category.STATE)
+@pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
+def test_block_submodules_and_state_dict(harness: Harness, norm: str) -> None:
+    check_structure(harness, "PreNormBlock", BLOCK_ARGS, {"norm": norm}, ["norm1", "attn", "norm2", "ffn"])
 
 
-@pytest.mark.category("module state")
-def test_stack_submodules(harness: Harness) -> None:
-    call = f"PreNormTransformer(3, {D_MODEL}, {N_HEADS}, {D_FF})"
-    info = harness.inspect("PreNormTransformer", [3, D_MODEL, N_HEADS, D_FF])
-    expect_keys(call, "submodules", list(info["children"]), ["blocks", "final_norm"])
-    if info["children"]["blocks"] != "ModuleList":
-        fail(f"{call}.blocks is a {info['children']['blocks']}, expected an nn.ModuleList")
-    reference_keys = list(_reference().PreNormTransformer(3, D_MODEL, N_HEADS, D_FF).state_dict())
-    expect_keys(call, "state_dict keys", info["state_dict"], reference_keys)
+@pytest.mark.category(Category.STATE)
+@pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
+def test_stack_submodules_and_state_dict(harness: Harness, norm: str) -> None:
+    check_structure(harness, "PreNormTransformer", STACK_ARGS, {"norm": norm}, ["blocks", "final_norm"])
 
 
 # -- forward -----------------------------------------------------------------------------------
 
 
-@pytest.mark.category("forward fp32")
+@pytest.mark.category(Category.FORWARD)
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
 @pytest.mark.parametrize("shape", [(2, 5), (1, 9), (3, 1)], ids=["B2xT5", "B1xT9", "B3xT1"])
 def test_block_forward(harness: Harness, norm: str, shape: tuple[int, int], device: str) -> None:
-    x = Input(randn((*shape, D_MODEL), 1, scale=1.5, shift=0.3), "1.5·N(0,1)+0.3")
-    check(harness, "PreNormBlock", [D_MODEL, N_HEADS, D_FF], {"norm": norm}, x, seed=len(norm) + shape[1])
+    x = Input(randn((*shape, D_MODEL), 10 + shape[1], scale=1.5, shift=0.3), "1.5·N(0,1)+0.3")
+    check(harness, "PreNormBlock", BLOCK_ARGS, {"norm": norm}, x, key=20 + len(norm) + shape[1])
 
 
-@pytest.mark.category("forward fp32")
+@pytest.mark.category(Category.FORWARD)
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
 def test_stack_forward(harness: Harness, norm: str, device: str) -> None:
-    x = Input(randn((2, 6, D_MODEL), 2, scale=1.5), "1.5·N(0,1)")
-    check(harness, "PreNormTransformer", [3, D_MODEL, N_HEADS, D_FF], {"norm": norm}, x, seed=7)
+    x = Input(randn((2, 6, D_MODEL), 30, scale=1.5), "1.5·N(0,1)")
+    check(harness, "PreNormTransformer", STACK_ARGS, {"norm": norm}, x, key=31 + len(norm))
 
 
-@pytest.mark.category("numerical stability")
+@pytest.mark.category(Category.FORWARD)
 @pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
-def test_eps_is_passed_to_the_norms(harness: Harness, norm: str) -> None:
-    eps = 1e-2
-    x = Input(randn((2, 4, D_MODEL), 3, scale=0.02), "small (0.02·N(0,1)), where eps matters")
-
-    def default_eps(state: dict[str, torch.Tensor]) -> list:
-        module = build("PreNormBlock", [D_MODEL, N_HEADS, D_FF], {"norm": norm}, state, torch.float32)
-        for name in ("norm1", "norm2"):
-            getattr(module, name).eps = torch.finfo(torch.float32).eps if norm == "rmsnorm" else 1e-5
+def test_called_several_times(harness: Harness, norm: str) -> None:
+    kwargs = {"norm": norm}
+    state = random_state(reference_module("PreNormTransformer", STACK_ARGS, kwargs), 40)
+    model = build("PreNormTransformer", STACK_ARGS, kwargs, state)
+    inputs = [Input(randn((2, 5, D_MODEL), 41, scale=1.5), "1.5·N(0,1)"),
+              Input(randn((1, 3, D_MODEL), 42, scale=0.5, shift=1.0), "0.5·N(0,1)+1")]  # fmt: skip
+    inputs += [Input(randn((2, 5, D_MODEL), 43, scale=1.5), "1.5·N(0,1)"), inputs[0]]  # same shape, new values
+    steps = [Step([x.tensor]) for x in inputs]
+    replies = harness.run(harness.program("PreNormTransformer", STACK_ARGS, kwargs, state=state, steps=steps)).steps
+    for number, (x, reply) in enumerate(zip(inputs, replies, strict=False), start=1):
+        call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
+                   call=call_text("PreNormTransformer", STACK_ARGS, kwargs), n=number, total=len(inputs))  # fmt: skip
         with torch.no_grad():
-            return [(EPS_NOT_PASSED, module(x.tensor.double()))]
+            expected = model(x.tensor.double())
+            suspects = [(m, fn(x.tensor.double())) for m, fn in stack_variants(model).items()]
+        harness.assert_close(reply.output, expected, tol=TOLERANCES["block float32"], call=call,
+                             on=x.describe(harness.device),
+                             suspects=suspects + ([(STATEFUL, reply.output)] if number > 1 else []))  # fmt: skip
 
-    check(harness, "PreNormBlock", [D_MODEL, N_HEADS, D_FF], {"norm": norm, "eps": eps}, x, seed=11,
-          extra_suspects=default_eps)  # fmt: skip
+
+@pytest.mark.category(Category.STABILITY)
+@pytest.mark.parametrize("cls", ["PreNormBlock", "PreNormTransformer"])
+@pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
+def test_eps_reaches_every_norm(harness: Harness, cls: str, norm: str) -> None:
+    x = Input(randn((2, 4, D_MODEL), 50, scale=0.02), say("small (0.02·N(0,1)), where eps matters",
+                                                          "小数值（0.02·N(0,1)，eps 有影响）"))  # fmt: skip
+    args = BLOCK_ARGS if cls == "PreNormBlock" else STACK_ARGS
+    check(harness, cls, args, {"norm": norm, "eps": 1e-2}, x, key=51 + len(cls) + len(norm))
 
 
-@pytest.mark.category("low precision")
+@pytest.mark.category(Category.LOW_PRECISION)
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
 @pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
 def test_block_half_precision(harness: Harness, dtype: torch.dtype, norm: str, device: str) -> None:
-    x = Input(randn((2, 5, D_MODEL), 4).to(dtype), "N(0,1)")
-    check(harness, "PreNormBlock", [D_MODEL, N_HEADS, D_FF], {"norm": norm}, x, dtype=dtype, seed=13)
+    x = Input(randn((2, 5, D_MODEL), 60).to(dtype), "N(0,1)")
+    check(harness, "PreNormBlock", BLOCK_ARGS, {"norm": norm}, x, dtype=dtype, key=61 + len(norm))
 
 
 # -- gradients ---------------------------------------------------------------------------------
 
 
-@pytest.mark.category("gradients")
+@pytest.mark.category(Category.GRADIENTS)
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
 def test_gradients(harness: Harness, norm: str, device: str) -> None:
-    reference = _reference().PreNormTransformer(2, D_MODEL, N_HEADS, D_FF, norm=norm)
+    reference = reference_module("PreNormTransformer", [2, D_MODEL, N_HEADS, D_FF], {"norm": norm})
     harness.gradient_case(
         "PreNormTransformer",
         [2, D_MODEL, N_HEADS, D_FF],
         {"norm": norm},
-        Input(randn((2, 5, D_MODEL), 5), "N(0,1)"),
+        Input(randn((2, 5, D_MODEL), 70), "N(0,1)"),
         reference=reference,
-        state=random_state(reference, 17),
+        state=random_state(reference, 71),
     )
