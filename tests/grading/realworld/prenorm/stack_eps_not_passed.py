@@ -1,4 +1,4 @@
-# expect: fail diagnosis=prenorm-eps-not-passed
+# expect: fail diagnosis=pn-eps-not-passed
 # style: the BLOCK passes eps to its norms correctly, but the STACK builds its blocks as PreNormBlock(d_model, n_heads, d_ff, norm) and its final norm as nn.RMSNorm(d_model) / nn.LayerNorm(d_model): the stack's eps never reaches any norm
 # shows on: PreNormTransformer(..., eps=1e-2) on small 0.02·N(0,1) input (blocks use 1e-5, final nn.RMSNorm uses finfo(float32).eps); a PreNormBlock with eps=1e-2 alone matches the reference; with eps=1e-5 the stack matches within fp32 tolerance
 from __future__ import annotations
