@@ -857,7 +857,7 @@ DIAGNOSES: dict[str, Callable] = {
     "pn-post-norm": diag_post_norm,
     "pn-no-final-norm": diag_no_final,
     "pn-eps-not-passed": diag_block_eps,
-    "prenorm-eps-not-passed": diag_stack_eps,
+    "pn-eps-not-passed": diag_stack_eps,
 }
 CHECKS = {
     "rmsnorm": check_rmsnorm,
