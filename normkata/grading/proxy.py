@@ -132,9 +132,9 @@ class Worker:
         self.kill()
         self.output.thread.join(timeout=1)
         if code is not None and code < 0:
-            en, zh = f"was killed by signal {-code}", f"被信号 {-code} 终止"
+            en, zh = f"died (killed by signal {-code})", f"意外终止（被信号 {-code} 终止）"
         else:
-            en, zh = f"exited (code {code})", f"退出了（退出码 {code}）"
+            en, zh = f"died (exit code {code})", f"意外终止（退出码 {code}）"
         tail = self.output.text()
         raise SubmissionError(f"the process running your code {en}" + (f"; its last output: {tail}" if tail else ""),
                               f"运行你代码的进程{zh}" + (f"；最后的输出：{tail}" if tail else ""))
