@@ -842,6 +842,12 @@ def diag_stack_eps(mod) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
     return good, "; ".join(details)
 
 
+def diag_eps_not_passed(mod) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+    """The block's norms or the stack's norms (final_norm included) miss the eps they were given."""
+    block = diag_block_eps(mod)
+    return block if block[0] else diag_stack_eps(mod)
+
+
 DIAGNOSES: dict[str, Callable] = {
     "rms-one-plus-weight": diag_rms_one_plus_weight,
     "rms-no-eps": diag_rms_no_eps,
@@ -856,8 +862,7 @@ DIAGNOSES: dict[str, Callable] = {
     "bn-running-stats-in-graph": diag_bn_graph,
     "pn-post-norm": diag_post_norm,
     "pn-no-final-norm": diag_no_final,
-    "pn-eps-not-passed": diag_block_eps,
-    "pn-eps-not-passed": diag_stack_eps,
+    "pn-eps-not-passed": diag_eps_not_passed,
 }
 CHECKS = {
     "rmsnorm": check_rmsnorm,
