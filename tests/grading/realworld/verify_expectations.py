@@ -210,14 +210,10 @@ def check_layernorm(mod) -> Report:  # type: ignore[no-untyped-def]
         r.add("state: parameters weight (ones), bias (zeros)", ok, str(list(p)))
         r.add("state: state_dict keys == ['weight', 'bias']", list(m.state_dict()) == ["weight", "bias"],
               str(list(m.state_dict())))  # fmt: skip
-        r.add("state: normalized_shape == (6,) and a tuple", isinstance(m.normalized_shape, tuple)
-              and tuple(m.normalized_shape) == (6,), repr(m.normalized_shape))  # fmt: skip
-        r.add(
-            "state: eps attribute == 1e-5", getattr(m, "eps", "<missing>") == 1e-5, repr(getattr(m, "eps", "<missing>"))
-        )
-        r.add("state: elementwise_affine == True", getattr(m, "elementwise_affine", None) is True)
-        t = cls([4, 5])
-        r.add("state: LayerNorm([4, 5]) shape (4, 5)", tuple(t.normalized_shape) == (4, 5) and t.weight.shape == (4, 5))
+        # Attribute names (normalized_shape, eps, elementwise_affine) are the learner's business:
+        # the contract observes them through outputs.
+        t = cls((4, 5))
+        r.add("state: LayerNorm((4, 5)) weight shape (4, 5)", t.weight.shape == (4, 5))
         n = cls(6, elementwise_affine=False)
         r.add("state: elementwise_affine=False", n.weight is None and n.bias is None and not list(n.state_dict()),
               str(list(n.state_dict())))  # fmt: skip
@@ -359,10 +355,6 @@ def check_batchnorm(mod) -> Report:  # type: ignore[no-untyped-def]
         nbt = bufs.get("num_batches_tracked")
         r.add("state: num_batches_tracked 0-dim int64 == 0", nbt is not None and nbt.dtype == torch.int64
               and nbt.dim() == 0 and int(nbt) == 0)  # fmt: skip
-        for name, value in (("num_features", C), ("eps", 1e-5), ("momentum", 0.1), ("affine", True),
-                            ("track_running_stats", True)):  # fmt: skip
-            got = getattr(m, name, "<missing>")
-            r.add(f"state: {name} == {value}", got == value, repr(got))
         a = cls(C, affine=False)
         r.add("state: affine=False", a.weight is None and a.bias is None and list(a.state_dict()) == full[2:],
               str(list(a.state_dict())))  # fmt: skip
