@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sqlite3
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -192,7 +191,7 @@ def test_missing_buffer_is_one_finding_and_the_real_mistake_is_named(runner, tmp
 
 
 @pytest.mark.slow
-def test_seed_reproduces_a_run_and_a_new_seed_draws_new_inputs(runner, tmp_path: Path) -> None:
+def test_seed_reproduces_a_run_and_a_new_seed_draws_new_inputs(runner, tmp_path: Path, db) -> None:
     learner = tmp_path / "rmsnorm.py"
     learner.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
 
@@ -203,15 +202,6 @@ def test_seed_reproduces_a_run_and_a_new_seed_draws_new_inputs(runner, tmp_path:
     assert first["seed"] == 11 and other["seed"] == 12
     assert [c["message"] for c in first["cases"]] == [c["message"] for c in again["cases"]]
     assert [c["message"] for c in first["cases"]] != [c["message"] for c in other["cases"]]
-    stored = [r[0] for r in sqlite_rows(tmp_path, "SELECT seed FROM kata_attempts ORDER BY id")]
+    stored = [r["seed"] for r in db.execute("SELECT seed FROM kata_attempts ORDER BY id")]
     assert stored == [11, 11, 12]
 
-
-def sqlite_rows(tmp_path: Path, sql: str) -> list[tuple]:
-    import os
-
-    connection = sqlite3.connect(Path(os.environ["NORMKATA_HOME"]) / "normkata.db")
-    try:
-        return connection.execute(sql).fetchall()
-    finally:
-        connection.close()

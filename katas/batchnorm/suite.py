@@ -21,7 +21,6 @@ from normkata.grading.checks import (
     draw,
     expect_parameters,
     fail,
-    lang,
     randn,
     say,
 )
@@ -209,12 +208,6 @@ def check_train_forward(harness: Harness, x: Input, *, key: int, kwargs: dict[st
                          suspects=lambda x_in, st: output_suspects(x_in, st, eps))  # fmt: skip
 
 
-def named(misconception: Misconception) -> str:
-    return say(
-        "This matches a known mistake: {title}.", "这符合一个常见错误：{title}。", title=misconception.title(lang())
-    )
-
-
 def fix_line(problems: list[str]) -> str:
     """One line that says how to get torch's structure, given the names that have a problem."""
     if set(problems) == {"num_batches_tracked"}:
@@ -325,12 +318,11 @@ def test_buffers_never_require_grad(harness: Harness) -> None:
     for number, reply in enumerate(replies, start=1):
         carrying = [name for name, info in reply.buffers.items() if info.requires_grad]
         if carrying:
-            harness.record(STATS_IN_GRAPH)
             fail(say("BatchNorm1d({c}) after {n} training forward(s) on an input that requires grad: buffer(s) {names} "
                      "require grad (they hold the autograd graph). {named}",
                      "BatchNorm1d({c}) 在需要梯度的输入上训练前向 {n} 次之后：buffer {names} 需要梯度"
                      "（它们带着计算图）。{named}",
-                     c=C, n=number, names=_names(carrying), named=named(STATS_IN_GRAPH)))  # fmt: skip
+                     c=C, n=number, names=_names(carrying), named=harness.diagnose(STATS_IN_GRAPH)))  # fmt: skip
 
 
 @pytest.mark.category(Category.STATE)

@@ -213,8 +213,7 @@ class Harness:
             message = explain(failure, call_text(program.cls, program.args, program.kwargs, None))
             for misconception, matches in error_suspects:
                 if matches(failure):
-                    self.record(misconception)
-                    message += " " + _named(misconception)
+                    message += " " + self.diagnose(misconception)
                     break
             raise LearnerError(message)
         return reply
@@ -314,7 +313,7 @@ class Harness:
             call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
                        call=call_text(cls, args, kwargs), n=number, total=len(inputs))  # fmt: skip
             self.assert_close(reply.output, expected(x.tensor), tol=tolerance_for(x.tensor.dtype), call=call,
-                              on=x.describe(self.device), suspects=[(STATEFUL, reply.output)])  # fmt: skip
+                              on=x.describe(self.device), cause=STATEFUL)  # fmt: skip
 
     def gradient_case(
         self,
@@ -367,8 +366,13 @@ class Harness:
         on: str,
         what: str | None = None,
         suspects: Sequence[tuple[Misconception, torch.Tensor]] = (),
+        cause: Misconception | None = None,
     ) -> None:
-        """Fail with a precise message unless got ≈ expected (in float64)."""
+        """Fail with a precise message unless got ≈ expected (in float64).
+
+        The failure names the first suspect whose output matches, else `cause` when the case
+        already knows what a failure here means (a later call on a module that was right fresh).
+        """
         what = what or say("output", "输出")
         if tuple(got.shape) != tuple(expected.shape):
             fail(say("{call} on {on}: {what} has shape {got}, expected {expected}",
@@ -395,10 +399,17 @@ class Harness:
             if tuple(variant.shape) == tuple(got.shape) and bool(
                 torch.isclose(got64, variant.double(), rtol=near.rtol, atol=near.atol).all()
             ):
-                self.record(misconception)
-                message += " " + _named(misconception)
+                cause = misconception
                 break
+        if cause is not None:
+            message += " " + self.diagnose(cause)
         fail(message)
+
+    def diagnose(self, misconception: Misconception) -> str:
+        """Record `misconception` for this case and the sentence that names it to the learner."""
+        self.record(misconception)
+        return say("This matches a known mistake: {title}.", "这符合一个常见错误：{title}。",
+                   title=misconception.title(_RUN.lang))  # fmt: skip
 
     def assert_dtype(self, got: torch.Tensor, expected: torch.dtype, *, call: str, on: str) -> None:
         if got.dtype != expected:
@@ -409,9 +420,6 @@ class Harness:
                      call=call, on=on, got=dtype_name(got.dtype), expected=dtype_name(expected)))
 
 
-def _named(misconception: Misconception) -> str:
-    return say("This matches a known mistake: {title}.", "这符合一个常见错误：{title}。",
-               title=misconception.title(_RUN.lang))  # fmt: skip
 
 
 # -- module state ------------------------------------------------------------------------------

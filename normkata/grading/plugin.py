@@ -47,7 +47,7 @@ class GradingPlugin:
             if _device_of(item) != "cuda":
                 continue
             if self.device == "cpu":
-                item.add_marker(pytest.mark.skip(reason=say("--device cpu", "--device cpu")))
+                item.add_marker(pytest.mark.skip(reason="--device cpu"))
             elif not self.cuda_available:
                 item.add_marker(pytest.mark.skip(reason=say("CUDA is not available on this machine",
                                                             "本机没有可用的 CUDA")))  # fmt: skip

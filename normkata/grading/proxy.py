@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -163,12 +164,13 @@ class Submission:
     def __init__(self, request: LoadRequest, protected: list[Path], timeout: float, budget: float) -> None:
         self.request = request
         self.protected = [str(p) for p in protected]
+        self.learner_folder = str(Path(request.file).parent)
         self.timeout = timeout
         self.deadline = time.monotonic() + budget
         self.restarts = 0
         self.scratch = Path(tempfile.mkdtemp(prefix="normkata-scratch-"))
         # It starts importing torch now, while the runner does the same.
-        self.worker: Worker | None = Worker(self.scratch, str(Path(request.file).parent), self.protected)
+        self.worker: Worker | None = Worker(self.scratch, self.learner_folder, self.protected)
         self.loaded: LoadReply | None = None
         self.hello: Hello | None = None
         self.forbidden_seen: set[str] = set()
@@ -204,7 +206,7 @@ class Submission:
                 raise SubmissionError("not run: your code crashed or timed out too many times",
                                       "未运行：你的代码崩溃或超时的次数太多")
             self.restarts += 1
-            self.worker, self.loaded = Worker(self.scratch, str(Path(self.request.file).parent), self.protected), None
+            self.worker, self.loaded = Worker(self.scratch, self.learner_folder, self.protected), None
             reloaded = self.load()
             if not reloaded.ok:
                 raise SubmissionError(reloaded.failure.message if reloaded.failure else "the file did not load")
@@ -227,6 +229,4 @@ class Submission:
                 pass
             self.worker.kill()
             self.worker = None
-        import shutil
-
         shutil.rmtree(self.scratch, ignore_errors=True)

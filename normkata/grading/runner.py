@@ -24,11 +24,15 @@ import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, LoadRequest, Status
+from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, LoadReply, LoadRequest, Status
 from normkata.grading.text import sanitize
 from normkata.katas import Kata, get_kata
 from normkata.paths import katas_dir, quizzes_dir, solutions_dir, state_dir
+
+if TYPE_CHECKING:
+    from normkata.grading.proxy import Submission
 
 _INI = "[pytest]\nmarkers =\n    category(name): the report category of a case\n"
 #: The whole grade may take this many times the per-case timeout, and at most this long.
@@ -109,15 +113,13 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _grade(kata: Kata, file: Path, submission: object, trusted: _TrustedCopy, args: argparse.Namespace, seed: int
-           ) -> GradeResult:  # fmt: skip
+def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy, args: argparse.Namespace,
+           seed: int) -> GradeResult:  # fmt: skip
     import pytest
 
     from normkata.grading import checks
     from normkata.grading.plugin import GradingPlugin
-    from normkata.grading.proxy import Submission
 
-    assert isinstance(submission, Submission)
     checks.configure(seed, args.lang)
     _load_reference(kata, trusted.solution)
     loaded = submission.load()
@@ -162,11 +164,10 @@ def _grade(kata: Kata, file: Path, submission: object, trusted: _TrustedCopy, ar
     return result(cases, diagnosis)
 
 
-def _import_case(file: Path, loaded: object) -> CaseResult:
+def _import_case(file: Path, loaded: LoadReply) -> CaseResult:
     from normkata.grading.checks import say
-    from normkata.grading.contract import LoadReply
 
-    assert isinstance(loaded, LoadReply) and loaded.failure is not None
+    assert loaded.failure is not None
     failure = loaded.failure
     where = say(" line {n}", " 第 {n} 行", n=failure.line) if failure.line else ""
     if failure.error == "SyntaxError":

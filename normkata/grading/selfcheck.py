@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from normkata.grading.client import run_grader
+from normkata.grading.contract import Status
 from normkata.grading.fixtures import Fixture, grading_tests_dir, kata_fixtures, misconception_ids
 from normkata.katas import Kata
 
@@ -47,7 +48,7 @@ def _grade_source(kata: Kata, folder: Path, source: str) -> tuple[bool, int, set
     learner = folder / kata.file
     learner.write_text(source, encoding="utf-8")
     result = run_grader(kata.id, learner, seed=SEED)
-    messages = [c.message for c in result.cases if c.status.value in ("failed", "error")]
+    messages = [c.message for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
     return result.passed, result.score, {d.id for d in result.diagnosis}, messages
 
 

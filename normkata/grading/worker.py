@@ -277,10 +277,12 @@ def _confine(scratch: str, learner_folder: str, protected: list[str]) -> tuple[s
 
     if os.environ.get("NORMKATA_SANDBOX") == "off":  # benchmarks/grade.py measures the sandbox's cost
         return "off: disabled by NORMKATA_SANDBOX=off", []
-    denied = (*sandbox.default_denied(), *(Path(p) for p in protected))
-    readable, listable = sandbox._carve([*sandbox._default_roots(), Path(learner_folder)], denied)
-    policy = sandbox.Policy(Path(scratch), readable=readable, denied=denied, listable=listable,
-                            parent_pid=os.getppid())  # fmt: skip
+    policy = sandbox.Policy(
+        Path(scratch),
+        readable=(*sandbox.default_readable(), Path(learner_folder)),
+        denied=(*sandbox.default_denied(), *(Path(p) for p in protected)),  # confine() cuts these out
+        parent_pid=os.getppid(),
+    )
     level = sandbox.confine(policy)
     return level.describe(), list(level.active)
 

@@ -24,8 +24,8 @@ from normkata.paths import katas_dir, solutions_dir
 from tests.conftest import invoke
 
 HERE = Path(__file__).parent
-KATAS = [k.id for k in load_katas()[0]]
 LEARNER_FILE = {k.id: k.file for k in load_katas()[0]}
+KATAS = list(LEARNER_FILE)
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import sysconfig
@@ -23,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from normkata.paths import content_root
+from tests.conftest import Database
 
 HERE = Path(__file__).parent / "hostile_v2"
 HOSTILE = sorted(p for p in HERE.glob("*.py") if p.read_text(encoding="utf-8").startswith("# expect: fail"))
@@ -84,7 +84,8 @@ def test_hostile_submission_fails_and_harms_nothing(submission: Path, installati
     (cwd / "results.json").write_text('{"score": 0}\n')
     before = {"installation": _tree_hash(installation), "workspace": _tree_hash(workspace),
               "cwd": _tree_hash(cwd), "site-packages": _site_packages()}  # fmt: skip
-    events_before = _rows(home, "SELECT COUNT(*) FROM kata_events")
+    database = Database(home / "normkata.db")
+    events_before = database.execute("SELECT COUNT(*) FROM kata_events").fetchone()[0]
     started = time.monotonic()
     run = _normkata(installation, ["grade", "rmsnorm", "--file", str(learner), "--json", "--timeout", "3"], env, cwd)
     took = time.monotonic() - started
@@ -100,13 +101,7 @@ def test_hostile_submission_fails_and_harms_nothing(submission: Path, installati
     assert _tree_hash(installation) == before["installation"], "the installation changed"
     assert _tree_hash(workspace) == before["workspace"], "the workspace changed"
     assert _tree_hash(cwd) == before["cwd"], "the current folder changed"
-    assert _rows(home, "SELECT COUNT(*) FROM kata_events") == events_before
-    assert _rows(home, "SELECT COUNT(*), MAX(passed) FROM kata_attempts WHERE kata = 'rmsnorm'") == (1, 0)
+    assert database.execute("SELECT COUNT(*) FROM kata_events").fetchone()[0] == events_before
+    attempts = database.execute("SELECT COUNT(*), MAX(passed) FROM kata_attempts WHERE kata = 'rmsnorm'").fetchone()
+    assert tuple(attempts) == (1, 0)
 
-
-def _rows(home: Path, sql: str) -> tuple[int, ...]:
-    connection = sqlite3.connect(home / "normkata.db")
-    try:
-        return tuple(connection.execute(sql).fetchone())
-    finally:
-        connection.close()
