@@ -129,20 +129,38 @@ class LoadRequest:
 
 @dataclass
 class Step:
-    """One call of forward on the module a Program built, and what to report about it."""
+    """One call on what a Program built, and what to report about it.
+
+    The call is `target(*inputs)` (forward, for a module), `target.<method>(*inputs, *extra,
+    **call_kwargs)`, or a read of `target.<attribute>`; for a Function, `cls.apply(*inputs,
+    *extra)`. The result comes back as tensors: None as none, a number as a 0-dim float64.
+    """
 
     inputs: list[torch.Tensor]
     mode: str | None = None  # "train" | "eval": switch before this call
-    input_grad: bool = False
-    grad_output: torch.Tensor | None = None
+    input_grad: bool = False  # every floating input requires grad
+    grad_output: torch.Tensor | None = None  # backward of the first output with this
     no_grad: bool = False
     buffers: bool = False
     expect_error: bool = False
+    method: str | None = None
+    attribute: str | None = None
+    #: Plain values (numbers, text) appended to the positional arguments: eps, unbiased=...
+    extra: list[Any] = field(default_factory=list)
+    call_kwargs: dict[str, Any] = field(default_factory=dict)
+    #: Object kind: build a fresh object from the same Program, run these steps on it, and pass
+    #: it as the first argument of this step's method (`a.merge(b)`).
+    other: list[Step] | None = None
 
 
 @dataclass
 class Program:
-    """Build `cls(*args, **kwargs)`, load `state`, move it, then run `steps` in order."""
+    """Build `cls(*args, **kwargs)`, load `state`, move it, then run `steps` in order.
+
+    `kind` says what `cls` is: "module" (an nn.Module: all of the above), "function" (a
+    torch.autograd.Function: nothing is built, each step calls `cls.apply`, and its backward is
+    watched for autograd), "object" (a plain class: built, never moved or switched to train).
+    """
 
     cls: str
     args: list[Any]
@@ -154,6 +172,7 @@ class Program:
     steps: list[Step] = field(default_factory=list)
     inspect: bool = False
     seed: int = 0
+    kind: str = "module"  # module | function | object
 
 
 @dataclass
@@ -231,6 +250,9 @@ class StepReply:
     input_grads: list[torch.Tensor | None] = field(default_factory=list)
     param_grads: dict[str, torch.Tensor | None] = field(default_factory=dict)
     buffers: dict[str, TensorInfo] = field(default_factory=dict)
+    #: Function kind: how the learner's backward used autograd during this step's backward
+    #: (`torch.autograd.grad`, `Tensor.backward`, `grad mode enabled`, `grad_fn on a gradient`).
+    autograd_in_backward: list[str] = field(default_factory=list)
 
     @property
     def output(self) -> torch.Tensor:

@@ -45,6 +45,9 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, localns={"torch": torch})
 
 
+_PRIMED: set[type] = set()
+
+
 def prime(*classes: type) -> None:
     """Resolve the type hints of these dataclasses (and those they contain) now.
 
@@ -52,6 +55,9 @@ def prime(*classes: type) -> None:
     longer be resolved.
     """
     for cls in classes:
+        if cls in _PRIMED:  # a dataclass may contain itself (Step.other)
+            continue
+        _PRIMED.add(cls)
         for hint in _hints(cls).values():
             for inner in (hint, *get_args(hint), *(a for g in get_args(hint) for a in get_args(g))):
                 if dataclasses.is_dataclass(inner) and isinstance(inner, type):

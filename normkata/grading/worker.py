@@ -21,6 +21,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from normkata.grading import calls
 from normkata.grading.contract import (
     Failure,
     Hello,
@@ -117,10 +118,17 @@ class _Session:
     def _run(self, program: Program, stage: list[str]) -> RunReply:
         torch.manual_seed(program.seed)
         cls = getattr(self.module, program.cls)
-        kwargs = {k: dtype_of(v) or v if k == "dtype" else v for k, v in program.kwargs.items()}
-        module = cls(*program.args, **kwargs)
-        if not isinstance(module, torch.nn.Module):
-            raise TypeError(f"{program.cls}(...) is not a torch.nn.Module")
+        target = calls.build(cls, program)
+        if program.kind == "function":
+            watched: set[str] = set()
+            stage[0] = "forward"
+            with calls.watch_backward(cls, watched):
+                steps = [self._step(target, step, program, stage, watched) for step in program.steps]
+            return RunReply(True, steps)
+        if program.kind == "object":
+            stage[0] = "forward"
+            return RunReply(True, [self._step(target, step, program, stage) for step in program.steps])
+        module: torch.nn.Module = target
         state_load = StateLoad()
         if program.state is not None:
             stage[0] = "load_state"
@@ -130,40 +138,50 @@ class _Session:
             module = moved if isinstance(moved, torch.nn.Module) else module
         module.train(program.mode == "train")
         stage[0] = "forward"
-        steps = [self._step(module, step, program.device, stage) for step in program.steps]
+        steps = [self._step(module, step, program, stage) for step in program.steps]
         inspection = _inspect(module) if program.inspect else None
         return RunReply(True, steps, inspection, state_load)
 
-    def _step(self, module: torch.nn.Module, step: Step, device: str, stage: list[str]) -> StepReply:
-        if step.mode:
+    def _step(self, target: Any, step: Step, program: Program, stage: list[str],
+              watched: set[str] | None = None) -> StepReply:  # fmt: skip
+        module = target if program.kind == "module" else None
+        if step.mode and module is not None:
             module.train(step.mode == "train")
-        inputs = [t.to(device) for t in step.inputs]
+        inputs = [t.to(program.device) for t in step.inputs]
         if step.input_grad:
-            inputs = [t.detach().requires_grad_(True) for t in inputs]
+            inputs = [t.detach().requires_grad_(True) if t.is_floating_point() else t for t in inputs]
+        leading = []
+        if step.other is not None:  # a second object, prepared by its own steps (a.merge(b))
+            other = calls.build(getattr(self.module, program.cls), program)
+            for other_step in step.other:
+                self._step(other, other_step, program, stage)
+            leading.append(other)
         context = torch.no_grad() if step.no_grad else contextlib.nullcontext()
         stage[0] = "forward"
         try:
             with context:
-                output = module(*inputs)
+                output = calls.invoke(target, program.kind, step, inputs, leading)
         except Exception as exc:
             if step.expect_error:
                 return StepReply(raised=type(exc).__name__, message=str(exc)[:300])
             raise
-        outputs = list(output) if isinstance(output, (tuple, list)) else [output]
-        for item in outputs:
-            if not isinstance(item, torch.Tensor):
-                raise TypeError(f"forward returned {type(output).__name__}, expected a torch.Tensor")
+        outputs = calls.outputs_of(output, calls.describe_call(program, step))
         result = StepReply(outputs=[_plain(t) for t in outputs])
         if step.grad_output is not None:
             stage[0] = "backward"
-            module.zero_grad(set_to_none=True)
+            if module is not None:
+                module.zero_grad(set_to_none=True)
+            if watched is not None:
+                watched.clear()
             first = outputs[0]
             first.backward(step.grad_output.to(device=first.device, dtype=first.dtype))
             result.input_grads = [_plain(t.grad) if t.grad is not None else None for t in inputs]
-            result.param_grads = {
-                name: _plain(p.grad) if p.grad is not None else None for name, p in module.named_parameters()
-            }
-        if step.buffers:
+            if module is not None:
+                result.param_grads = {
+                    name: _plain(p.grad) if p.grad is not None else None for name, p in module.named_parameters()
+                }
+            result.autograd_in_backward = sorted(watched or ())
+        if step.buffers and module is not None:
             result.buffers = {name: _describe(b) for name, b in module.named_buffers()}
         return result
 

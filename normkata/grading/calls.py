@@ -1,0 +1,119 @@
+"""How the worker calls what a Program names: an nn.Module, an autograd Function or a plain object.
+
+Runs in the untrusted worker, next to the learner's code: it builds the target, makes one
+step's call and turns the result into tensors for the reply. For a Function it also watches
+the learner's backward for autograd (a kata that asks for a hand-written backward forbids it).
+The watch is an in-process monitor: code written to hide from it can, but it cannot change the
+numbers, which the runner compares outside this process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from normkata.grading.contract import Program, Step, dtype_of
+
+KINDS = ("module", "function", "object")
+
+#: What the watch reports, by the callable it saw (plain names: they cross the wire as text).
+_AUTOGRAD_CALLS = {
+    torch.autograd.grad: "torch.autograd.grad",
+    torch.autograd.backward: "torch.autograd.backward",
+    torch.Tensor.backward: "Tensor.backward",
+}
+GRAD_MODE = "grad mode enabled"
+GRAD_FN = "grad_fn on a returned gradient"
+
+
+def build(cls: Any, program: Program) -> Any:
+    """The target of the program's steps: a new instance, or the Function class itself."""
+    if program.kind not in KINDS:
+        raise ValueError(f"unknown program kind {program.kind!r}")
+    if program.kind == "function":
+        if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
+            raise TypeError(f"{program.cls} is not a torch.autograd.Function subclass")
+        return cls
+    kwargs = {k: dtype_of(v) or v if k == "dtype" else v for k, v in program.kwargs.items()}
+    target = cls(*program.args, **kwargs)
+    if program.kind == "module" and not isinstance(target, torch.nn.Module):
+        raise TypeError(f"{program.cls}(...) is not a torch.nn.Module")
+    return target
+
+
+def invoke(target: Any, kind: str, step: Step, inputs: list[torch.Tensor], leading: list[Any]) -> Any:
+    """The step's call on the target; `leading` goes before the inputs (the other object of a merge)."""
+    if kind == "function":
+        return target.apply(*inputs, *step.extra, **step.call_kwargs)
+    if step.attribute:
+        return getattr(target, step.attribute)
+    call = getattr(target, step.method) if step.method else target
+    return call(*leading, *inputs, *step.extra, **step.call_kwargs)
+
+
+def outputs_of(result: Any, what: str) -> list[torch.Tensor]:
+    """None: no outputs; a number: a 0-dim float64 tensor; a tensor or a tuple/list of tensors."""
+    if result is None:
+        return []
+    if isinstance(result, numbers.Real) and not isinstance(result, bool):
+        return [torch.tensor(float(result), dtype=torch.float64)]
+    items = list(result) if isinstance(result, (tuple, list)) else [result]
+    if not all(isinstance(item, torch.Tensor) for item in items):
+        raise TypeError(f"{what} returned {type(result).__name__}: expected a torch.Tensor, a tuple of tensors, "
+                        "a number or None")  # fmt: skip
+    return items
+
+
+def describe_call(program: Program, step: Step) -> str:
+    """`RunningStats.update`, `RMSNormFunction.apply`, `RMSNorm.forward`: for error messages."""
+    if program.kind == "function":
+        return f"{program.cls}.apply"
+    return f"{program.cls}.{step.attribute or step.method or 'forward'}"
+
+
+class _AutogradWatch(TorchFunctionMode):
+    """Sees every torch call of the learner's backward; notes the autograd ones and grad mode."""
+
+    def __init__(self, found: set[str]) -> None:
+        super().__init__()
+        self.found = found
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        name = _AUTOGRAD_CALLS.get(func)
+        if name:
+            self.found.add(name)
+        if torch.is_grad_enabled():
+            self.found.add(GRAD_MODE)
+        return func(*args, **(kwargs or {}))
+
+
+@contextlib.contextmanager
+def watch_backward(cls: type[torch.autograd.Function], found: set[str]) -> Iterator[None]:
+    """While open, the Function's backward (or vjp) adds to `found` how it used autograd."""
+    name = "vjp" if cls.vjp is not torch.autograd.Function.vjp else "backward"
+    own = cls.__dict__.get(name)
+    learner_fn = getattr(cls, name)
+
+    def watched(ctx: Any, *grads: Any) -> Any:
+        if torch.is_grad_enabled():
+            found.add(GRAD_MODE)
+        with _AutogradWatch(found):
+            result = learner_fn(ctx, *grads)
+        returned = result if isinstance(result, (tuple, list)) else (result,)
+        if any(isinstance(g, torch.Tensor) and g.grad_fn is not None for g in returned):
+            found.add(GRAD_FN)
+        return result
+
+    setattr(cls, name, staticmethod(watched))
+    try:
+        yield
+    finally:
+        if own is not None:
+            setattr(cls, name, own)
+        else:
+            delattr(cls, name)
