@@ -126,15 +126,15 @@ def test_json_gradescope_and_junit(runner, tmp_path: Path) -> None:
     assert report["diagnosis"][0]["id"] == "ln-unbiased-variance"
     scored = json.loads(gradescope.read_text())
     assert scored["score"] == report["score"]
-    assert len(scored["tests"]) == report["max_score"]
-    assert {t["status"] for t in scored["tests"]} == {"passed", "failed"}
-    assert all({"name", "score", "max_score", "status", "output"} <= set(t) for t in scored["tests"])
+    assert len(scored["tests"]) == len(report["cases"])  # rules and skipped cases shown without points
+    assert sum(t.get("max_score", 0) for t in scored["tests"]) == report["max_score"]
+    assert {t["status"] for t in scored["tests"] if "status" in t} == {"passed", "failed"}
     junit = tmp_path / "junit.xml"
     invoke(runner, ["grade", "layernorm", "--file", str(learner), "--format", "junit", "--output", str(junit)])
-    suite = ET.parse(junit).getroot()
-    assert suite.tag == "testsuite" and int(suite.get("failures")) == report["counts"]["failed"]
-    assert int(suite.get("skipped")) == report["counts"]["skipped"]
-    assert len(suite.findall("testcase")) == len(report["cases"])
+    suites = ET.parse(junit).getroot()
+    assert suites.tag == "testsuites" and int(suites.get("failures")) == report["counts"]["failed"]
+    assert sum(int(s.get("skipped")) for s in suites.iter("testsuite")) == report["counts"]["skipped"]
+    assert len(list(suites.iter("testcase"))) == len(report["cases"])
 
 
 @pytest.mark.slow

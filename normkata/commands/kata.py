@@ -164,8 +164,8 @@ def solution(name: str, yes: bool, lang: str | None) -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Draw the inputs from this seed (default: a fresh one, shown in the result).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option("--format", "fmt", type=click.Choice(("gradescope", "junit")), default=None,
-              help="Also write results.json (Gradescope) or junit.xml.")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(("gradescope", "junit", "exercism")), default=None,
+              help="Also write results.json (Gradescope or exercism v3) or junit.xml.")  # fmt: skip
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where --format writes (default: results.json / junit.xml here).")  # fmt: skip
 @lang_option
@@ -192,7 +192,7 @@ def grade(
       normkata grade rmsnorm --json --seed 7      # the same inputs as a run with seed 7
       normkata grade batchnorm --format gradescope --output results.json
     """
-    from normkata.grading import report
+    from normkata.grading import formats, report
     from normkata.grading.client import run_grader
     from normkata.i18n import t
     from normkata.katas import get_kata
@@ -212,11 +212,8 @@ def grade(
         result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang)
     log.attempt(chosen.id, str(target), result.to_json(), device)
     if fmt:
-        path = output or Path("results.json" if fmt == "gradescope" else "junit.xml")
-        if fmt == "gradescope":
-            report.write_json(path, report.to_gradescope(result))
-        else:
-            path.write_text(report.to_junit(result), encoding="utf-8")
+        path = output or Path(formats.DEFAULT_FILES[fmt])
+        formats.write(fmt, path, result)
         console.print(f"[muted]{t('grade.written', lang, path=path)}[/]")
     if as_json:
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))

@@ -1,4 +1,4 @@
-"""A `GradeResult` shown to people: the Rich report, Gradescope's results.json, JUnit XML.
+"""A `GradeResult` shown to people in the terminal (the formats platforms read: formats.py).
 
 The report leads with the named misconceptions (each hint once), then the other failures
 grouped by category, one line per distinct message.
@@ -6,7 +6,6 @@ grouped by category, one line per distinct message.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -134,52 +133,3 @@ _NUMBER = re.compile(r"[-+]?\d[\d.e+-]*")
 def _shape_of(message: str) -> str:
     """A message without its call, indices and numbers: messages of the same shape are one finding."""
     return _NUMBER.sub("#", _INDEX.sub("#", _CALL_PREFIX.sub("", message, count=1)))
-
-
-def to_gradescope(result: GradeResult) -> dict[str, Any]:
-    """Gradescope autograder results.json: one test per graded case, 1 point each."""
-    tests = [
-        {
-            "name": f"{case.category.label(result.lang)}: {case.name}",
-            "score": 1.0 if case.status is Status.PASSED else 0.0,
-            "max_score": 1.0,
-            "status": "passed" if case.status is Status.PASSED else "failed",
-            "output": case.message,
-        }
-        for case in result.scored
-    ]
-    skipped = result.counts["skipped"]
-    return {
-        "score": float(result.score),
-        "execution_time": result.duration_s,
-        "output": f"normkata kata {result.kata}: {result.score}/{result.max_score} cases passed"
-        + (f", {skipped} skipped" if skipped else ""),
-        "tests": tests,
-    }
-
-
-def to_junit(result: GradeResult) -> str:
-    import xml.etree.ElementTree as ET
-
-    counts = result.counts
-    suite = ET.Element(
-        "testsuite",
-        name=f"normkata.{result.kata}",
-        tests=str(len(result.cases)),
-        failures=str(counts["failed"]),
-        errors=str(counts["error"]),
-        skipped=str(counts["skipped"]),
-        time=f"{result.duration_s:.3f}",
-    )
-    for case in result.cases:
-        element = ET.SubElement(suite, "testcase", classname=f"{result.kata}.{case.category.value}", name=case.name)
-        if case.status is not Status.PASSED:
-            tag = {Status.FAILED: "failure", Status.ERROR: "error", Status.SKIPPED: "skipped"}[case.status]
-            child = ET.SubElement(element, tag, message=case.message[:200])
-            child.text = case.message
-    ET.indent(suite)
-    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
-
-
-def write_json(path: Path, payload: Any) -> None:
-    path.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

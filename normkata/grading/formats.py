@@ -1,0 +1,212 @@
+"""A `GradeResult` in the formats autograding platforms read: Gradescope, JUnit XML, exercism.
+
+Every text is made safe again here, not only by the runner: a result can be built anywhere
+(a test, a stored report), and one control character makes a JUnit file invalid XML.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from normkata.grading.contract import CaseResult, Category, GradeResult, Status
+from normkata.grading.report import text
+from normkata.grading.text import sanitize
+
+#: The formats `normkata grade --format` writes, and the file each writes by default.
+DEFAULT_FILES = {"gradescope": "results.json", "junit": "junit.xml", "exercism": "results.json"}
+
+#: exercism caps a test's output at 500 characters and names this notice for what it cut.
+EXERCISM_OUTPUT_LIMIT = 500
+EXERCISM_TRUNCATED = "Output was truncated. Please limit to 500 chars"
+
+# XML 1.0 allows neither of these; sanitize() already escapes control characters.
+_NOT_XML = re.compile("[\ufffe\uffff]")
+# Characters Markdown would read as formatting in a failure message (`num_batches_tracked`).
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>#|])")
+# The call a message starts with: `RMSNorm(8, eps=1e-05).forward on ... cpu:` or `RMSNorm(8) in forward:`.
+_CALL = re.compile(r"^([A-Za-z_]\w*\(.*?)[:：]\s*")
+
+
+def write(fmt: str, path: Path, result: GradeResult) -> None:
+    """Write `result` to `path` as `fmt` (a key of DEFAULT_FILES)."""
+    if fmt == "junit":
+        path.write_text(to_junit(result), encoding="utf-8")
+    else:
+        write_json(path, to_gradescope(result) if fmt == "gradescope" else to_exercism(result))
+
+
+def write_json(path: Path, payload: Any) -> None:
+    path.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def _ordered(result: GradeResult) -> list[tuple[str, CaseResult]]:
+    """Cases in report order (by category), each with its number `category.case` (1.1, 1.2, 2.1)."""
+    numbered = []
+    present = [c for c in Category if any(case.category is c for case in result.cases)]
+    for major, category in enumerate(present, start=1):
+        same = [case for case in result.cases if case.category is category]
+        numbered += [(f"{major}.{minor}", case) for minor, case in enumerate(same, start=1)]
+    return numbered
+
+
+def _hint_for(result: GradeResult, case: CaseResult) -> str | None:
+    named = next((d for d in result.diagnosis if d.id == case.diagnosis), None)
+    return text("hint", result.lang, hint=named.hint) if named else None
+
+
+def _verdict(result: GradeResult) -> str:
+    """The report's closing line: passed, a rule broken, or how many cases failed."""
+    if result.passed:
+        return text("pass", result.lang, score=result.score, max=result.max_score)
+    failures = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
+    if failures and all(c.category is Category.INTEGRITY for c in failures):
+        return text("rule_fail", result.lang)
+    bad = sum(c.status is not Status.PASSED for c in result.scored)
+    return text("fail", result.lang, bad=bad, max=result.max_score)
+
+
+# -- Gradescope ------------------------------------------------------------------------------
+
+
+def _md(value: str) -> str:
+    return _MARKDOWN.sub(r"\\\1", sanitize(value))
+
+
+def to_gradescope(result: GradeResult) -> dict[str, Any]:
+    """Gradescope's results.json: one point per scored case; rules and skipped cases shown
+    without points (informational), so nothing the report says is lost."""
+    lang = result.lang
+    lines = [f"**normkata {_md(result.kata)}** · {_md(_verdict(result))}"]
+    for named in sorted(result.diagnosis, key=lambda d: -d.cases):
+        lines += ["", f"- {_md(text('named', lang, title=named.title, n=named.cases))}",
+                  f"  {_md(text('hint', lang, hint=named.hint))}"]  # fmt: skip
+    tests = []
+    for number, case in _ordered(result):
+        test: dict[str, Any] = {
+            "name": f"{case.category.label(lang)}: {sanitize(case.name, 200)}",
+            "number": number,
+            "tags": [case.category.value],
+            "visibility": "visible",
+            "output_format": "md",
+        }
+        if case.status is Status.SKIPPED:
+            test["output"] = _md(text("skipped_note", lang, text=case.message))
+        else:
+            passed = case.status is Status.PASSED
+            test["status"] = "passed" if passed else "failed"
+            if case.category is not Category.INTEGRITY:
+                test["score"], test["max_score"] = (1.0 if passed else 0.0), 1.0
+            hint = _hint_for(result, case)
+            test["output"] = "\n\n".join(_md(part) for part in (case.message, hint) if part)
+        if case.diagnosis:
+            test["extra_data"] = {"misconception": case.diagnosis}
+        tests.append(test)
+    return {
+        "score": float(result.score),
+        "execution_time": round(result.duration_s, 3),
+        "output": "\n".join(lines),
+        "output_format": "md",
+        "test_output_format": "md",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "extra_data": {
+            "kata": result.kata,
+            "passed": result.passed,
+            "max_score": result.max_score,
+            "seed": result.seed,
+            "sandbox": result.sandbox,
+            "misconceptions": [{"id": d.id, "title": d.title, "cases": d.cases} for d in result.diagnosis],
+        },
+        "tests": tests,
+    }
+
+
+# -- JUnit -----------------------------------------------------------------------------------
+
+
+def _xml(value: str, limit: int | None = None) -> str:
+    return _NOT_XML.sub("", sanitize(value) if limit is None else sanitize(value, limit))
+
+
+def to_junit(result: GradeResult) -> str:
+    """`<testsuites>` with one `<testsuite>` per category, as Jenkins' xUnit plugin (junit-10) reads it.
+
+    Per-case times are not measured by the runner, so only the whole run carries a time.
+    """
+    import xml.etree.ElementTree as ET
+
+    counts = result.counts
+    root = ET.Element("testsuites", name=f"normkata.{_xml(result.kata)}", tests=str(len(result.cases)),
+                      failures=str(counts["failed"]), errors=str(counts["error"]),
+                      time=f"{result.duration_s:.3f}")  # fmt: skip
+    properties = {"kata": result.kata, "file": result.file, "seed": str(result.seed), "sandbox": result.sandbox,
+                  "torch": result.torch, "score": f"{result.score}/{result.max_score}"}  # fmt: skip
+    for category in [c for c in Category if any(case.category is c for case in result.cases)]:
+        cases = [case for case in result.cases if case.category is category]
+        tally = {s: sum(case.status is s for case in cases) for s in Status}
+        suite = ET.SubElement(root, "testsuite", name=f"{_xml(result.kata)}.{category.value}", tests=str(len(cases)),
+                              failures=str(tally[Status.FAILED]), errors=str(tally[Status.ERROR]),
+                              skipped=str(tally[Status.SKIPPED]))  # fmt: skip
+        listed = ET.SubElement(suite, "properties")
+        for key, value in properties.items():
+            ET.SubElement(listed, "property", name=key, value=_xml(value))
+        for case in cases:
+            element = ET.SubElement(suite, "testcase", name=_xml(case.name, 200),
+                                    classname=f"normkata.{_xml(result.kata)}.{category.value}")  # fmt: skip
+            if case.status is Status.PASSED:
+                continue
+            tag = {Status.FAILED: "failure", Status.ERROR: "error", Status.SKIPPED: "skipped"}[case.status]
+            child = ET.SubElement(element, tag, message=_xml(case.message, 200))
+            if case.diagnosis:
+                child.set("type", case.diagnosis)
+            hint = _hint_for(result, case)
+            child.text = _xml("\n".join(part for part in (case.message, hint) if part))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+# -- exercism --------------------------------------------------------------------------------
+
+
+def _capped(output: str) -> str:
+    if len(output) <= EXERCISM_OUTPUT_LIMIT:
+        return output
+    keep = EXERCISM_OUTPUT_LIMIT - len(EXERCISM_TRUNCATED) - 2
+    return output[:keep] + "…\n" + EXERCISM_TRUNCATED
+
+
+_EXERCISM_STATUS = {Status.PASSED: "pass", Status.FAILED: "fail", Status.ERROR: "error"}
+
+
+def to_exercism(result: GradeResult) -> dict[str, Any]:
+    """exercism's test-runner results.json, version 3.
+
+    A test's `test_code` is the call its message starts with, `message` what came back and
+    the named mistake's hint, `output` the grader's full line for it (capped as the interface
+    requires). Skipped cases are left out: the interface has no such status. The status is
+    `error` when every case that ran errored (the file did not import).
+    """
+    tests = []
+    for case in result.cases:
+        if case.status is Status.SKIPPED:
+            continue
+        test: dict[str, Any] = {"name": f"{case.category.label(result.lang)}: {sanitize(case.name, 200)}",
+                                "status": _EXERCISM_STATUS[case.status]}  # fmt: skip
+        line = sanitize(case.message)
+        call = _CALL.match(line)
+        if call:
+            test["test_code"] = call.group(1)
+        if case.status is not Status.PASSED:
+            what = line[call.end() :] if call else line
+            test["message"] = "\n".join(part for part in (what, _hint_for(result, case)) if part)
+            test["output"] = _capped(line)
+        tests.append(test)
+    errors = [sanitize(c.message) for c in result.cases if c.status is Status.ERROR]
+    if result.passed:
+        return {"version": 3, "status": "pass", "message": None, "tests": tests}
+    if errors and len(errors) == len(tests):
+        return {"version": 3, "status": "error", "message": "\n".join(errors), "tests": tests}
+    return {"version": 3, "status": "fail", "message": None, "tests": tests}
