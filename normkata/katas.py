@@ -134,11 +134,21 @@ def _text(data: LineDict, key: str, fail: Any) -> Text:
 
 
 def get_kata(name: str) -> Kata:
+    """The kata `name` (any case), or an InputError that suggests close names."""
+    from normkata import names
+
     katas, issues = load_katas()
-    if issues:
-        raise InputError(str(issues[0]))
+    found = names.find(name, [k.id for k in katas])
     for kata in katas:
-        if kata.id == name:
+        if kata.id == found:
             return kata
-    known = ", ".join(k.id for k in katas)
-    raise InputError(f"unknown kata {name!r} (known: {known})")
+    # A problem in another kata's folder is `content check`'s to report, not this kata's.
+    own = [issue for issue in issues if Path(issue.file).parent.name == name]
+    if own:
+        raise InputError(str(own[0]))
+    from normkata.i18n import t
+    from normkata.options import safe_lang
+
+    lang, ids = safe_lang(), [k.id for k in katas]
+    hint = names.did_you_mean(name, ids, lang)
+    raise InputError(t("kata.unknown", lang, name=name, hint=hint, known=", ".join(ids)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -18,8 +19,10 @@ class SuiteError(Exception):
 class GradingPlugin:
     """Fixtures for the suite (`harness`) and a record of every case's outcome."""
 
-    def __init__(self, submission: Submission, device: str, cuda_available: bool, lang: str) -> None:
+    def __init__(self, submission: Submission, device: str, cuda_available: bool, lang: str,
+                 select: list[str] | None = None) -> None:  # fmt: skip
         self.submission = submission
+        self.select = [pattern.casefold() for pattern in select or []]
         self.device = device  # auto | cpu | cuda
         self.cuda_available = cuda_available
         self.lang = lang
@@ -37,7 +40,11 @@ class GradingPlugin:
     def harness(self, request: pytest.FixtureRequest) -> Harness:
         return Harness(self.submission, _device_of(request.node), self._record)
 
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        if self.select:
+            chosen = [item for item in items if matches(item, self.select)]
+            config.hook.pytest_deselected(items=[item for item in items if item not in chosen])
+            items[:] = chosen
         for item in items:
             try:
                 _category(item)
@@ -65,6 +72,19 @@ class GradingPlugin:
         diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
         self.results.append(CaseResult(_case_name(item, self.lang), _category(item), status, message, diagnosis))
+
+
+def matches(item: pytest.Item, patterns: list[str]) -> bool:
+    """`grade -k`: a pattern is part of the case's name, as the report shows it in either language."""
+    names = [item.name.casefold(), _case_name(item, "en").casefold()]
+    with contextlib.suppress(SuiteError):
+        names.append(_case_name(item, "zh").casefold())
+    return any(pattern in name for pattern in patterns for name in names)
+
+
+def case_list(items: list[pytest.Item], lang: str) -> list[tuple[Category, str]]:
+    """`grade --list`: every case's category and name, in the suite's order."""
+    return [(_category(item), _case_name(item, lang)) for item in items]
 
 
 def _device_of(item: Any) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -14,6 +13,7 @@ from typing import NoReturn, TypeVar
 
 from normkata.grading import sandbox
 from normkata.grading.contract import Failure, Hello, LoadReply, LoadRequest, Program, Request, RunReply
+from normkata.grading.launch import Launcher, SpawnLauncher
 from normkata.grading.protocol import ChannelClosed, ChannelTimeout, receive, send
 from normkata.grading.wire import WireError, from_wire, to_wire
 
@@ -64,28 +64,15 @@ class _Tail:
 class Worker:
     """One worker process, in a session of its own, and its two pipes."""
 
-    def __init__(self, scratch: Path, learner_folder: str, protected: list[str]) -> None:
+    def __init__(self, scratch: Path, learner_folder: str, protected: list[str], launcher: Launcher) -> None:
         request_read, self.request_fd = os.pipe()
         self.reply_fd, reply_write = os.pipe()
         output_read, output_write = os.pipe()
-        # The worker runs in a neutral folder, so it must find normkata the way we did.
-        package_parent = str(Path(__file__).resolve().parents[2])
-        path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p)
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1"}
-        env.pop("PYTHONSTARTUP", None)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "normkata.grading.worker", str(request_read), str(reply_write), str(scratch),
-             learner_folder, *protected],
-            pass_fds=(request_read, reply_write),
-            stdin=subprocess.DEVNULL,
-            stdout=output_write,
-            stderr=output_write,
-            env=env,
-            cwd=scratch,
-            start_new_session=True,  # one process group: killed whole at the end
-        )  # fmt: skip
-        for fd in (request_read, reply_write, output_write):
-            os.close(fd)
+        try:
+            self.process = launcher.start(request_read, reply_write, output_write, scratch, learner_folder, protected)
+        finally:
+            for fd in (request_read, reply_write, output_write):
+                os.close(fd)
         self.output = _Tail(output_read)
         self.hello: Hello | None = None
 
@@ -161,7 +148,9 @@ class Submission:
     MAX_RESTARTS times. `budget` bounds the whole grade, whatever the per-case timeout.
     """
 
-    def __init__(self, request: LoadRequest, protected: list[Path], timeout: float, budget: float) -> None:
+    def __init__(self, request: LoadRequest, protected: list[Path], timeout: float, budget: float,
+                 launcher: Launcher | None = None) -> None:  # fmt: skip
+        self.launcher = launcher or SpawnLauncher()
         self.request = request
         self.protected = [str(p) for p in protected]
         self.learner_folder = str(Path(request.file).parent)
@@ -170,7 +159,7 @@ class Submission:
         self.restarts = 0
         self.scratch = Path(tempfile.mkdtemp(prefix="normkata-scratch-"))
         # It starts importing torch now, while the runner does the same.
-        self.worker: Worker | None = Worker(self.scratch, self.learner_folder, self.protected)
+        self.worker: Worker | None = Worker(self.scratch, self.learner_folder, self.protected, self.launcher)
         self.loaded: LoadReply | None = None
         self.hello: Hello | None = None
         self.forbidden_seen: set[str] = set()
@@ -206,7 +195,7 @@ class Submission:
                 raise SubmissionError("not run: your code crashed or timed out too many times",
                                       "未运行：你的代码崩溃或超时的次数太多")
             self.restarts += 1
-            self.worker, self.loaded = Worker(self.scratch, self.learner_folder, self.protected), None
+            self.worker, self.loaded = Worker(self.scratch, self.learner_folder, self.protected, self.launcher), None
             reloaded = self.load()
             if not reloaded.ok:
                 raise SubmissionError(reloaded.failure.message if reloaded.failure else "the file did not load")

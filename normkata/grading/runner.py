@@ -22,11 +22,14 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from normkata.errors import InputError
 from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, LoadReply, LoadRequest, Status
+from normkata.grading.launch import Launcher, SpawnLauncher
 from normkata.grading.text import sanitize
 from normkata.katas import Kata, get_kata
 from normkata.paths import katas_dir, quizzes_dir, solutions_dir, state_dir
@@ -37,6 +40,29 @@ if TYPE_CHECKING:
 _INI = "[pytest]\nmarkers =\n    category(name): the report category of a case\n"
 #: The whole grade may take this many times the per-case timeout, and at most this long.
 BUDGET_CASES, BUDGET_CEILING_S = 6, 300.0
+EXIT_USAGE = 2
+
+
+@dataclass
+class GradeRequest:
+    """One grade: what the CLI, the grading service and `grade-all` ask the runner for."""
+
+    kata: str
+    file: str
+    device: str = "auto"  # auto | cpu | cuda
+    timeout: float = 10.0  # seconds per case
+    seed: int | None = None
+    lang: str = "en"
+    budget: float | None = None  # seconds for the whole grade
+    select: list[str] = field(default_factory=list)  # case-name patterns (`grade -k`)
+
+
+class RunnerError(Exception):
+    """No verdict: bad usage (code 2) or the grader's own integrity at stake (code 3)."""
+
+    def __init__(self, message: str, code: int = 3) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,41 +74,60 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--lang", choices=("en", "zh"), default="en")
     parser.add_argument("--budget", type=float, default=None, help="seconds for the whole grade")
+    parser.add_argument("-k", dest="select", action="append", default=[], help="run cases matching this")
     args = parser.parse_args(argv)
+    harden()
+    request = GradeRequest(args.kata, str(args.file), args.device, args.timeout, args.seed, args.lang, args.budget,
+                           args.select)  # fmt: skip
+    try:
+        result = grade(request, SpawnLauncher())
+    except RunnerError as error:
+        print(error, file=sys.stderr)
+        return error.code
+    except InputError as error:  # an unknown or broken kata
+        print(error, file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False))
+    return 0
+
+
+def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
+    """Grade one file in a fresh confined worker started by `launcher`."""
     started = time.perf_counter()
-    _harden()
-    kata = get_kata(args.kata)
-    file = args.file.resolve()
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
-    budget = args.budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * args.timeout)
+    kata = get_kata(request.kata)
+    file = Path(request.file).resolve()
+    seed = request.seed if request.seed is not None else random.SystemRandom().randrange(1, 2**31)
+    budget = request.budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * request.timeout)
     protected = [str(p) for p in (katas_dir(), solutions_dir(), quizzes_dir(), Path(__file__).resolve().parents[1])]
     with contextlib.suppress(Exception):  # no home to find: nothing of the store to protect
         protected.append(str(state_dir()))
-    request = LoadRequest(str(file), list(kata.classes), list(kata.forbidden), [str(file.parent)])
+    load = LoadRequest(str(file), list(kata.classes), list(kata.forbidden), [str(file.parent)])
 
     from normkata.grading.proxy import Submission
 
     # The worker imports torch (and confines itself) while we import torch and pytest.
-    submission = Submission(request, [Path(p) for p in protected], args.timeout, budget)
+    submission = Submission(load, [Path(p) for p in protected], request.timeout, budget, launcher)
     with tempfile.TemporaryDirectory(prefix="normkata-runner-") as private:
         try:
             import torch
 
-            if args.device == "cuda" and not torch.cuda.is_available():
-                print("--device cuda: CUDA is not available on this machine", file=sys.stderr)
-                return 2
+            if request.device == "cuda" and not torch.cuda.is_available():
+                raise RunnerError("--device cuda: CUDA is not available on this machine", EXIT_USAGE)
+            import pytest  # noqa: F401  # imported before the snapshot, so it covers all grading code
+
+            from normkata.grading import checks, plugin  # noqa: F401
+
             trusted = _TrustedCopy(kata, Path(private))
-            result = _grade(kata, file, submission, trusted, args, seed)
+            result = _grade(kata, file, submission, trusted, request, seed)
         finally:
             submission.close()
             from normkata.grading.sandbox import kill_descendants
 
-            kill_descendants()  # whatever left the worker's process group, adopted by us
+            kill_descendants(exclude=launcher.helpers)  # whatever left the worker's process group, adopted by us
         trusted.verify()  # the worker is dead: nothing can change them between this and the verdict
     result.duration_s = round(time.perf_counter() - started, 3)
     _sanitize(result)
-    sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False))
-    return 0
+    return result
 
 
 class _TrustedCopy:
@@ -94,7 +139,7 @@ class _TrustedCopy:
 
     def __init__(self, kata: Kata, folder: Path) -> None:
         folder.chmod(0o700)
-        self.originals = [kata.suite, kata.solution, *sorted(Path(__file__).parent.glob("*.py"))]
+        self.originals = [kata.suite, kata.solution, *_grading_modules()]
         self.hashes = {path: _sha256(path) for path in self.originals}
         self.suite = folder / f"suite_{kata.id}.py"
         self.solution = folder / f"reference_{kata.id}.py"
@@ -106,21 +151,28 @@ class _TrustedCopy:
         changed = [p for p, h in {**self.hashes, **self.copies}.items() if not p.exists() or _sha256(p) != h]
         if changed:
             names = ", ".join(p.name for p in changed)
-            raise SystemExit(f"the grader's own files changed during grading ({names}): no verdict")
+            raise RunnerError(f"the grader's own files changed during grading ({names}): no verdict")
+
+
+def _grading_modules() -> list[Path]:
+    """The grading code this process runs (what a verdict depends on), as files."""
+    files = {getattr(module, "__file__", None) for name, module in list(sys.modules.items())
+             if name == "normkata" or name.startswith("normkata.")}  # fmt: skip
+    return sorted(Path(f) for f in files if f)
 
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy, args: argparse.Namespace,
+def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy, request: GradeRequest,
            seed: int) -> GradeResult:  # fmt: skip
     import pytest
 
     from normkata.grading import checks
     from normkata.grading.plugin import GradingPlugin
 
-    checks.configure(seed, args.lang)
+    checks.configure(seed, request.lang)
     _load_reference(kata, trusted.solution)
     loaded = submission.load()
     hello = submission.hello
@@ -128,7 +180,7 @@ def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy
     torch_version = hello.torch if hello else ""
 
     def result(cases: list[CaseResult], diagnosis: list[Diagnosis]) -> GradeResult:
-        return GradeResult(kata.id, str(file), cases, diagnosis, seed, sandbox, 0.0, torch_version, args.lang)
+        return GradeResult(kata.id, str(file), cases, diagnosis, seed, sandbox, 0.0, torch_version, request.lang)
 
     if not loaded.ok:
         return result([_import_case(file, loaded)], [])
@@ -140,7 +192,7 @@ def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy
 
     import torch
 
-    plugin = GradingPlugin(submission, args.device, torch.cuda.is_available(), args.lang)
+    plugin = GradingPlugin(submission, request.device, torch.cuda.is_available(), request.lang, request.select)
     with tempfile.TemporaryDirectory() as scratch:
         ini = Path(scratch) / "pytest.ini"
         ini.write_text(_INI, encoding="utf-8")
@@ -157,10 +209,10 @@ def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             pytest.main(pytest_args, plugins=[plugin])
     if plugin.suite_errors:
-        raise SystemExit("the hidden suite breaks the grading contract: " + "; ".join(plugin.suite_errors[:3]))
+        raise RunnerError("the hidden suite breaks the grading contract: " + "; ".join(plugin.suite_errors[:3]))
     cases = [*plugin.results, _forbidden_case(kata, file, sorted(submission.forbidden_seen)),
              _global_case(loaded.global_changes)]  # fmt: skip
-    diagnosis = [Diagnosis(m.id, m.title(args.lang), m.hint(args.lang), n) for m, n in plugin.diagnoses.values()]
+    diagnosis = [Diagnosis(m.id, m.title(request.lang), m.hint(request.lang), n) for m, n in plugin.diagnoses.values()]
     return result(cases, diagnosis)
 
 
@@ -243,7 +295,7 @@ def _sanitize(result: GradeResult) -> None:
         case.name, case.message = sanitize(case.name, 200), sanitize(case.message)
 
 
-def _harden() -> None:
+def harden() -> None:
     """Not dumpable (no /proc/PID/mem or ptrace from the worker), the adopter of orphans, and
     pytest with the grading plugin only (no entry-point plugin dropped into site-packages)."""
     from normkata.grading.sandbox import harden_runner
@@ -253,14 +305,7 @@ def _harden() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except SystemExit as stop:
-        if isinstance(stop.code, str):
-            print(stop.code, file=sys.stderr)
-            code = 3
-        else:
-            code = int(stop.code or 0)
+    code = main()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # the verdict is written; skip torch's slow interpreter teardown

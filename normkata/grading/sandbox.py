@@ -69,6 +69,7 @@ __all__ = [
     "default_listable",
     "default_readable",
     "harden_runner",
+    "child_pids",
     "kill_descendants",
     "kill_process_group",
     "spawn_worker",
@@ -777,6 +778,11 @@ def _children_map() -> dict[int, list[int]]:
             if len(fields) >= 2 and fields[0] != "Z":
                 children.setdefault(int(fields[1]), []).append(int(entry.name))
     return children
+
+
+def child_pids() -> list[int]:
+    """This process's live children (Linux; elsewhere [])."""
+    return _children_map().get(os.getpid(), [])
 
 
 def kill_descendants(exclude: Iterable[int] = ()) -> list[int]:

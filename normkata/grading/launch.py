@@ -1,0 +1,139 @@
+"""How the runner starts a worker process: spawned cold, or forked from a warm zygote.
+
+A cold `normkata grade` spawns one worker (`python -m normkata.grading.worker`), which imports
+torch while the runner does the same. The grading service grades many files in a row, and
+importing torch costs about a second of CPU per process, so it starts a *zygote* once: a
+forkserver (multiprocessing's) that has imported torch and the worker's modules but has run
+no torch operation, and forks each worker from it in tens of milliseconds.
+
+Why not fork the service itself: a process that has run torch operations has OpenMP and
+intra-op thread pools, and children forked from it can hang. The zygote never runs an
+operation; each forked worker warms up (and so creates its own pools) after the fork.
+
+Either way the worker is a fresh process that has run no learner code, confines itself before
+importing the learner's file, and leads a session (process group) of its own.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Protocol
+
+#: What the zygote imports before it forks anything: everything a worker needs before it runs.
+#: torch imports symbolic_shapes (and sympy) lazily, on the first backward given a gradient:
+#: 0.4 s that each worker would pay again.
+ZYGOTE_PRELOAD = ["torch", "torch.fx.experimental.symbolic_shapes", "normkata.grading.worker"]
+
+
+class WorkerProcess(Protocol):
+    """The part of `subprocess.Popen` the runner uses, whichever way the worker started."""
+
+    @property
+    def pid(self) -> int: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+class Launcher(Protocol):
+    #: Processes of the launcher's own (the zygote) that the clean-up after a grade must spare.
+    helpers: frozenset[int]
+
+    def start(self, request_read: int, reply_write: int, output_write: int, scratch: Path, learner_folder: str,
+              protected: list[str]) -> WorkerProcess: ...  # fmt: skip
+
+
+def worker_environment() -> dict[str, str]:
+    """The worker runs in a neutral folder, so it must find normkata the way we did."""
+    package_parent = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1"}
+    env.pop("PYTHONSTARTUP", None)
+    return env
+
+
+class SpawnLauncher:
+    """A new interpreter per worker: what a one-off grade uses."""
+
+    helpers: frozenset[int] = frozenset()
+
+    def start(self, request_read: int, reply_write: int, output_write: int, scratch: Path, learner_folder: str,
+              protected: list[str]) -> WorkerProcess:  # fmt: skip
+        return subprocess.Popen(
+            [sys.executable, "-m", "normkata.grading.worker", str(request_read), str(reply_write), str(scratch),
+             learner_folder, *protected],
+            pass_fds=(request_read, reply_write),
+            stdin=subprocess.DEVNULL,
+            stdout=output_write,
+            stderr=output_write,
+            env=worker_environment(),
+            cwd=scratch,
+            start_new_session=True,  # one process group: killed whole at the end
+        )  # fmt: skip
+
+
+class _Forked:
+    """A worker forked by the zygote, seen through Popen's interface."""
+
+    def __init__(self, process: multiprocessing.process.BaseProcess) -> None:
+        self.process = process
+
+    @property
+    def pid(self) -> int:
+        assert self.process.pid is not None
+        return self.process.pid
+
+    def poll(self) -> int | None:
+        return None if self.process.is_alive() else self.process.exitcode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.process.join(timeout)
+        if self.process.exitcode is None:
+            raise subprocess.TimeoutExpired("normkata worker", timeout or 0.0)
+        return self.process.exitcode
+
+    def kill(self) -> None:
+        if self.process.exitcode is None:
+            self.process.kill()
+
+
+class ZygoteLauncher:
+    """Forks workers from a zygote that has imported torch and the worker, and nothing more."""
+
+    def __init__(self) -> None:
+        # The zygote inherits this process's environment when it starts, once.
+        os.environ.update(worker_environment())
+        self.context = multiprocessing.get_context("forkserver")
+        self.context.set_forkserver_preload(ZYGOTE_PRELOAD)
+        from multiprocessing import forkserver
+
+        from normkata.grading.sandbox import child_pids
+
+        before = set(child_pids())
+        forkserver.ensure_running()
+        self.helpers = frozenset(set(child_pids()) - before)  # the zygote and its resource tracker
+
+    def start(self, request_read: int, reply_write: int, output_write: int, scratch: Path, learner_folder: str,
+              protected: list[str]) -> WorkerProcess:  # fmt: skip
+        from normkata.grading.worker import forked_main
+
+        # Connections are how multiprocessing hands descriptors to the zygote; these wrap copies.
+        pipes = [Connection(os.dup(fd)) for fd in (request_read, reply_write, output_write)]
+        process = self.context.Process(
+            target=forked_main,
+            args=(*pipes, str(scratch), learner_folder, protected),
+            name="normkata-worker",
+            daemon=False,
+        )
+        process.start()  # the worker has its own copies now; the caller closes the originals
+        for pipe in pipes:
+            pipe.close()
+        return _Forked(process)
