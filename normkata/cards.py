@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from rich.console import Group
 from rich.panel import Panel
 
+from normkata.answer_input import flush_typed_ahead, read_answer
 from normkata.content.model import Card
 from normkata.i18n import t
 from normkata.practice import Practice, ask_each, show_item_header
@@ -46,12 +47,14 @@ def run_cards(practice: Practice, cards: list[Card]) -> CardsResult:
 def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | None:
     """Show a card, take an optional answer and a 1-4 rating, save both; None at end of input."""
     console, lang = practice.console, practice.lang
+    if not practice.prompter.has_more():  # piped input is over: no question left hanging
+        return None
     show_item_header(practice, "card.header", card, index, total)
-    response = practice.prompter.ask(t("card.your_answer", lang))
+    flush_typed_ahead()  # keys pressed before the question was on screen are not its answer
+    response = read_answer(practice.prompter, t("card.your_answer", lang))
     if response is None:
         return None
-    points = Group(*(Paragraph(p, prefix="• ") for p in card.key_points.get(lang)))
-    console.print(Panel(points, title=t("card.key_points", lang), border_style="card.points", title_align="left"))
+    show_key_points(practice, card)
     console.print(Panel(Paragraph(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left"))
     follow_ups = card.follow_ups.get(lang)
     if follow_ups:
@@ -59,16 +62,33 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
         for question in follow_ups:
             console.print(Paragraph(question, prefix="  ? "))
     console.print(f"[muted]{t('quiz.source', lang, source=source_label(card.source, lang))}[/]")
-    rating = _read_rating(practice)
+    rating = read_rating(practice)
     if rating is None:
         return None
-    state = schedule(practice.store, card.id, rating)
+    state = schedule(practice.store, card.id, rating, duration_ms=practice.elapsed_ms())
     practice.store.record_rating(practice.session_id, card.id, card.topic, response.strip(), rating, state)
-    console.print(f"[muted]{t(f'rating.{rating}', lang)} · {t('card.next_due', lang, when=when(state[1], lang))}[/]")
+    console.print(f"[muted]{t(f'rating.{rating}', lang)} · {t('card.next_due', lang, when=when(state.due, lang))}[/]")
     return rating
 
 
-def _read_rating(practice: Practice) -> int | None:
+def show_key_points(practice: Practice, card: Card, *, numbered: bool = False) -> None:
+    """The card's key points in a panel; numbered when the learner is to tick the ones they made."""
+    lang = practice.lang
+    points = card.key_points.get(lang)
+    prefixes = [f"{i}. " if numbered else "• " for i in range(1, len(points) + 1)]
+    body = Group(*(Paragraph(p, prefix=prefix) for p, prefix in zip(points, prefixes, strict=True)))
+    practice.console.print(
+        Panel(body, title=t("card.key_points", lang), border_style="card.points", title_align="left")
+    )
+
+
+def read_rating(practice: Practice) -> int | None:
+    """A 1-4 self-rating, asked again until readable; None at end of input.
+
+    Whatever was typed while the key points were printing is dropped first: a rating is given
+    after reading them.
+    """
+    flush_typed_ahead()
     while True:
         raw = practice.prompter.ask(t("card.rate", practice.lang))
         if raw is None:

@@ -72,8 +72,8 @@ _STRINGS: dict[str, tuple[str, str]] = {
     ),
     "card.header": ("Card {i}/{n}", "卡片 {i}/{n}"),
     "card.your_answer": (
-        "Your answer (one line; Enter to skip)",
-        "你的回答（一行；直接回车跳过）",
+        "Your answer (an empty line or Ctrl-D ends it; Enter alone skips)",
+        "你的回答（空行或 Ctrl-D 结束；直接回车跳过）",
     ),
     "card.key_points": ("Key points", "要点"),
     "card.model_answer": ("Model answer", "参考答案"),
@@ -108,12 +108,60 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "dash.katas": ("Katas: {status}", "编程练习：{status}"),
     "dash.katas.none": ("none yet", "暂无"),
     "dash.next": ("Next: {cmd}  ({why})", "下一步：{cmd}（{why}）"),
-    "next.start": ("start with a short quiz", "先做一个简短测验"),
-    "next.review": ("{n} item(s) are due", "{n} 项已到期"),
-    "next.weakest": ("your weakest topic", "你最薄弱的主题"),
-    "next.interview": ("practise saying it out loud", "练习口头作答"),
-    "next.kata_unfinished": ("finish the kata you started", "完成你已开始的编程练习"),
-    "next.kata_new": ("write a layer from scratch", "从零实现一个归一化层"),
+    # -- next, plan, mock, history, review summary, mastery (issue 12) --
+    "dash.mastery.how": (
+        "Mastery: the share of a topic's questions last answered right and cards last rated Good or Easy; "
+        "in a topic with katas, passed katas make up {share} of it.",
+        "掌握度：某主题中最近一次答对的题目与最近自评为良好或简单的卡片所占比例；"
+        "若该主题有编程练习，已通过的练习占其中的 {share}。",
+    ),
+    "dash.katas.passed": ("Katas passed: {passed} of {total}", "已通过的编程练习：{passed}/{total}"),
+    "advice.start": ("a short quiz shows where you stand", "先做一个简短测验，看看自己的水平"),
+    "advice.leech": (
+        "{item} was forgotten {n} times after you had learnt it (a leech): read its explanation, "
+        "then answer it in your own words",
+        "{item} 在学会后又遗忘了 {n} 次（顽固项）：先读解析，再用自己的话作答",
+    ),
+    "advice.review": (
+        "{n} item(s) due: FSRS expects you to forget these first",
+        "{n} 项已到期：按 FSRS 的估计，这些最先被遗忘",
+    ),
+    "advice.kata_retry": ("{kata} is not passed yet (best score {best})", "{kata} 尚未通过（最佳得分 {best}）"),
+    "advice.topic_quiz": (
+        "{topic}: {recall} expected recall, {unseen} question(s) never answered",
+        "{topic}：预计记得 {recall}，有 {unseen} 道题从未做过",
+    ),
+    "advice.topic_cards": (
+        "{topic}: {good} of {cards} interview card(s) rated Good or Easy",
+        "{topic}：{cards} 张面试卡片中有 {good} 张自评为良好或简单",
+    ),
+    "advice.kata_new": (
+        "{kata}: not started, and interviewers ask you to write it from scratch",
+        "{kata}：尚未开始，而面试官会让你从零写出它",
+    ),
+    "advice.mock": ("every topic is strong: rehearse under time", "各主题都已掌握：限时演练一次"),
+    "plan.title": ("A plan for {minutes} minutes, weakest first", "{minutes} 分钟的计划，从最薄弱处开始"),
+    "plan.col.command": ("Command", "命令"),
+    "plan.col.minutes": ("Minutes", "分钟"),
+    "plan.col.why": ("Why", "原因"),
+    "plan.total": ("{used} of {minutes} minutes planned.", "已安排 {minutes} 分钟中的 {used} 分钟。"),
+    "plan.nothing": (
+        "Nothing fits in {minutes} minute(s): try `normkata next`.",
+        "{minutes} 分钟内安排不下任何练习：试试 `normkata next`。",
+    ),
+    "card.unknown_id": ("--id: no interview card {id!r} in the bank{hint}", "--id：题库中没有面试卡片 {id!r}{hint}"),
+    "answer.editor_help": (
+        "Write your answer above; lines starting with # are dropped. Save and close the editor to go on.",
+        "在上方写下回答；以 # 开头的行会被删去。保存并关闭编辑器后继续。",
+    ),
+    "review.summary.done": ("Reviewed all {done} due item(s).", "已复习全部 {done} 项到期内容。"),
+    "review.summary.stopped": (
+        "Reviewed {done} of {due} due item(s); the rest stay due.",
+        "已复习 {due} 项到期内容中的 {done} 项；其余仍待复习。",
+    ),
+    "review.summary.questions": ("Questions: {right} of {n} right.", "题目：{n} 道中答对 {right} 道。"),
+    "review.summary.cards": ("Cards: {n} rated ({ratings}).", "卡片：已自评 {n} 张（{ratings}）。"),
+    "review.summary.next": ("Next item due: {when}.", "下一项到期：{when}。"),
     "content.ok": (
         "OK: {questions} questions and {cards} interview cards in {files} file(s).",
         "通过：{files} 个文件，共 {questions} 道题、{cards} 张面试卡片。",

@@ -177,3 +177,88 @@ def m004_kata_activity(db: sqlite3.Connection) -> None:
             ) ORDER BY at, source, id
         """,
     )
+
+
+@migration
+def m005_review_logs(db: sqlite3.Connection) -> None:
+    """Every FSRS review as fsrs's ReviewLog sees it, with its duration, so parameters can be fitted.
+
+    `state_before` is the FSRS state the item was in (1 Learning, 2 Review, 3 Relearning): an
+    Again in Review is a lapse. Answers and ratings from before this step are carried over
+    without a duration or a state (they were never measured).
+    """
+    _execute_each(
+        db,
+        """
+        CREATE TABLE review_logs (
+            id INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL,
+            kind TEXT NOT NULL,            -- question | card
+            topic TEXT NOT NULL,
+            rating INTEGER NOT NULL,       -- 1 Again, 2 Hard, 3 Good, 4 Easy
+            state_before INTEGER,          -- fsrs.State before the review; NULL when not known
+            reviewed_at TEXT NOT NULL,     -- ISO 8601, UTC
+            duration_ms INTEGER            -- from showing the item to its answer or rating
+        );
+        CREATE INDEX review_logs_item ON review_logs(item_id);
+        INSERT INTO review_logs (item_id, kind, topic, rating, reviewed_at)
+            SELECT item_id, kind, topic, rating, at FROM (
+                SELECT item_id, 'question' AS kind, topic, CASE WHEN correct THEN 3 ELSE 1 END AS rating,
+                       answered_at AS at, id, 0 AS source FROM answers
+                UNION ALL
+                SELECT item_id, 'card', topic, rating, rated_at, id, 1 FROM ratings
+            ) ORDER BY at, source, id
+        """,
+    )
+
+
+@migration
+def m006_mock_interviews(db: sqlite3.Connection) -> None:
+    """Mock interviews: one row per mock, one per question asked (a card or one of its follow-ups).
+
+    An answer is saved the moment it is given; `made` (the key points the learner ticked, a JSON
+    list of indexes) and `rating` are filled in at the debrief, so a mock stopped early keeps
+    its answers.
+    """
+    _execute_each(
+        db,
+        """
+        CREATE TABLE mock_interviews (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            topic TEXT,                    -- NULL: every topic
+            minutes INTEGER NOT NULL,      -- the time allowed
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            seconds_used INTEGER           -- answering time, up to the end of the last answer
+        );
+        CREATE TABLE mock_answers (
+            id INTEGER PRIMARY KEY,
+            mock_id INTEGER NOT NULL REFERENCES mock_interviews(id),
+            position INTEGER NOT NULL,     -- order asked, from 1
+            card_id TEXT NOT NULL,
+            follow_up INTEGER,             -- index into the card's follow-ups; NULL: the card itself
+            answer TEXT NOT NULL,
+            seconds INTEGER NOT NULL,
+            points INTEGER NOT NULL,       -- key points to make (0 for a follow-up)
+            made TEXT,                     -- JSON list of the key points ticked; NULL until the debrief
+            rating INTEGER                 -- the FSRS rating the ticks gave; NULL until the debrief
+        );
+        CREATE INDEX mock_answers_mock ON mock_answers(mock_id)
+        """,
+    )
+
+
+@migration
+def m007_attempt_details(db: sqlite3.Connection) -> None:
+    """Per-case results and named misconceptions of each grading run, for `normkata history --diff`.
+
+    cases: JSON {case name: status}; diagnosis: JSON [{"id", "title"}]. NULL for older runs.
+    """
+    _execute_each(
+        db,
+        """
+        ALTER TABLE kata_attempts ADD COLUMN cases TEXT;
+        ALTER TABLE kata_attempts ADD COLUMN diagnosis TEXT
+        """,
+    )

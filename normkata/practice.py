@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -29,6 +30,12 @@ class Practice:
     prompter: Prompter
     lang: str
     session_id: int
+    #: When the current item was shown (time.monotonic): a review's duration starts here.
+    shown_at: float = 0.0
+
+    def elapsed_ms(self) -> int:
+        """Milliseconds since the current item was shown, kept in its FSRS review log."""
+        return round((time.monotonic() - self.shown_at) * 1000)
 
 
 def open_practice(kind: str, lang: str, *, quiet: bool = False) -> Practice:
@@ -66,6 +73,7 @@ def show_item_header(practice: Practice, label_key: str, item: Question | Card, 
     from normkata.quiz.paragraph import Paragraph
 
     practice.console.print(Paragraph(item.prompt.get(lang), "quiz.prompt"))
+    practice.shown_at = time.monotonic()
 
 
 def ask_each(

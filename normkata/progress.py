@@ -1,16 +1,18 @@
-"""Where the learner stands: mastery per topic, what is due, and the next step."""
+"""Where the learner stands: mastery per topic, what is due, katas passed, and the next step."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from normkata.advisor import Step, next_step
 from normkata.content.bank import Bank
-from normkata.katas import load_katas
-from normkata.srs import due_cutoff
-from normkata.store import KataLog, KataStatus, Store
+from normkata.srs import GOOD_RATING, due_cutoff
+from normkata.standing import load_standing
+from normkata.store import KataStatus, Store
 
-#: A card counts as mastered when its latest self-rating is Good or Easy.
-GOOD_RATING = 3
+#: In a topic that katas cover, passing them makes up this share of its mastery: writing the
+#: layer is part of knowing it, yet one kata must not outweigh a whole question bank.
+KATA_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -22,12 +24,18 @@ class TopicProgress:
     cards: int
     cards_rated: int
     cards_good: int
+    katas: int = 0  # katas that list this topic
+    katas_passed: int = 0
 
     @property
     def mastery(self) -> float:
-        """Share of the topic's questions and cards whose latest attempt went well."""
+        """Questions last answered right and cards last rated Good or Easy, out of all; katas passed
+        make up KATA_SHARE of it where the topic has any."""
         total = self.questions + self.cards
-        return (self.correct_latest + self.cards_good) / total if total else 0.0
+        recall = (self.correct_latest + self.cards_good) / total if total else 0.0
+        if not self.katas:
+            return recall
+        return (1 - KATA_SHARE) * recall + KATA_SHARE * self.katas_passed / self.katas
 
 
 @dataclass(frozen=True)
@@ -36,26 +44,34 @@ class Report:
     due: int
     counts: dict[str, int]
     katas: list[KataStatus]
-    next_command: str
-    next_reason: tuple[str, dict]
+    next: Step
 
-    def to_json(self) -> dict:
+    def to_json(self, lang: str = "en") -> dict:
         return {
             "topics": [{**t.__dict__, "mastery": round(t.mastery, 4)} for t in self.topics],
             "due": self.due,
             "totals": self.counts,
             "katas": [k.__dict__ for k in self.katas],
-            "next": self.next_command,
+            "katas_passed": sum(k.status == "passed" for k in self.katas),
+            "next": self.next.command,
+            "next_why": self.next.why(lang),
         }
 
 
 def build_report(bank: Bank, store: Store) -> Report:
+    from normkata.store import KataLog
+
     answers = store.latest_answers()
     ratings = store.latest_ratings()
+    standing = load_standing(bank, store)
+    log = KataLog(store)
+    katas = [log.status(kata.id) for kata in standing.katas]
+    passed = {k.kata for k in katas if k.status == "passed"}
     topics = []
     for topic in bank.topics:
         questions = [q.id for q in bank.questions if q.topic == topic]
         cards = [c.id for c in bank.cards if c.topic == topic]
+        covering = [k.id for k in standing.katas if topic in k.topics]
         topics.append(
             TopicProgress(
                 topic=topic,
@@ -65,33 +81,9 @@ def build_report(bank: Bank, store: Store) -> Report:
                 cards=len(cards),
                 cards_rated=sum(c in ratings for c in cards),
                 cards_good=sum(ratings.get(c, 0) >= GOOD_RATING for c in cards),
+                katas=len(covering),
+                katas_passed=sum(k in passed for k in covering),
             )
         )
     due = len(store.due_items(due_cutoff()))
-    counts = store.counts()
-    log = KataLog(store)
-    katas = [log.status(kata.id) for kata in load_katas()[0]]
-    command, reason = _next_step(topics, due, counts, katas)
-    return Report(topics, due, counts, katas, command, reason)
-
-
-def _next_step(
-    topics: list[TopicProgress], due: int, counts: dict[str, int], katas: list[KataStatus]
-) -> tuple[str, tuple[str, dict]]:
-    if counts["answers"] == 0:
-        return "normkata quiz -n 5", ("next.start", {})
-    if due:
-        return "normkata review", ("next.review", {"n": due})
-    unfinished = next((k for k in katas if k.status == "in progress"), None)
-    if unfinished:
-        return f"normkata grade {unfinished.kata}", ("next.kata_unfinished", {})
-    unrated = [t for t in topics if t.cards > t.cards_rated]
-    weakest = min(topics, key=lambda t: t.mastery, default=None)
-    if weakest and (weakest.seen < weakest.questions or weakest.mastery < 0.8):
-        return f"normkata quiz --topic {weakest.topic}", ("next.weakest", {})
-    if unrated:
-        return f"normkata interview --topic {unrated[0].topic}", ("next.interview", {})
-    fresh = next((k for k in katas if k.status == "not started"), None)
-    if fresh:
-        return f"normkata kata {fresh.kata}", ("next.kata_new", {})
-    return "normkata interview", ("next.interview", {})
+    return Report(topics, due, store.counts(), katas, next_step(standing))

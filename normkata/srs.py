@@ -1,10 +1,10 @@
-"""Spaced repetition with FSRS: quiz results and self-ratings become review dates."""
+"""Spaced repetition with FSRS: quiz results and self-ratings become review dates and review logs."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from normkata.store import Store, iso, utcnow
+from normkata.store import Review, Store, iso, utcnow
 
 #: Items due this soon count as due now, like Anki's "learn ahead limit", so that a question
 #: missed a minute ago (FSRS: Again = 1 min) is offered by `normkata review` straight away,
@@ -13,15 +13,38 @@ LEARN_AHEAD = timedelta(minutes=5)
 
 RATING_NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 
+#: A card counts as known when its latest self-rating is Good or Easy.
+GOOD_RATING = 3
 
-def schedule(store: Store, item_id: str, rating: int, now: datetime | None = None) -> tuple[str, str]:
-    """The item's next FSRS state after `rating` (1-4), as (card_json, due_iso); not saved."""
+#: Anki's default leech threshold: an item forgotten this many times after it was learnt
+#: needs a new way in (read the explanation, rephrase it), not more of the same reviews.
+LEECH_LAPSES = 8
+
+
+def schedule(
+    store: Store, item_id: str, rating: int, now: datetime | None = None, duration_ms: int | None = None
+) -> Review:
+    """The item's next FSRS state after `rating` (1-4), with its review log; not saved."""
     from fsrs import Card, Rating, Scheduler
 
     stored = store.srs_card_json(item_id)
     card = Card.from_json(stored) if stored else Card()
-    card, _log = Scheduler().review_card(card, Rating(rating), review_datetime=now or utcnow())
-    return card.to_json(), iso(card.due)
+    before = int(card.state)
+    card, log = Scheduler().review_card(
+        card, Rating(rating), review_datetime=now or utcnow(), review_duration=duration_ms
+    )
+    return Review(card.to_json(), iso(card.due), rating, before, iso(log.review_datetime), duration_ms)
+
+
+def retrievability(card_jsons: dict[str, str], now: datetime | None = None) -> dict[str, float]:
+    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed)."""
+    from fsrs import Card, Scheduler
+
+    scheduler, moment = Scheduler(), now or utcnow()
+    return {
+        item: float(scheduler.get_card_retrievability(Card.from_json(card), moment))
+        for item, card in card_jsons.items()
+    }
 
 
 def quiz_rating(correct: bool) -> int:

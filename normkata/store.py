@@ -46,6 +46,22 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
+@dataclass(frozen=True)
+class Review:
+    """An FSRS review to save: the item's next state, and the review itself (fsrs's ReviewLog)."""
+
+    card_json: str
+    due: str
+    rating: int
+    state_before: int | None  # fsrs.State before the review: an Again in Review (2) is a lapse
+    reviewed_at: str
+    duration_ms: int | None
+
+
+#: What `record_answer` and `record_rating` save in `srs`: a Review, or a bare (card_json, due).
+SrsState = tuple[str, str] | Review
+
+
 class StoreError(InputError):
     """The progress database cannot be used right now: one line saying why and what to do, exit 2."""
 
@@ -128,7 +144,7 @@ class Store:
             self.db.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (iso(utcnow()), session_id))
 
     def record_answer(
-        self, session_id: int, item_id: str, topic: str, given: str, correct: bool, srs_state: tuple[str, str]
+        self, session_id: int, item_id: str, topic: str, given: str, correct: bool, srs_state: SrsState
     ) -> None:
         """The answer and the item's new schedule, together or not at all."""
         with self.transaction():
@@ -146,7 +162,7 @@ class Store:
         topic: str,
         response: str,
         rating: int,
-        srs_state: tuple[str, str],
+        srs_state: SrsState,
     ) -> None:
         with self.transaction():
             self.db.execute(
@@ -156,13 +172,20 @@ class Store:
             )
             self._save_srs(item_id, "card", topic, srs_state)
 
-    def _save_srs(self, item_id: str, kind: str, topic: str, srs_state: tuple[str, str]) -> None:
-        card_json, due = srs_state
+    def _save_srs(self, item_id: str, kind: str, topic: str, srs_state: SrsState) -> None:
+        card_json, due = (srs_state.card_json, srs_state.due) if isinstance(srs_state, Review) else srs_state
         self.db.execute(
             "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(item_id) DO UPDATE SET card_json = excluded.card_json, due = excluded.due",
             (item_id, kind, topic, card_json, due),
         )
+        if isinstance(srs_state, Review):
+            self.db.execute(
+                "INSERT INTO review_logs (item_id, kind, topic, rating, state_before, reviewed_at, duration_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (item_id, kind, topic, srs_state.rating, srs_state.state_before, srs_state.reviewed_at,
+                 srs_state.duration_ms),
+            )  # fmt: skip
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -174,6 +197,17 @@ class Store:
         return self.db.execute(
             "SELECT item_id, kind, topic, due FROM srs WHERE due <= ? ORDER BY due", (iso(before),)
         ).fetchall()
+
+    def srs_states(self) -> list[sqlite3.Row]:
+        """Every scheduled item: item_id, kind, topic, card_json, due."""
+        return self.db.execute("SELECT item_id, kind, topic, card_json, due FROM srs ORDER BY item_id").fetchall()
+
+    def lapses(self) -> dict[str, int]:
+        """item id -> how many times it was forgotten after being learnt (Again while in FSRS's Review state)."""
+        rows = self.db.execute(
+            "SELECT item_id, COUNT(*) FROM review_logs WHERE rating = 1 AND state_before = 2 GROUP BY item_id"
+        )
+        return {row[0]: int(row[1]) for row in rows}
 
     def next_due(self) -> str | None:
         row = self.db.execute("SELECT MIN(due) FROM srs").fetchone()
@@ -234,18 +268,22 @@ class KataLog:
             self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
 
     def attempt(self, kata: str, file: str, result: dict, device: str) -> None:
-        """One grading run; `result` may carry the run's `seed` and `sandbox` (a text or any JSON value)."""
+        """One grading run; `result` may carry the run's `seed` and `sandbox` (a text or any JSON value),
+        its `cases` ([{"name", "status"}]) and `diagnosis` ([{"id", "title"}]), kept for `history --diff`."""
         sandbox = result.get("sandbox")
         if sandbox is not None and not isinstance(sandbox, str):
             sandbox = json.dumps(sandbox, sort_keys=True)
+        cases = {c["name"]: c["status"] for c in result.get("cases", ())}
+        diagnosis = [{"id": d["id"], "title": d.get("title", "")} for d in result.get("diagnosis", ())]
         with self.store.transaction():
             self.db.execute(
                 "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at, "
-                "seed, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "seed, sandbox, cases, diagnosis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     kata, file, int(result["passed"]), result["score"], result["max_score"],
                     json.dumps(result["counts"]), device, result["duration_s"], iso(utcnow()),
-                    result.get("seed"), sandbox,
+                    result.get("seed"), sandbox, json.dumps(cases, ensure_ascii=False),
+                    json.dumps(diagnosis, ensure_ascii=False),
                 ),
             )  # fmt: skip
             self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, 'attempt')", (kata,))
@@ -265,6 +303,15 @@ class KataLog:
         count, passed, best = int(attempts[0]), bool(attempts[1]), attempts[2]
         state = "passed" if passed else "in progress" if count or kinds else "not started"
         return KataStatus(kata, state, best, count, self.hints_taken(kata), "gave_up" in kinds)
+
+    def attempts(self, kata: str | None = None) -> list[sqlite3.Row]:
+        """Grading runs, oldest first (of one kata, or of all)."""
+        where, params = ("WHERE kata = ?", (kata,)) if kata else ("", ())
+        return self.db.execute(
+            "SELECT id, kata, passed, score, max_score, seed, at, cases, diagnosis FROM kata_attempts "
+            f"{where} ORDER BY id",
+            params,
+        ).fetchall()
 
     def last_kata(self) -> str | None:
         row = self.db.execute("SELECT kata FROM kata_activity ORDER BY seq DESC LIMIT 1").fetchone()

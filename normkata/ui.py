@@ -47,9 +47,21 @@ class Prompter:
         self.colon, self.space = ("：", "") if lang == "zh" else (":", " ")
         self.stdin: TextIO | None = sys.stdin
         self.interactive = _isatty(self.stdin) and _isatty(sys.stdout)
+        self._ahead: str | None = None  # a piped line read by has_more() and not yet answered
 
     def ask(self, prompt: str) -> str | None:
-        label = f"[quiz.ask]{prompt}{self.colon}[/]{self.space}"
+        return self.read(f"[quiz.ask]{prompt}{self.colon}[/]{self.space}")
+
+    def has_more(self) -> bool:
+        """Whether input can still come; a pipe is read one line ahead to know, a terminal always can."""
+        if self.interactive:
+            return True
+        if self._ahead is None and self.stdin is not None:
+            self._ahead = self.stdin.readline()
+        return bool(self._ahead)
+
+    def read(self, label: str) -> str | None:
+        """One line after `label` (Rich markup); None at end of input."""
         if self.interactive:
             try:
                 return self.console.input(label)
@@ -58,7 +70,8 @@ class Prompter:
                 return None
         if self.stdin is None:  # stdin closed (`<&-`): there is nothing to read
             return None
-        line = self.stdin.readline()
+        line = self._ahead if self._ahead is not None else self.stdin.readline()
+        self._ahead = None
         if not line:
             return None
         answer = line.rstrip("\r\n")

@@ -22,7 +22,9 @@ def test_fresh_dashboard_suggests_a_quiz(runner) -> None:
     assert "Due for review: 0" in result.stdout
     assert "│ rmsnorm   │ not started │ -    │" in result.stdout
     assert "│ prenorm   │ not started │ -    │" in result.stdout
-    assert "Next: normkata quiz -n 5  (start with a short quiz)" in result.stdout
+    assert "Next: normkata quiz -n 5  (a short quiz shows where you stand)" in result.stdout
+    assert "Mastery: the share of a topic's questions last answered right" in result.stdout
+    assert "Katas passed: 0 of" in result.stdout
 
 
 def test_progress_json_counts_latest_answers(runner) -> None:

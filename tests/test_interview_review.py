@@ -17,7 +17,7 @@ def mini_bank(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_interview_shows_key_points_and_records_rating(runner, db) -> None:
-    result = invoke(runner, ["interview"], "they are small\nx\n3\n")
+    result = invoke(runner, ["interview"], "they are small\n\nx\n3\n")
     assert result.exit_code == 0
     assert "• small" in result.stdout and "They are small." in result.stdout and "? Why?" in result.stdout
     assert "Type 1, 2, 3 or 4." in result.stdout
@@ -82,7 +82,7 @@ def test_whole_prenorm_interview_deck(runner, db, monkeypatch) -> None:
     from normkata.content.bank import load_bank
 
     deck = [c for c in load_bank().cards if c.topic == "prenorm"]
-    stdin = "".join(f"my answer {i}\n{1 + i % 4}\n" for i in range(len(deck)))
+    stdin = "".join(f"my answer {i}\n\n{1 + i % 4}\n" for i in range(len(deck)))
     result = invoke(runner, ["interview", "--topic", "prenorm", "-n", str(len(deck))], stdin)
     assert result.exit_code == 0
     assert f"{len(deck)} card(s) rated and saved." in result.stdout

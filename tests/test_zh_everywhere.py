@@ -73,7 +73,7 @@ def test_quiz_over_the_whole_bank_in_chinese(runner) -> None:
 
 def test_interview_review_progress_and_dashboard_in_chinese(runner) -> None:
     n = len(BANK.cards)
-    result = _zh(runner, ["interview", "-n", str(n)], "我的回答\n3\n" * n)
+    result = _zh(runner, ["interview", "-n", str(n)], "我的回答\n\n3\n" * n)
     assert english_in(result.output) == set()
     _zh(runner, ["quiz", "-n", "5", "--seed", "1"], "A\nA\nA\nA\nA\n")
     for args in (["review", "-n", "50"], ["progress"], []):

@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 
 
 def show_dashboard(lang: str | None) -> None:
-    """Mastery per topic, items due, katas and the suggested next step."""
+    """Mastery per topic (and how it is computed), items due, katas passed and the suggested next step."""
     from rich.table import Table
 
     from normkata.i18n import t
+    from normkata.progress import KATA_SHARE
 
     lang, report, bank, console = _load(lang)
     table = Table(title=t("dash.title", lang), title_style="heading")
@@ -45,10 +46,12 @@ def show_dashboard(lang: str | None) -> None:
             best = f"{k.best_score:.0%}" if k.best_score is not None else "-"
             katas.add_row(k.kata, t(f"kata.status.{k.status}", lang), best)
         console.print(katas)
+        passed = sum(k.status == "passed" for k in report.katas)
+        console.print(t("dash.katas.passed", lang, passed=passed, total=len(report.katas)))
     else:
         console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
-    key, fields = report.next_reason
-    console.print(f"[next]{t('dash.next', lang, cmd=report.next_command, why=t(key, lang, **fields))}[/]")
+    console.print(f"[muted]{t('dash.mastery.how', lang, share=f'{KATA_SHARE:.0%}')}[/]")
+    console.print(f"[next]{t('dash.next', lang, cmd=report.next.command, why=report.next.why(lang))}[/]")
 
 
 def _bar(share: float, width: int = 10) -> str:
@@ -85,7 +88,7 @@ def progress(lang: str | None, as_json: bool) -> None:
       normkata progress --json
     """
     if as_json:
-        _lang, report, _bank, _console = _load(lang)
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        lang, report, _bank, _console = _load(lang)
+        click.echo(json.dumps(report.to_json(lang), ensure_ascii=False, indent=2))
     else:
         show_dashboard(lang)

@@ -98,7 +98,7 @@ def ask_question(practice: Practice, question: Question, index: int, total: int)
         question.topic,
         given,
         correct,
-        schedule(practice.store, question.id, quiz_rating(correct)),
+        schedule(practice.store, question.id, quiz_rating(correct), duration_ms=practice.elapsed_ms()),
     )
     _show_feedback(practice, question, value, correct, skipped=not raw.strip())
     return AnswerRecord(question.id, question.topic, given, correct, _stored(question, question.answer))

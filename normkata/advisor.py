@@ -1,0 +1,197 @@
+"""What to do next, and a plan for the time left: weakest first, from the learner's standing.
+
+Candidates come in one order, which `next` and `plan` share:
+
+1. leeches (forgotten `LEECH_LAPSES` times after being learnt), most lapses first;
+2. the reviews FSRS says are due;
+3. katas started but not passed;
+4. per topic, weakest first (1 - mean strength, where an item's strength is FSRS's recall now
+   if its last attempt went well, else 0): a quiz, then its interview cards, then its katas
+   not started;
+5. katas not started whose topics are all strong; 6. a mock interview.
+
+`next` is the first candidate (a short quiz for a learner who has not started); `plan` takes
+them in turn while they fit, trimming a quiz, a review or the cards to the minutes left.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from normkata.content.model import Text
+from normkata.i18n import t
+from normkata.standing import ItemStanding, KataStanding, Standing, load_standing
+
+#: Seconds a learner spends on one item: a quiz question, an interview card said aloud.
+SECONDS = {"question": 40, "card": 150}
+#: An item this strong needs no practice before the interview.
+STRONG = 0.8
+#: At most this many questions, or cards, in one step: then another topic gets its turn.
+MAX_QUESTIONS, MAX_CARDS = 10, 3
+#: `normkata review` serves this many by default.
+REVIEW_DEFAULT = 20
+MOCK_MINUTES, MOCK_MIN_MINUTES = 20, 5
+
+
+@dataclass(frozen=True)
+class Step:
+    command: str
+    minutes: int
+    why_key: str
+    fields: dict[str, object] = field(default_factory=dict)
+    #: The items a quiz, review or cards step covers, in the order served; empty: a fixed step.
+    items: tuple[ItemStanding, ...] = ()
+
+    def why(self, lang: str) -> str:
+        return t(self.why_key, lang, **{k: v.get(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
+
+    def to_json(self, lang: str) -> dict[str, object]:
+        return {"command": self.command, "minutes": self.minutes, "why": self.why(lang)}
+
+
+def next_step(standing: Standing) -> Step:
+    if not standing.started:
+        return _quiz_step("normkata quiz -n 5", _first_questions(standing, 5), "advice.start", {})
+    return next(_candidates(standing), _mock(MOCK_MINUTES))
+
+
+def plan(standing: Standing, minutes: int) -> list[Step]:
+    """Steps whose minutes add up to at most `minutes`, weakest first."""
+    steps: list[Step] = []
+    left = minutes
+    for step in _candidates(standing):
+        fitted = step if step.minutes <= left else _trim(step, left)
+        if fitted is not None:
+            steps.append(fitted)
+            left -= fitted.minutes
+        if left <= 0:
+            break
+    if not steps and minutes >= MOCK_MIN_MINUTES:
+        steps.append(_mock(min(minutes, MOCK_MINUTES)))
+    return steps
+
+
+def _candidates(standing: Standing) -> Iterator[Step]:
+    leeches = sorted((i for i in standing.items if i.leech), key=lambda i: (-i.lapses, i.id))
+    for item in leeches:
+        command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
+        yield Step(command, _minutes([item]), "advice.leech", {"item": item.id, "n": item.lapses}, (item,))
+    due = standing.due()
+    if due:
+        yield _review(due, len(due))
+    started = [k for k in standing.katas if k.status == "in progress"]
+    for kata in started:
+        best = f"{kata.best or 0:.0%}"
+        yield Step(f"normkata grade {kata.id}", kata.minutes, "advice.kata_retry", {"kata": kata.title, "best": best})
+    offered: set[str] = {k.id for k in started}
+    for topic in _weakest_topics(standing):
+        questions = _weak(standing.of_topic(topic, "question"))
+        if questions:
+            yield _topic_quiz(topic, questions, standing)
+        cards = _weak(standing.of_topic(topic, "card"))
+        if cards:
+            good = sum(c.good for c in standing.of_topic(topic, "card"))
+            fields = {"topic": standing.titles[topic], "good": good, "cards": len(standing.of_topic(topic, "card"))}
+            yield _cards_step(topic, cards[:MAX_CARDS], fields)
+        for kata in _fresh_katas(standing, offered, topic):
+            offered.add(kata.id)
+            yield _kata_step(kata)
+    for kata in _fresh_katas(standing, offered, None):
+        yield _kata_step(kata)
+    yield _mock(MOCK_MINUTES)
+
+
+def _first_questions(standing: Standing, n: int) -> list[ItemStanding]:
+    return [i for i in standing.items if i.kind == "question"][:n]
+
+
+def _weakest_topics(standing: Standing) -> list[str]:
+    """Topics whose mean strength is below STRONG, weakest first (the bank's order breaks ties)."""
+    weakness = {}
+    for topic in standing.topics:
+        items = [i for i in standing.items if i.topic == topic]
+        if items:
+            weakness[topic] = 1 - sum(i.strength for i in items) / len(items)
+    weak = [topic for topic in standing.topics if weakness.get(topic, 0) > 1 - STRONG]
+    return sorted(weak, key=lambda topic: -weakness[topic])
+
+
+def _weak(items: list[ItemStanding]) -> list[ItemStanding]:
+    """Items below STRONG: never seen first, then weakest."""
+    return sorted((i for i in items if i.strength < STRONG), key=lambda i: (i.seen, i.strength))
+
+
+def _topic_quiz(topic: str, questions: list[ItemStanding], standing: Standing) -> Step:
+    everything = standing.of_topic(topic, "question")
+    recall = sum(i.strength for i in everything) / len(everything)
+    unseen = sum(not i.seen for i in everything)
+    fields: dict[str, object] = {"topic": standing.titles[topic], "recall": f"{recall:.0%}", "unseen": unseen}
+    chosen = questions[:MAX_QUESTIONS]
+    return _quiz_step(f"normkata quiz --topic {topic} -n {len(chosen)}", chosen, "advice.topic_quiz", fields)
+
+
+def _quiz_step(command: str, items: list[ItemStanding], key: str, fields: dict[str, object]) -> Step:
+    return Step(command, _minutes(items), key, fields, tuple(items))
+
+
+def _cards_step(topic: str, cards: list[ItemStanding], fields: dict[str, object]) -> Step:
+    return Step(f"normkata interview --topic {topic} -n {len(cards)}", _minutes(cards), "advice.topic_cards", fields,
+                tuple(cards))  # fmt: skip
+
+
+def _review(due: list[ItemStanding], n: int) -> Step:
+    whole = n == len(due) and n <= REVIEW_DEFAULT
+    command = "normkata review" if whole else f"normkata review -n {n}"
+    return Step(command, _minutes(due[:n]), "advice.review", {"n": len(due)}, tuple(due[:n]))
+
+
+def _kata_step(kata: KataStanding) -> Step:
+    return Step(f"normkata kata {kata.id}", kata.minutes, "advice.kata_new", {"kata": kata.title})
+
+
+def _fresh_katas(standing: Standing, offered: set[str], topic: str | None) -> list[KataStanding]:
+    return [
+        k for k in standing.katas
+        if k.status == "not started" and k.id not in offered and (topic is None or topic in k.topics)
+    ]  # fmt: skip
+
+
+def _mock(minutes: int) -> Step:
+    return Step(f"normkata mock --minutes {minutes}", minutes, "advice.mock")
+
+
+def _minutes(items: list[ItemStanding] | tuple[ItemStanding, ...]) -> int:
+    return max(1, math.ceil(sum(SECONDS[i.kind] for i in items) / 60))
+
+
+def _trim(step: Step, left: int) -> Step | None:
+    """The step cut to its first items that fit in `left` minutes; None when it cannot be cut or nothing fits."""
+    if step.why_key == "advice.mock":
+        return _mock(left) if left >= MOCK_MIN_MINUTES else None
+    if not step.items or step.why_key == "advice.leech":
+        return None
+    n = len(step.items)
+    while n and _minutes(step.items[:n]) > left:
+        n -= 1
+    if n == 0:
+        return None
+    kept = step.items[:n]
+    if step.why_key == "advice.review":
+        return _review(list(step.items), n)
+    command = step.command.rsplit(" -n ", 1)[0] + f" -n {n}"
+    return replace(step, command=command, minutes=_minutes(kept), items=kept)
+
+
+def next_step_line(lang: str) -> str:
+    """"Next: normkata ...  (why)", read from the progress store: for the end of a grade or a quiz."""
+    from normkata.content.bank import load_bank
+    from normkata.store import open_store
+
+    store = open_store()
+    try:
+        step = next_step(load_standing(load_bank(), store))
+    finally:
+        store.close()
+    return t("dash.next", lang, cmd=step.command, why=step.why(lang))

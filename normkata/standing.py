@@ -1,0 +1,89 @@
+"""What the learner's records say about each item and kata, gathered once for the advisor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from normkata.content.bank import Bank
+from normkata.content.model import Text
+from normkata.katas import load_katas
+from normkata.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
+from normkata.store import KataLog, Store, iso
+
+
+@dataclass(frozen=True)
+class ItemStanding:
+    id: str
+    kind: str  # question | card
+    topic: str
+    seen: bool
+    good: bool  # the latest answer was right, or the latest rating Good or Easy
+    recall: float  # FSRS retrievability now; 0 for an item never reviewed
+    lapses: int
+    due: str | None  # ISO date of the next review; None when never reviewed
+
+    @property
+    def strength(self) -> float:
+        """How likely the learner gets it right now: FSRS's recall when the last attempt went well, else 0."""
+        return self.recall if self.good else 0.0
+
+    @property
+    def leech(self) -> bool:
+        return self.lapses >= LEECH_LAPSES
+
+
+@dataclass(frozen=True)
+class KataStanding:
+    id: str
+    title: Text
+    minutes: int
+    topics: tuple[str, ...]
+    status: str  # not started | in progress | passed
+    best: float | None
+
+
+@dataclass(frozen=True)
+class Standing:
+    topics: list[str]  # in the bank's order
+    titles: dict[str, Text]
+    items: list[ItemStanding]
+    katas: list[KataStanding]
+    due_before: str  # ISO: items due before this count as due (FSRS's learn-ahead included)
+
+    @property
+    def started(self) -> bool:
+        return any(i.seen for i in self.items) or any(k.status != "not started" for k in self.katas)
+
+    def due(self) -> list[ItemStanding]:
+        """Items due now, soonest first, as `normkata review` serves them."""
+        due = [i for i in self.items if i.due is not None and i.due <= self.due_before]
+        return sorted(due, key=lambda i: (i.due or "", i.id))
+
+    def of_topic(self, topic: str, kind: str) -> list[ItemStanding]:
+        return [i for i in self.items if i.topic == topic and i.kind == kind]
+
+
+def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Standing:
+    answers, ratings, lapses = store.latest_answers(), store.latest_ratings(), store.lapses()
+    schedules = {row["item_id"]: row for row in store.srs_states()}
+    recall = retrievability({item: row["card_json"] for item, row in schedules.items()}, now)
+
+    def item(item_id: str, kind: str, topic: str, good: bool | None) -> ItemStanding:
+        row = schedules.get(item_id)
+        return ItemStanding(
+            item_id, kind, topic, good is not None, bool(good), recall.get(item_id, 0.0),
+            lapses.get(item_id, 0), row["due"] if row else None,
+        )  # fmt: skip
+
+    items = [item(q.id, "question", q.topic, answers.get(q.id)) for q in bank.questions]
+    items += [
+        item(c.id, "card", c.topic, ratings[c.id] >= GOOD_RATING if c.id in ratings else None) for c in bank.cards
+    ]
+    log = KataLog(store)
+    katas = []
+    for kata in load_katas()[0]:
+        status = log.status(kata.id)
+        katas.append(KataStanding(kata.id, kata.title, kata.minutes, kata.topics, status.status, status.best_score))
+    titles = {topic: info.title for topic, info in bank.topics.items()}
+    return Standing(list(bank.topics), titles, items, katas, iso(due_cutoff(now)))
