@@ -185,7 +185,7 @@ def _trim(step: Step, left: int) -> Step | None:
 
 
 def next_step_line(lang: str) -> str:
-    """"Next: normkata ...  (why)", read from the progress store: for the end of a grade or a quiz."""
+    """ "Next: normkata ...  (why)", read from the progress store: for the end of a grade or a quiz."""
     from normkata.content.bank import load_bank
     from normkata.store import open_store
 

@@ -32,6 +32,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "normkata.commands.progress:progress",
         "Show mastery per topic, what is due and what to do next.",
     ),
+    "next": ("normkata.commands.advice:next_command", "Show the single most useful next step, and why."),
+    "plan": (
+        "normkata.commands.advice:plan",
+        "Plan the minutes left before an interview: weakest first, quiz, cards and katas mixed.",
+    ),
     "kata": ("normkata.commands.kata:kata", "List katas, or start one: write its starter and show the instructions."),
     "hint": ("normkata.commands.kata:hint", "Show the next hint for a kata (three levels, each more direct)."),
     "solution": (

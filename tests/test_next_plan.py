@@ -1,0 +1,168 @@
+"""`normkata next` and `normkata plan` on prepared histories: rows written through the store's API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+
+from normkata.katas import load_katas
+from normkata.paths import database_path
+from normkata.srs import LEECH_LAPSES, schedule
+from normkata.store import KataLog, Store, utcnow
+from tests.conftest import FIXTURES, invoke
+
+RIGHT = {"mini-single": "B", "mini-multiple": "AC", "mini-tf": "true", "mini-numeric": "4", "mini-order": "BCA"}
+
+
+@pytest.fixture(autouse=True)
+def mini_bank(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NORMKATA_QUIZZES", str(FIXTURES / "good"))
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    opened = Store(database_path())
+    yield opened
+    opened.close()
+
+
+def answer(store: Store, item_id: str, correct: bool) -> None:
+    session = store.start_session("quiz", "en")
+    store.record_answer(session, item_id, "mini", RIGHT[item_id] if correct else "x", correct,
+                        schedule(store, item_id, 3 if correct else 1, duration_ms=5000))  # fmt: skip
+
+
+def rate(store: Store, rating: int, at: timedelta) -> None:
+    session = store.start_session("interview", "en")
+    state = schedule(store, "mini-card", rating, now=utcnow() - at)
+    store.record_rating(session, "mini-card", "mini", "said something", rating, state)
+
+
+def make_leech(store: Store) -> None:
+    """mini-card learnt, then forgotten LEECH_LAPSES times, each time relearnt: weeks ago, in order."""
+    at = timedelta(days=60)
+    for rating in (3, 3):  # learning steps: new -> learning -> review
+        rate(store, rating, at)
+        at -= timedelta(minutes=10)
+    for _ in range(LEECH_LAPSES):
+        rate(store, 1, at)  # Again in Review: a lapse
+        at -= timedelta(minutes=10)
+        rate(store, 3, at)  # relearnt: back in Review
+        at -= timedelta(days=1)
+
+
+def kata_minutes() -> dict[str, int]:
+    return {k.id: k.minutes for k in load_katas()[0]}
+
+
+def next_json(runner) -> dict:  # type: ignore[no-untyped-def]
+    result = invoke(runner, ["next", "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def plan_json(runner, minutes: int) -> dict:  # type: ignore[no-untyped-def]
+    result = invoke(runner, ["plan", "--minutes", str(minutes), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_fresh_learner_starts_with_a_short_quiz(runner) -> None:
+    assert next_json(runner) == {"command": "normkata quiz -n 5", "why": "a short quiz shows where you stand"}
+
+
+def test_due_reviews_come_first_then_the_weakest_topic(runner, store) -> None:
+    answer(store, "mini-single", correct=False)
+    answer(store, "mini-tf", correct=False)
+    assert next_json(runner) == {
+        "command": "normkata review",
+        "why": "2 item(s) due: FSRS expects you to forget these first",
+    }
+    assert min(kata_minutes().values()) > 9, "a kata that short would join this plan"
+    assert plan_json(runner, 9) == {
+        "steps": [
+            {"command": "normkata review", "minutes": 2, "why": "2 item(s) due: FSRS expects you to forget these first"},
+            {"command": "normkata quiz --topic mini -n 5", "minutes": 4,
+             "why": "Mini: 0% expected recall, 3 question(s) never answered"},
+            {"command": "normkata interview --topic mini -n 1", "minutes": 3,
+             "why": "Mini: 0 of 1 interview card(s) rated Good or Easy"},
+        ]
+    }  # fmt: skip
+
+
+def test_a_step_that_does_not_fit_is_cut_to_the_minutes_left(runner, store) -> None:
+    answer(store, "mini-single", correct=False)
+    answer(store, "mini-tf", correct=False)
+    assert plan_json(runner, 3) == {
+        "steps": [
+            {"command": "normkata review", "minutes": 2, "why": "2 item(s) due: FSRS expects you to forget these first"},
+            {"command": "normkata quiz --topic mini -n 1", "minutes": 1,
+             "why": "Mini: 0% expected recall, 3 question(s) never answered"},
+        ]
+    }  # fmt: skip
+
+
+def test_a_leech_is_flagged_first_in_next_and_plan(runner, store, db) -> None:
+    make_leech(store)
+    lapses = db.execute("SELECT COUNT(*) FROM review_logs WHERE rating = 1 AND state_before = 2").fetchone()[0]
+    assert lapses == LEECH_LAPSES
+    leech = {
+        "command": "normkata interview --id mini-card",
+        "why": f"mini-card was forgotten {LEECH_LAPSES} times after you had learnt it (a leech): read its "
+        "explanation, then answer it in your own words",
+    }
+    assert next_json(runner) == leech
+    assert plan_json(runner, 3)["steps"] == [{**leech, "minutes": 3}]
+
+
+def test_seven_lapses_are_not_yet_a_leech(runner, store) -> None:
+    make_leech(store)
+    store.db.execute("DELETE FROM review_logs WHERE id = (SELECT MAX(id) FROM review_logs WHERE rating = 1)")
+    assert next_json(runner)["command"] != "normkata interview --id mini-card"
+
+
+def test_a_kata_in_progress_comes_before_the_weakest_topic(runner, store) -> None:
+    (first, *_rest) = load_katas()[0]
+    result = {"passed": False, "score": 2, "max_score": 5, "counts": {}, "duration_s": 1.0,
+              "cases": [{"name": "forward", "status": "failed"}], "diagnosis": []}  # fmt: skip
+    KataLog(store).attempt(first.id, "x.py", result, "cpu")
+    assert next_json(runner) == {
+        "command": f"normkata grade {first.id}",
+        "why": f"{first.title.en} is not passed yet (best score 40%)",
+    }
+
+
+def test_strong_topics_leave_the_time_to_katas_and_a_mock(runner, store) -> None:
+    for item in RIGHT:
+        answer(store, item, correct=True)
+    rate(store, 3, timedelta(0))
+    passed, *fresh = load_katas()[0]
+    result = {"passed": True, "score": 5, "max_score": 5, "counts": {}, "duration_s": 1.0}
+    KataLog(store).attempt(passed.id, "x.py", result, "cpu")
+    minutes = sum(k.minutes for k in fresh) + 20
+    why = "{}: not started, and interviewers ask you to write it from scratch"
+    assert plan_json(runner, minutes) == {
+        "steps": [
+            *({"command": f"normkata kata {k.id}", "minutes": k.minutes, "why": why.format(k.title.en)} for k in fresh),
+            {"command": "normkata mock --minutes 20", "minutes": 20, "why": "every topic is strong: rehearse under time"},
+        ]
+    }  # fmt: skip
+
+
+def test_plan_table_and_bad_minutes(runner, store) -> None:
+    answer(store, "mini-single", correct=False)
+    result = invoke(runner, ["plan", "--minutes", "3"])
+    assert result.exit_code == 0
+    assert "A plan for 3 minutes, weakest first" in result.stdout
+    assert "normkata review" in result.stdout and "3 of 3 minutes planned." in result.stdout
+    for bad in (["plan"], ["plan", "--minutes", "0"], ["plan", "--minutes", "soon"]):
+        result = invoke(runner, bad)
+        assert result.exit_code == 2 and "--minutes" in result.stderr and "Traceback" not in result.output
+
+
+def test_next_in_chinese(runner) -> None:
+    result = invoke(runner, ["--lang", "zh", "next"])
+    assert result.stdout == "下一步：normkata quiz -n 5（先做一个简短测验，看看自己的水平）\n"
