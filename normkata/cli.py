@@ -44,6 +44,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Show a kata's reference solution: after a pass, or after you confirm giving up.",
     ),
     "grade": ("normkata.commands.kata:grade", "Grade a kata with its hidden test suite."),
+    "grade-all": (
+        "normkata.commands.classroom:grade_all",
+        "Grade a class: every submission in DIR, in parallel, into a gradebook.",
+    ),
+    "gradescope-bundle": (
+        "normkata.commands.classroom:gradescope_bundle",
+        "Build a Gradescope autograder (setup.sh, run_autograder, the normkata wheel) for a kata.",
+    ),
     "lab": ("normkata.commands.lab:lab", "Run the source documents' experiments and see the phenomena."),
     "bench": (
         "normkata.commands.lab:bench",

@@ -209,6 +209,32 @@ _STRINGS: dict[str, tuple[str, str]] = {
     ),
     "grade.running": ("Grading {kata}…", "正在评测 {kata}…"),
     "grade.written": ("Wrote {path}", "已写入 {path}"),
+    "classroom.running": ("Grading {kata}", "正在评测 {kata}"),
+    "classroom.none": (
+        "{dir}: no submission matches {pattern} (a .py file, or a folder holding {file})",
+        "{dir}：没有与 {pattern} 匹配的提交（一个 .py 文件，或含有 {file} 的文件夹）",
+    ),
+    "classroom.summary": (
+        "{kata}: {n} submissions in {seconds:.0f} s, {jobs} at a time: {passed} passed, {failed} not yet, "
+        "{errors} could not be graded.",
+        "{kata}：{n} 个提交，用时 {seconds:.0f} 秒，同时评测 {jobs} 个：{passed} 个通过，{failed} 个尚未通过，"
+        "{errors} 个无法评测。",
+    ),
+    "classroom.reused": (
+        "{n} unchanged since the last run kept their grade (--force grades them again).",
+        "{n} 个提交自上次评测以来未改动，沿用原成绩（--force 重新评测）。",
+    ),
+    "classroom.mean": ("Mean score: {percent:.0%} of the cases.", "平均得分：用例的 {percent:.0%}。"),
+    "classroom.common": ("Most common mistakes", "最常见的错误"),
+    "classroom.col.mistake": ("Mistake", "错误"),
+    "classroom.col.id": ("Id", "编号"),
+    "classroom.col.submissions": ("Submissions", "提交数"),
+    "classroom.error": ("Could not grade {name}: {error}", "无法评测 {name}：{error}"),
+    "classroom.written": ("Wrote {gradebook} and the reports in {reports}", "已写入 {gradebook}，报告在 {reports}"),
+    "classroom.bundle.written": (
+        "Wrote {path}: upload it as the autograder of a Gradescope programming assignment.",
+        "已写入 {path}：将它上传为 Gradescope 编程作业的自动评分器。",
+    ),
     "grade.no_kata": (
         "No kata to grade yet: start one with `normkata kata rmsnorm`.",
         "还没有可评测的练习：先运行 `normkata kata rmsnorm`。",

@@ -1,0 +1,110 @@
+"""A Gradescope autograder for one kata: setup.sh, run_autograder and the normkata wheel, zipped.
+
+Gradescope runs `setup.sh` once when it builds the autograder's image and `run_autograder` in
+a fresh container for every submission, so each learner's file is graded on a machine of its
+own: the platform is the scale-out. The root is `/autograder`, or NORMKATA_AUTOGRADER_ROOT
+(the tests point it at a temporary tree laid out the same way).
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from normkata.errors import InputError
+from normkata.katas import Kata
+from normkata.paths import content_root
+
+#: torch as the bundle installs it: the CPU wheel (Gradescope's containers have no GPU, and the
+#: default CUDA build is several GB), the version this project is tested with.
+TORCH = "torch==2.13.0"
+TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+
+_SETUP = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder image (choose the Ubuntu 24.04 base).
+set -euo pipefail
+ROOT="${{NORMKATA_AUTOGRADER_ROOT:-/autograder}}"
+apt-get update
+# libseccomp2: the grading sandbox's system-call filter.
+apt-get install -y --no-install-recommends python3 python3-venv python3-pip libseccomp2
+python3 -m venv "$ROOT/normkata-venv"
+# torch first and from the CPU index, so the wheel's torch requirement is already met.
+"$ROOT/normkata-venv/bin/pip" install {torch} --index-url {index}
+"$ROOT/normkata-venv/bin/pip" install "$ROOT/source/"{wheel}
+"""
+
+_RUN = """\
+#!/usr/bin/env bash
+# Gradescope runs this for every submission; what students see is results/results.json.
+set -uo pipefail
+ROOT="${{NORMKATA_AUTOGRADER_ROOT:-/autograder}}"
+KATA={kata}
+FILE={file}
+GRADE_LANG={lang}
+RESULTS="$ROOT/results/results.json"
+export PATH="$ROOT/normkata-venv/bin:$PATH"
+export NORMKATA_HOME="$ROOT/normkata-home"
+mkdir -p "$ROOT/results"
+fallback() {{  # results.json when no grade was written: the reason, no points
+  printf '{{"score": 0.0, "output": "%s", "tests": []}}\\n' "$1" > "$RESULTS"
+}}
+if [ ! -f "$ROOT/submission/$FILE" ]; then
+  fallback "Your submission has no $FILE: upload a file with exactly that name."
+  exit 0
+fi
+WORK="$(mktemp -d)"
+cp "$ROOT/submission/$FILE" "$WORK/$FILE"
+normkata --lang "$GRADE_LANG" grade "$KATA" --file "$WORK/$FILE" --format gradescope --output "$RESULTS"
+status=$?
+if [ "$status" -gt 1 ] || [ ! -s "$RESULTS" ]; then
+  fallback "The grader stopped (exit code $status); your instructor can see why in the autograder output."
+fi
+exit 0
+"""
+
+_EXECUTABLE = 0o100755 << 16
+_FILE = 0o100644 << 16
+
+
+def build_bundle(kata: Kata, out: Path, *, wheel: Path | None, lang: str) -> Path:
+    """Write the autograder zip for `kata` to `out`, with `wheel` or one built from this checkout."""
+    with tempfile.TemporaryDirectory(prefix="normkata-bundle-") as scratch:
+        wheel = wheel or build_wheel(Path(scratch))
+        if not (wheel.is_file() and wheel.name.startswith("normkata-") and wheel.suffix == ".whl"):
+            raise InputError(f"--wheel: {wheel} is not a normkata wheel (normkata-*.whl)")
+        setup = _SETUP.format(torch=TORCH, index=TORCH_INDEX, wheel=shlex.quote(wheel.name))
+        run = _RUN.format(kata=shlex.quote(kata.id), file=shlex.quote(kata.file), lang=shlex.quote(lang))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:  # files at the root, as Gradescope asks
+            _add(archive, "setup.sh", setup.encode(), _EXECUTABLE)
+            _add(archive, "run_autograder", run.encode(), _EXECUTABLE)
+            _add(archive, wheel.name, wheel.read_bytes(), _FILE)
+    return out
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
+    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+    info.external_attr = mode
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, data)
+
+
+def build_wheel(folder: Path) -> Path:
+    """The normkata wheel built from this source checkout, offline (pip with the local hatchling)."""
+    root = content_root()
+    if not (root / "pyproject.toml").is_file():
+        raise InputError("normkata runs from an installed wheel here: pass that wheel with --wheel FILE")
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(root)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    wheels = sorted(folder.glob("normkata-*.whl"))
+    if built.returncode != 0 or not wheels:
+        why = (built.stderr.strip().splitlines() or ["no wheel written"])[-1]
+        raise InputError(f"building the normkata wheel failed ({why}): install hatchling, or pass --wheel FILE")
+    return wheels[-1]
