@@ -22,6 +22,7 @@ from normkata.grading.contract import (
     Program,
     RunReply,
     Step,
+    StepReply,
     Tolerance,
     dtype_name,
     tolerance_for,
@@ -477,3 +478,109 @@ def _describe_init(value: torch.Tensor) -> str:
     if bool((value == 0).all()):
         return say("zeros", "全 0")
     return say("the given values", "给定的值")
+
+
+# -- autograd Functions with a hand-written backward -------------------------------------------
+
+AUTOGRAD_IN_BACKWARD = Misconception(
+    "autograd-in-backward",
+    "backward uses autograd instead of the derived formula",
+    "backward 用了 autograd，而不是推导出的公式",
+    "Compute every gradient from what forward saved, with plain tensor operations: no torch.autograd.grad, "
+    "no .backward() and no torch.enable_grad() inside backward.",
+    "只用 forward 保存的张量和普通张量运算算出每个梯度：backward 里不要调用 torch.autograd.grad、.backward()，"
+    "也不要用 torch.enable_grad()。",
+)
+
+
+@dataclass
+class FunctionCall:
+    """`cls.apply(*tensors, *extra.values())` on one input, as a suite sends it and the learner reads it."""
+
+    cls: str
+    names: Sequence[str]  # the tensors' names, in order: x, weight, bias
+    tensors: Sequence[torch.Tensor]
+    extra: dict[str, Any]  # plain arguments after the tensors, passed by position: eps
+    label: str  # what the input x is, for the learner: "N(0,1)", "small-variance (1e-3·N(0,1))"
+
+    def text(self) -> str:
+        """`RMSNormFunction.apply(x, weight, eps=1e-05)`."""
+        parts = [*self.names, *(f"{k}={_value(v)}" for k, v in self.extra.items())]
+        return f"{self.cls}.apply({', '.join(parts)})"
+
+    def program(self, harness: Harness, grad_output: torch.Tensor | None) -> Program:
+        step = Step(list(self.tensors), input_grad=grad_output is not None, grad_output=grad_output,
+                    extra=list(self.extra.values()))  # fmt: skip
+        return Program(self.cls, [], {}, device=harness.device, steps=[step], seed=_RUN.seed, kind="function")
+
+    def run(self, harness: Harness, grad_output: torch.Tensor | None,
+            error_suspects: Sequence[ErrorSuspect] = ()) -> StepReply:  # fmt: skip
+        try:
+            reply = harness.submission.run(self.program(harness, grad_output))
+        except TimeBudgetUsed:
+            raise
+        except SubmissionError as exc:
+            raise LearnerError(f"{self.text()}: {exc.text(_RUN.lang)}") from None
+        if not reply.ok:
+            failure = reply.failure or Failure("Error", "", 0, "run")
+            message = explain(failure, self.text())
+            for misconception, matches in error_suspects:
+                if matches(failure):
+                    message += " " + harness.diagnose(misconception)
+                    break
+            raise LearnerError(message)
+        return reply.steps[0]
+
+
+Suspects = Sequence[tuple[Misconception, torch.Tensor]]
+
+
+def backward_case(
+    harness: Harness,
+    call: FunctionCall,
+    *,
+    grad_output: torch.Tensor,
+    expected: Sequence[torch.Tensor],
+    suspects: Sequence[Suspects] = (),
+    error_suspects: Sequence[ErrorSuspect] = (),
+) -> StepReply:
+    """Forward, then backward with `grad_output`: the output and the gradient of every tensor.
+
+    `expected` is the output then one gradient per tensor (float64); `suspects` lines up with it.
+    Outputs use the input dtype's tolerance, gradients the gradient tolerance (float64's in float64).
+    """
+    got = call.run(harness, grad_output, error_suspects)
+    dtype = call.tensors[0].dtype
+    on = Input(call.tensors[0], call.label).describe(harness.device)
+    found = [*suspects, *([()] * (len(expected) - len(suspects)))]
+    if not got.outputs:
+        fail(say("{call} on {on}: forward returned nothing", "{call}，{on}：forward 没有返回值",
+                 call=call.text(), on=on))  # fmt: skip
+    harness.assert_close(got.output, expected[0], tol=tolerance_for(dtype), call=call.text(), on=on,
+                         suspects=found[0])  # fmt: skip
+    tol = TOLERANCES["float64" if dtype == torch.float64 else "gradient"]
+    backward = say("{call}, then backward", "{call} 之后反向传播", call=call.text())
+    for index, name in enumerate(call.names):
+        grad = got.input_grads[index] if index < len(got.input_grads) else None
+        if grad is None:
+            fail(say("{call} on {on}: no gradient for {name} (did backward return None in its place?)",
+                     "{call}，{on}：{name} 没有得到梯度（backward 是否在它的位置返回了 None？）",
+                     call=backward, on=on, name=name))  # fmt: skip
+        what = say("gradient of {name}", "{name} 的梯度", name=name)
+        harness.assert_close(grad, expected[index + 1], tol=tol, call=backward, on=on, what=what,
+                             suspects=found[index + 1])  # fmt: skip
+    return got
+
+
+def expect_no_autograd(harness: Harness, call: FunctionCall, got: StepReply) -> None:
+    """Fail, naming the mistake, when the learner's backward used autograd (what the worker saw)."""
+    if got.autograd_in_backward:
+        fail(say("{call}: backward used autograd ({found}); this kata asks for the gradients written out. ",
+                 "{call}：backward 使用了 autograd（{found}）；本练习要求手写出梯度。",
+                 call=call.text(), found=", ".join(got.autograd_in_backward))
+             + harness.diagnose(AUTOGRAD_IN_BACKWARD))  # fmt: skip
+
+
+def invalid_gradient(index: int) -> Callable[[Failure], bool]:
+    """Matches autograd's refusal of a gradient whose shape does not fit input `index`."""
+    return lambda failure: f"returned an invalid gradient at index {index}" in failure.message
