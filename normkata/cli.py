@@ -37,6 +37,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "normkata.commands.advice:plan",
         "Plan the minutes left before an interview: weakest first, quiz, cards and katas mixed.",
     ),
+    "mock": (
+        "normkata.commands.mock:mock",
+        "Run a timed mock interview, then score your answers against the key points.",
+    ),
     "kata": ("normkata.commands.kata:kata", "List katas, or start one: write its starter and show the instructions."),
     "hint": ("normkata.commands.kata:hint", "Show the next hint for a kata (three levels, each more direct)."),
     "solution": (

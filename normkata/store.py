@@ -14,7 +14,7 @@ import json
 import os
 import sqlite3
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import closing, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -163,7 +163,9 @@ class Store:
         response: str,
         rating: int,
         srs_state: SrsState,
+        then: Sequence[tuple[str, tuple]] = (),
     ) -> None:
+        """The rating and the card's new schedule, and any statements `then` (a mock's score), all at once."""
         with self.transaction():
             self.db.execute(
                 "INSERT INTO ratings (session_id, item_id, topic, response, rating, rated_at) "
@@ -171,6 +173,8 @@ class Store:
                 (session_id, item_id, topic, response, rating, iso(utcnow())),
             )
             self._save_srs(item_id, "card", topic, srs_state)
+            for sql, params in then:
+                self.db.execute(sql, params)
 
     def _save_srs(self, item_id: str, kind: str, topic: str, srs_state: SrsState) -> None:
         card_json, due = (srs_state.card_json, srs_state.due) if isinstance(srs_state, Review) else srs_state

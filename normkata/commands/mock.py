@@ -1,0 +1,258 @@
+"""`normkata mock`: a timed mock interview, a debrief against the key points, and a scorecard."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import click
+
+from normkata.errors import EXIT_INTERRUPTED, InputError
+from normkata.options import current_lang, lang_option, topic_option
+
+if TYPE_CHECKING:
+    from normkata.mock import Asked, MockLog
+    from normkata.practice import Practice
+
+
+@dataclass
+class Given:
+    """An answer given in the mock, and its row in mock_answers."""
+
+    asked: Asked
+    text: str
+    seconds: int
+    row: int
+
+
+@click.command()
+@click.option("--minutes", type=click.IntRange(min=1), default=20, show_default=True, help="Length of the interview.")
+@topic_option
+@click.option("--editor", is_flag=True, help="Write each answer in $EDITOR instead of the terminal.")
+@click.option("--history", "show_history", is_flag=True, help="List your past scorecards and stop.")
+@lang_option
+def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang: str | None) -> None:
+    """Run a timed mock interview, then score your answers against the key points.
+
+    Interview cards you know least are chosen while they fit in --minutes, then asked easy
+    first, each followed by its follow-ups; the time left is shown with every question. An
+    answer runs over several lines: an empty line (or Ctrl-D) ends it. At the debrief each
+    answer stands beside its key points and you tick the ones you made: none is Again, under
+    half Hard, half or more Good, all Easy, scheduled with FSRS. The scorecard is saved.
+
+    \b
+    Examples:
+      normkata mock
+      normkata mock --minutes 10 --topic rmsnorm
+      EDITOR=nano normkata mock --editor
+      normkata mock --history
+    """
+    from normkata.content.bank import check_topic
+    from normkata.i18n import t
+    from normkata.mock import MockLog, interview_order
+    from normkata.practice import open_practice
+    from normkata.standing import load_standing
+
+    lang = current_lang(lang)
+    if show_history:
+        _history(lang)
+        return
+    practice = open_practice("mock", lang)
+    check_topic(practice.bank, topic)
+    cards = [c for c in practice.bank.cards if topic is None or c.topic == topic]
+    standing = load_standing(practice.bank, practice.store)
+    strength = {i.id: i.strength for i in standing.items if i.kind == "card"}
+    asked = interview_order(cards, minutes, strength)
+    if not asked:
+        raise InputError(t("card.none", lang))
+    log = MockLog(practice.store)
+    mock_id = log.start(practice.session_id, topic, minutes)
+    practice.console.print(f"[heading]{t('mock.title', lang, n=len(asked), minutes=minutes)}[/]")
+    given: list[Given] = []
+    scored = 0
+    started = time.monotonic()
+    try:
+        given = _interview(practice, log, mock_id, asked, started + minutes * 60, editor)
+        log.finish(mock_id, round(time.monotonic() - started))
+        scored = _debrief(practice, log, given)
+    except KeyboardInterrupt:
+        practice.console.print()
+        log.finish(mock_id, round(time.monotonic() - started))
+        practice.store.end_session(practice.session_id)
+        practice.console.print(t("mock.stopped", lang, answered=len(given), scored=scored))
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    practice.store.end_session(practice.session_id)
+    _scorecard(practice, mock_id, round(time.monotonic() - started))
+
+
+def _interview(
+    practice: Practice, log: MockLog, mock_id: int, asked: list[Asked], deadline: float, editor: bool
+) -> list[Given]:
+    """Ask until the questions, the time or the input run out; each answer is saved as it is given."""
+    from normkata.answer_input import edit_answer, flush_typed_ahead, read_answer
+    from normkata.i18n import t
+    from normkata.quiz.paragraph import Paragraph
+
+    console, lang = practice.console, practice.lang
+    given: list[Given] = []
+    number = 0
+    for position, item in enumerate(asked, start=1):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            console.print(f"[warn]{t('mock.time_up', lang)}[/]")
+            break
+        if not practice.prompter.has_more():
+            break
+        clock = t("mock.clock", lang, left=_clock(left))
+        if item.follow_up is None:
+            number += 1
+            label = t("mock.question", lang, i=number)
+        else:
+            label = t("mock.follow_up", lang)
+        console.print()
+        console.rule(f"[heading]{label}[/]  [quiz.meta]{clock}[/]")
+        console.print(Paragraph(item.prompt(lang), "quiz.prompt"))
+        flush_typed_ahead()  # keys pressed before this question was on screen are not its answer
+        began = time.monotonic()
+        if editor:
+            text: str | None = edit_answer(item.prompt(lang), lang)
+        else:
+            text = read_answer(practice.prompter, t("mock.answer", lang, clock=clock))
+        if text is None:
+            break
+        seconds = round(time.monotonic() - began)
+        given.append(Given(item, text, seconds, log.answer(mock_id, position, item, text, seconds)))
+    return given
+
+
+def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
+    """Each answer beside its key points; the ticks become the card's FSRS rating. Returns how many were scored."""
+    from rich.markup import escape
+    from rich.panel import Panel
+    from rich.table import Table
+
+    from normkata.i18n import t
+    from normkata.mock import rating_for
+    from normkata.srs import schedule
+
+    console, lang = practice.console, practice.lang
+    if given:
+        console.print()
+        console.rule(f"[heading]{t('mock.debrief', lang)}[/]")
+    scored = 0
+    for answer in given:
+        card = answer.asked.card
+        if answer.asked.follow_up is not None:
+            continue
+        follow_ups = [g for g in given if g.asked.card.id == card.id and g.asked.follow_up is not None]
+        points = card.key_points.get(lang)
+        side = Table(show_header=True, expand=True, title=escape(card.prompt.get(lang)), title_style="quiz.prompt")
+        side.add_column(t("mock.you_said", lang), ratio=1)
+        side.add_column(t("card.key_points", lang), ratio=1, style="card.points")
+        said = escape(answer.text) if answer.text else f"[muted]{t('mock.no_answer', lang)}[/]"
+        side.add_row(said, "\n".join(f"{i}. {escape(p)}" for i, p in enumerate(points, start=1)))
+        console.print(side)
+        for extra in follow_ups:
+            text = escape(extra.text) if extra.text else f"[muted]{t('mock.no_answer', lang)}[/]"
+            console.print(Panel(text, title=escape(extra.asked.prompt(lang)), title_align="left"))
+        if answer.text:
+            made = _read_ticks(practice, len(points))
+            if made is None:
+                return scored
+        else:
+            made = []
+        rating = rating_for(len(made), len(points))
+        review = schedule(practice.store, card.id, rating, duration_ms=answer.seconds * 1000)
+        log.score(answer.row, practice.session_id, card, answer.text, made, review)
+        console.print(f"[muted]{t(f'rating.{rating}', lang)} · {len(made)}/{len(points)}[/]")
+        scored += 1
+    return scored
+
+
+def _read_ticks(practice: Practice, n: int) -> list[int] | None:
+    """The key points the learner made, as numbers from 1 (full-width digits too); None at end of input."""
+    import re
+    import unicodedata
+
+    from normkata.answer_input import flush_typed_ahead
+    from normkata.i18n import t
+
+    flush_typed_ahead()  # a key typed while the debrief was printing must not tick anything
+    while True:
+        raw = practice.prompter.ask(t("mock.tick", practice.lang))
+        if raw is None:
+            return None
+        text = unicodedata.normalize("NFKC", raw).strip().lower()
+        if text in ("a", "all"):
+            return list(range(1, n + 1))
+        numbers = [int(x) for x in re.findall(r"\d+", text)]
+        if re.fullmatch(r"[\d\s,]*", text) and all(1 <= x <= n for x in numbers):
+            return sorted(set(numbers))
+        practice.console.print(f"[warn]{t('mock.tick.invalid', practice.lang, n=n)}[/]")
+
+
+def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
+    from rich.table import Table
+
+    from normkata.i18n import t
+
+    console, lang = practice.console, practice.lang
+    rows = practice.store.db.execute(
+        "SELECT card_id, points, made, rating FROM mock_answers WHERE mock_id = ? AND follow_up IS NULL ORDER BY id",
+        (mock_id,),
+    ).fetchall()
+    table = Table(title=t("mock.scorecard", lang), title_style="heading")
+    for key in ("mock.col.question", "mock.col.points", "mock.col.rating"):
+        table.add_column(t(key, lang))
+    made_total = 0
+    for row in rows:
+        made = len(json.loads(row["made"])) if row["made"] is not None else None
+        made_total += made or 0
+        rating = t(f"rating.{row['rating']}", lang) if row["rating"] else "-"
+        table.add_row(row["card_id"], f"{made}/{row['points']}" if made is not None else "-", rating)
+    console.print(table)
+    points = sum(r["points"] for r in rows)
+    share = f"{made_total / points:.0%}" if points else "-"
+    console.print(t("mock.total", lang, made=made_total, points=points, share=share, used=_clock(seconds), id=mock_id))
+
+
+def _history(lang: str) -> None:
+    from rich.table import Table
+
+    from normkata.i18n import t
+    from normkata.mock import MockLog
+    from normkata.practice import report_damage
+    from normkata.store import open_store
+    from normkata.ui import make_console
+
+    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    try:
+        rows = MockLog(store).history()
+    finally:
+        store.close()
+    console = make_console()
+    if not rows:
+        console.print(t("mock.history.empty", lang))
+        return
+    table = Table(title=t("mock.history.title", lang), title_style="heading")
+    table.add_column("#", justify="right")
+    for key in ("mock.history.when", "mock.history.topic", "mock.history.time", "mock.history.answered"):
+        table.add_column(t(key, lang))
+    table.add_column(t("mock.col.points", lang), justify="right")
+    for row in rows:
+        points, made = row["points"] or 0, row["made"] or 0
+        score = f"{made}/{points} ({made / points:.0%})" if points else "-"
+        used = _clock(row["seconds_used"] or 0)
+        table.add_row(
+            str(row["id"]), row["started_at"][:16].replace("T", " "), row["topic"] or t("mock.all_topics", lang),
+            f"{used} / {row['minutes']}:00", str(row["answered"]), score,
+        )  # fmt: skip
+    console.print(table)
+
+
+def _clock(seconds: float) -> str:
+    """Seconds as m:ss."""
+    whole = max(0, int(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"

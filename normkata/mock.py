@@ -1,0 +1,112 @@
+"""A mock interview: which cards, in what order, how ticks become a rating, and the scorecards kept.
+
+Cards are chosen weakest first (never rated, then lowest FSRS strength) while their estimated
+time fits, then asked as an interviewer would: easy before hard, each card's follow-ups right
+after it. At the debrief the learner ticks the key points they made; the share becomes an FSRS
+rating: none → Again, under half → Hard, half or more → Good, all → Easy.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from normkata.content.model import DIFFICULTIES, Card
+from normkata.store import Review, Store, iso, utcnow
+
+#: Estimated seconds to answer a card aloud, and each of its follow-ups.
+CARD_SECONDS, FOLLOW_UP_SECONDS = 150, 60
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question of the mock: a card, or one of its follow-ups."""
+
+    card: Card
+    follow_up: int | None = None  # index into the card's follow-ups
+
+    def prompt(self, lang: str) -> str:
+        if self.follow_up is None:
+            return self.card.prompt.get(lang)
+        return self.card.follow_ups.get(lang)[self.follow_up]
+
+    @property
+    def points(self) -> int:
+        """Key points to make: a follow-up has none of its own."""
+        return len(self.card.key_points.en) if self.follow_up is None else 0
+
+
+def interview_order(cards: list[Card], minutes: int, strength: dict[str, float]) -> list[Asked]:
+    """The questions of a mock of `minutes`: at least one card, then as many as fit, weakest first."""
+    by_weakness = sorted(cards, key=lambda c: strength.get(c.id, 0.0))  # stable: the bank's order breaks ties
+    chosen: list[Card] = []
+    budget = minutes * 60
+    for card in by_weakness:
+        cost = CARD_SECONDS + FOLLOW_UP_SECONDS * len(card.follow_ups.en)
+        if chosen and cost > budget:
+            continue
+        chosen.append(card)
+        budget -= cost
+    chosen.sort(key=lambda c: DIFFICULTIES.index(c.difficulty))
+    return [Asked(card, index) for card in chosen for index in (None, *range(len(card.follow_ups.en)))]
+
+
+def rating_for(made: int, points: int) -> int:
+    """Key points made out of `points` as an FSRS rating (1 Again .. 4 Easy)."""
+    if made <= 0 or points <= 0:
+        return 1
+    if made == points:
+        return 4
+    return 3 if 2 * made >= points else 2
+
+
+class MockLog:
+    """Mock interviews in the progress store: each answer saved as given, its score at the debrief."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+
+    def start(self, session_id: int, topic: str | None, minutes: int) -> int:
+        with self.store.transaction():
+            cur = self.db.execute(
+                "INSERT INTO mock_interviews (session_id, topic, minutes, started_at) VALUES (?, ?, ?, ?)",
+                (session_id, topic, minutes, iso(utcnow())),
+            )
+        return int(cur.lastrowid or 0)
+
+    def answer(self, mock_id: int, position: int, asked: Asked, text: str, seconds: int) -> int:
+        with self.store.transaction():
+            cur = self.db.execute(
+                "INSERT INTO mock_answers (mock_id, position, card_id, follow_up, answer, seconds, points) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (mock_id, position, asked.card.id, asked.follow_up, text, seconds, asked.points),
+            )
+        return int(cur.lastrowid or 0)
+
+    def score(self, answer_id: int, session_id: int, card: Card, text: str, made: list[int], review: Review) -> None:
+        """The ticks and their rating, and the card's FSRS review: together or not at all."""
+        self.store.record_rating(
+            session_id, card.id, card.topic, text, review.rating, review,
+            then=[("UPDATE mock_answers SET made = ?, rating = ? WHERE id = ?",
+                   (json.dumps(made), review.rating, answer_id))],
+        )  # fmt: skip
+
+    def finish(self, mock_id: int, seconds_used: int) -> None:
+        with self.store.transaction():
+            self.db.execute(
+                "UPDATE mock_interviews SET ended_at = ?, seconds_used = ? WHERE id = ?",
+                (iso(utcnow()), seconds_used, mock_id),
+            )
+
+    def history(self) -> list[sqlite3.Row]:
+        """Every mock, oldest first, with its answers counted and its key points made and asked."""
+        return self.db.execute(
+            "SELECT m.id, m.topic, m.minutes, m.started_at, m.seconds_used, "
+            "COUNT(a.id) AS answered, "
+            "SUM(CASE WHEN a.follow_up IS NULL THEN a.points ELSE 0 END) AS points, "
+            "SUM(CASE WHEN a.made IS NULL THEN 0 ELSE json_array_length(a.made) END) AS made, "
+            "SUM(a.follow_up IS NULL AND a.made IS NULL) AS unscored "
+            "FROM mock_interviews m LEFT JOIN mock_answers a ON a.mock_id = m.id GROUP BY m.id ORDER BY m.id"
+        ).fetchall()

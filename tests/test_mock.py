@@ -1,0 +1,131 @@
+"""`normkata mock`: interviewer's order, multi-line answers, the debrief's ticks, the saved scorecard."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from normkata.content.model import Card, Text, TextList
+from normkata.mock import Asked, interview_order, rating_for
+from tests.conftest import FIXTURES, invoke
+
+
+@pytest.fixture(autouse=True)
+def mini_bank(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NORMKATA_QUIZZES", str(FIXTURES / "good"))
+
+
+def _card(card_id: str, difficulty: str, follow_ups: int) -> Card:
+    asks = tuple(f"{card_id} follow-up {i}" for i in range(follow_ups))
+    return Card(card_id, "t", difficulty, Text(card_id, card_id), TextList(("a", "b"), ("a", "b")), Text("", ""),
+                TextList(asks, asks), "beyond")  # fmt: skip
+
+
+def test_interviewer_order_easy_first_follow_ups_after_their_question() -> None:
+    cards = [_card("hard", "hard", 1), _card("easy", "easy", 2), _card("medium", "medium", 0)]
+    order = interview_order(cards, minutes=30, strength={})
+    assert [(a.card.id, a.follow_up) for a in order] == [
+        ("easy", None), ("easy", 0), ("easy", 1), ("medium", None), ("hard", None), ("hard", 0),
+    ]  # fmt: skip
+
+
+def test_the_weakest_cards_are_chosen_when_time_is_short() -> None:
+    cards = [_card("known", "easy", 0), _card("shaky", "medium", 0), _card("new", "hard", 0)]
+    order = interview_order(cards, minutes=5, strength={"known": 0.95, "shaky": 0.4})
+    assert [a.card.id for a in order] == ["shaky", "new"]  # two cards of 150 s fit in 5 min, the known one waits
+    assert [a.card.id for a in interview_order(cards, minutes=1, strength={})] == ["known"]  # one at least
+    assert Asked(cards[0]).points == 2 and Asked(_card("f", "easy", 1), 0).points == 0
+
+
+@pytest.mark.parametrize(("made", "rating"), [(0, 1), (1, 2), (2, 3), (3, 3), (4, 4)])
+def test_ticks_become_a_rating(made: int, rating: int) -> None:
+    assert rating_for(made, 4) == rating
+
+
+def test_piped_mock_saves_the_scorecard_and_feeds_fsrs(runner, db) -> None:
+    result = invoke(runner, ["mock", "--minutes", "5"], "small\ntidy too\n\nbecause\n\n9\n1\n")
+    assert result.exit_code == 0, result.output
+    assert "Question 1  4:5" in result.stdout and "Follow-up" in result.stdout
+    assert "Type numbers from 1 to 2, a, or Enter." in result.stdout  # 9 is not a key point
+    assert "1 of 2 key points (50%)" in result.stdout and "saved as mock interview #1." in result.stdout
+    rows = db.execute("SELECT position, card_id, follow_up, answer, points, made, rating FROM mock_answers ORDER BY id")
+    assert [tuple(r) for r in rows] == [
+        (1, "mini-card", None, "small\ntidy too", 2, "[1]", 3),
+        (2, "mini-card", 0, "because", 0, None, None),
+    ]
+    mock = db.execute("SELECT topic, minutes, ended_at FROM mock_interviews").fetchone()
+    assert mock["topic"] is None and mock["minutes"] == 5 and mock["ended_at"]
+    assert tuple(db.execute("SELECT item_id, response, rating FROM ratings").fetchone()) == (
+        "mini-card", "small\ntidy too", 3,
+    )  # fmt: skip
+    log = db.execute("SELECT kind, rating, state_before, duration_ms FROM review_logs").fetchone()
+    assert (log["kind"], log["rating"], log["state_before"]) == ("card", 3, 1) and log["duration_ms"] is not None
+    history = invoke(runner, ["mock", "--history"])
+    assert history.exit_code == 0 and "│ 1 │" in history.stdout and "1/2 (50%)" in history.stdout
+
+
+def test_an_unanswered_card_is_scored_again_without_asking(runner, db) -> None:
+    result = invoke(runner, ["mock"], "\n\n")
+    assert result.exit_code == 0
+    assert "Key points you made" not in result.stdout and "(no answer)" in result.stdout
+    assert db.execute("SELECT rating FROM ratings").fetchone()[0] == 1
+
+
+def test_end_of_input_keeps_the_answers_given(runner, db) -> None:
+    result = invoke(runner, ["mock"], "only this\n")
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert db.execute("SELECT answer, made FROM mock_answers").fetchall()[0][:] == ("only this", None)
+    assert db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0
+
+
+def test_editor_answers(runner, db, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "from the editor\\n\\n# a comment\\n" > "$1"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("EDITOR", str(editor))
+    result = invoke(runner, ["mock", "--editor"], "a\n")
+    assert result.exit_code == 0, result.output
+    answers = [r[0] for r in db.execute("SELECT answer FROM mock_answers ORDER BY id")]
+    assert answers == ["from the editor", "from the editor"]
+    assert json.loads(db.execute("SELECT made FROM mock_answers WHERE follow_up IS NULL").fetchone()[0]) == [1, 2]
+
+
+def test_bad_options_and_empty_history(runner) -> None:
+    assert "No mock interviews yet" in invoke(runner, ["mock", "--history"]).stdout
+    for args, name in ((["mock", "--minutes", "0"], "--minutes"), (["mock", "--topic", "zzz"], "--topic")):
+        result = invoke(runner, args, "")
+        assert result.exit_code == 2 and name in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_mock_in_a_real_terminal(isolated_home: Path) -> None:
+    """A pasted two-line answer with a `3` typed ahead, then a `2` typed ahead of the debrief: both dropped."""
+    pexpect = pytest.importorskip("pexpect")
+    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_QUIZZES": str(FIXTURES / "good"),
+           "NORMKATA_LANG": "en", "TERM": "xterm", "COLUMNS": "100"}  # fmt: skip
+    child = pexpect.spawn(sys.executable, ["-m", "normkata", "mock", "--minutes", "5"], env=env, encoding="utf-8",
+                          timeout=30, dimensions=(40, 100))  # fmt: skip
+    child.expect("Explain minis.")
+    child.expect(r"Your answer \(\d:\d\d left\):")
+    child.send("small\ntidy too\n\n3\n")  # pasted at once: the answer, its end, and a key typed ahead
+    child.expect("Why\\?")
+    child.expect(r"Your answer \(\d:\d\d left\):")
+    child.send("because\n\n2\n")
+    child.expect("Key points you made")
+    child.sendline("1")
+    child.expect(r"saved as mock interview #1\.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    import sqlite3
+
+    db = sqlite3.connect(isolated_home / "normkata.db")
+    rows = db.execute("SELECT follow_up, answer, made, rating FROM mock_answers ORDER BY id").fetchall()
+    assert db.execute("SELECT item_id, rating FROM ratings").fetchall() == [("mini-card", 3)]
+    db.close()
+    assert rows == [(None, "small\ntidy too", "[1]", 3), (0, "because", None, None)]
