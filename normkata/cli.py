@@ -41,6 +41,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "normkata.commands.mock:mock",
         "Run a timed mock interview, then score your answers against the key points.",
     ),
+    "history": (
+        "normkata.commands.history:history",
+        "List kata attempts: time, score, seed and the misconceptions named.",
+    ),
     "kata": ("normkata.commands.kata:kata", "List katas, or start one: write its starter and show the instructions."),
     "hint": ("normkata.commands.kata:hint", "Show the next hint for a kata (three levels, each more direct)."),
     "solution": (

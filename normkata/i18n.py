@@ -202,6 +202,40 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "还没有模拟面试记录：试试 `normkata mock --minutes 20`。",
     ),
     "mock.all_topics": ("all", "全部"),
+    "history.title": ("Kata attempts", "编程练习评测记录"),
+    "history.col.kata": ("Kata", "练习"),
+    "history.col.when": ("When (UTC)", "时间（UTC）"),
+    "history.col.score": ("Score", "得分"),
+    "history.col.seed": ("Seed", "种子"),
+    "history.col.misconceptions": ("Misconceptions named", "识别出的常见错误"),
+    "history.empty": (
+        "No kata attempts yet: start one with `normkata kata rmsnorm`, then `normkata grade`.",
+        "还没有评测记录：先运行 `normkata kata rmsnorm`，再运行 `normkata grade`。",
+    ),
+    "history.diff.needs_kata": (
+        "--diff needs a kata: give NAME, or grade one first.",
+        "--diff 需要指定练习：请给出 NAME，或先评测一个练习。",
+    ),
+    "history.diff.one": ("{kata} has one attempt: nothing to compare yet.", "{kata} 只有一次评测：暂无可比较的内容。"),
+    "history.diff.against_pass": (
+        "{kata}: attempt #{id} ({when}, {score}) against the last pass, #{base} ({base_when}, {base_score})",
+        "{kata}：第 {id} 次评测（{when}，{score}）对比最近一次通过的第 {base} 次（{base_when}，{base_score}）",
+    ),
+    "history.diff.against_previous": (
+        "{kata}: attempt #{id} ({when}, {score}) against the one before, #{base} ({base_when}, {base_score}); "
+        "no pass yet",
+        "{kata}：第 {id} 次评测（{when}，{score}）对比上一次第 {base} 次（{base_when}，{base_score}）；尚未通过",
+    ),
+    "history.diff.unknown": (
+        "Attempt #{id} was graded before case results were kept: grade again to compare.",
+        "第 {id} 次评测早于逐个用例的记录：请重新评测后再比较。",
+    ),
+    "history.diff.failing": ("Newly failing ({n}):", "新出现的失败（{n}）："),
+    "history.diff.passing": ("Newly passing ({n}):", "新通过的用例（{n}）："),
+    "history.diff.same": ("No case changed its verdict.", "没有用例的结果发生变化。"),
+    "history.diff.still": ("Still failing: {n}", "仍未通过：{n}"),
+    "history.diff.named_now": ("Misconceptions named now: {names}", "新识别出的常见错误：{names}"),
+    "history.diff.no_longer": ("No longer named: {names}", "不再出现的常见错误：{names}"),
     "content.ok": (
         "OK: {questions} questions and {cards} interview cards in {files} file(s).",
         "通过：{files} 个文件，共 {questions} 道题、{cards} 张面试卡片。",

@@ -1,0 +1,124 @@
+"""`normkata history`: kata attempts, and what changed since the last pass."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from normkata.errors import InputError
+from normkata.options import current_lang, lang_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from normkata.kata_history import Attempt, Diff
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--diff", "show_diff", is_flag=True, help="What changed since the last pass (NAME: the last kata).")
+@lang_option
+def history(name: str | None, show_diff: bool, lang: str | None) -> None:
+    """List kata attempts: time, score, seed and the misconceptions named.
+
+    With --diff, the last attempt is compared with the last pass before it (or, before any
+    pass, with the attempt before it): the cases newly failing and newly passing. Rerun an
+    attempt with `normkata grade NAME --seed SEED`.
+
+    \b
+    Examples:
+      normkata history
+      normkata history rmsnorm
+      normkata history rmsnorm --diff
+    """
+    from normkata.i18n import t
+    from normkata.kata_history import Attempt
+    from normkata.katas import get_kata
+    from normkata.practice import report_damage
+    from normkata.store import KataLog, open_store
+    from normkata.ui import make_console
+
+    lang = current_lang(lang)
+    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    try:
+        log = KataLog(store)
+        if name is None and show_diff:
+            name = log.last_kata()
+            if name is None:
+                raise InputError(t("history.diff.needs_kata", lang))
+        kata = get_kata(name).id if name else None
+        attempts = [Attempt.from_row(row) for row in log.attempts(kata)]
+    finally:
+        store.close()
+    console = make_console()
+    if not attempts:
+        console.print(t("history.empty", lang))
+        return
+    if show_diff:
+        _show_diff(console, attempts, lang)
+    else:
+        _show_list(console, attempts, lang)
+
+
+def _show_list(console: Console, attempts: list[Attempt], lang: str) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from normkata.i18n import t
+
+    table = Table(title=t("history.title", lang), title_style="heading")
+    table.add_column("#", justify="right")
+    for key in ("history.col.kata", "history.col.when", "history.col.score", "history.col.seed"):
+        table.add_column(t(key, lang), justify="right" if key == "history.col.seed" else "left")
+    table.add_column(t("history.col.misconceptions", lang))
+    for a in attempts:
+        score = f"[kata.pass]{a.score}/{a.max_score} ✓[/]" if a.passed else f"{a.score}/{a.max_score}"
+        seed = "-" if a.seed is None else str(a.seed)
+        table.add_row(str(a.id), a.kata, _when(a), score, seed, escape(", ".join(a.misconceptions)) or "-")
+    console.print(table)
+
+
+def _show_diff(console: Console, attempts: list[Attempt], lang: str) -> None:
+    from rich.markup import escape
+
+    from normkata.i18n import t
+    from normkata.kata_history import base_for, diff
+
+    latest = attempts[-1]
+    found = base_for(attempts)
+    if found is None:
+        console.print(t("history.diff.one", lang, kata=latest.kata))
+        return
+    base, base_passed = found
+    changes: Diff | None = diff(latest, base, base_passed)
+    fields = {
+        "kata": latest.kata, "id": latest.id, "when": _when(latest), "score": f"{latest.score}/{latest.max_score}",
+        "base": base.id, "base_when": _when(base), "base_score": f"{base.score}/{base.max_score}",
+    }  # fmt: skip
+    key = "history.diff.against_pass" if base_passed else "history.diff.against_previous"
+    console.print(t(key, lang, **fields), soft_wrap=True)
+    if changes is None:
+        console.print(t("history.diff.unknown", lang, id=base.id if base.cases is None else latest.id))
+        return
+    if changes.newly_failing:
+        console.print(f"[kata.fail]{t('history.diff.failing', lang, n=len(changes.newly_failing))}[/]")
+        for case, status in changes.newly_failing:
+            console.print(f"  ✗ {escape(case)} ({status})", soft_wrap=True)
+    if changes.newly_passing:
+        console.print(f"[kata.pass]{t('history.diff.passing', lang, n=len(changes.newly_passing))}[/]")
+        for case in changes.newly_passing:
+            console.print(f"  ✓ {escape(case)}", soft_wrap=True)
+    if not changes.newly_failing and not changes.newly_passing:
+        console.print(t("history.diff.same", lang))
+    if changes.still_failing:
+        console.print(t("history.diff.still", lang, n=changes.still_failing))
+    if changes.named_now:
+        console.print(t("history.diff.named_now", lang, names=escape(", ".join(changes.named_now))), soft_wrap=True)
+    if changes.no_longer_named:
+        console.print(t("history.diff.no_longer", lang, names=escape(", ".join(changes.no_longer_named))),
+                      soft_wrap=True)  # fmt: skip
+
+
+def _when(attempt: Attempt) -> str:
+    return attempt.at[:16].replace("T", " ")
