@@ -76,8 +76,8 @@ DW_NOT_NORMALIZED = Misconception(
 
 def truth(x: torch.Tensor, weight: torch.Tensor, dy: torch.Tensor, eps: float) -> list[torch.Tensor]:
     """Output, then the gradients of x and weight: torch's RMSNorm through autograd, in float64."""
-    x64 = x.double().cpu().requires_grad_(True)
-    w64 = weight.double().cpu().requires_grad_(True)
+    x64 = x.detach().to("cpu", torch.float64, copy=True).requires_grad_(True)
+    w64 = weight.detach().to("cpu", torch.float64, copy=True).requires_grad_(True)
     y = torch.nn.functional.rms_norm(x64, (x.shape[-1],), w64, eps)
     y.backward(dy.double().cpu())
     assert x64.grad is not None and w64.grad is not None
