@@ -480,6 +480,30 @@ def _describe_init(value: torch.Tensor) -> str:
     return say("the given values", "给定的值")
 
 
+# -- construction and error details ------------------------------------------------------------
+
+
+def build_failure(harness: Harness, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None
+                  ) -> Failure | None:  # fmt: skip
+    """Build `cls(*args, **kwargs)` in the worker: what it raised, or None when it built.
+
+    For contracts that require a constructor to refuse bad arguments (as torch's modules do).
+    """
+    try:
+        reply = harness.submission.run(harness.program(cls, args, kwargs))
+    except TimeBudgetUsed:
+        raise
+    except SubmissionError as exc:
+        raise LearnerError(f"{call_text(cls, args, kwargs, None)}: {exc.text(_RUN.lang)}") from None
+    return None if reply.ok else reply.failure or Failure("Error", "", 0, "build")
+
+
+def broadcast_sizes(failure: Failure) -> tuple[int, int] | None:
+    """The two sizes a forward's broadcast error names (tensor a's, tensor b's), if it is one."""
+    match = _BROADCAST.search(failure.message) if failure.stage == "forward" else None
+    return (int(match[1]), int(match[2])) if match else None
+
+
 # -- autograd Functions with a hand-written backward -------------------------------------------
 
 AUTOGRAD_IN_BACKWARD = Misconception(
