@@ -88,3 +88,35 @@ def test_whole_prenorm_interview_deck(runner, db, monkeypatch) -> None:
     assert f"{len(deck)} card(s) rated and saved." in result.stdout
     rated = {r["item_id"] for r in db.execute("SELECT item_id FROM ratings")}
     assert rated == {c.id for c in deck}
+
+
+def test_a_pasted_second_line_belongs_to_the_answer(runner, db) -> None:
+    result = invoke(runner, ["interview"], "they are small\nand tidy\n\n4\n")
+    assert result.exit_code == 0 and "Type 1, 2, 3 or 4." not in result.stdout
+    assert tuple(db.execute("SELECT response, rating FROM ratings").fetchone()) == ("they are small\nand tidy", 4)
+
+
+def test_interview_by_id_and_an_unknown_id(runner, db) -> None:
+    assert invoke(runner, ["interview", "--id", "mini-card"], "\n2\n").exit_code == 0
+    assert db.execute("SELECT item_id, rating FROM ratings").fetchone()[:] == ("mini-card", 2)
+    result = invoke(runner, ["interview", "--id", "mini-crad"], "")
+    assert result.exit_code == 2 and "--id: no interview card 'mini-crad'" in result.stderr
+
+
+def test_review_ends_with_a_summary_and_no_dangling_question(runner, db) -> None:
+    invoke(runner, ["quiz", "-n", "5", "--seed", "0", "--json"], "\n" * 5)  # five missed: five due
+    invoke(runner, ["interview"], "\n1\n")  # the card, rated Again: due too
+    result = invoke(runner, ["review"], "B\nzzz\n")  # two answers, then the input ends
+    assert result.exit_code == 0
+    assert result.stdout.count("Question ") == 2 and "Card 1/" not in result.stdout  # nothing shown unanswered
+    assert "Reviewed 2 of 6 due item(s); the rest stay due." in result.stdout
+    assert "Questions: " in result.stdout and " of 2 right." in result.stdout
+    assert "Next item due: " in result.stdout
+    logs = db.execute("SELECT COUNT(*), COUNT(duration_ms) FROM review_logs").fetchone()
+    assert tuple(logs) == (8, 8)  # 5 quiz answers, 1 rating, 2 reviews: each logged with its duration
+
+
+def test_review_summary_counts_cards_by_rating(runner) -> None:
+    invoke(runner, ["interview"], "\n1\n")
+    result = invoke(runner, ["review"], "\n3\n")
+    assert "Reviewed all 1 due item(s)." in result.stdout and "Cards: 1 rated (Good 1)." in result.stdout

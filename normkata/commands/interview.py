@@ -13,23 +13,27 @@ from normkata.options import current_lang, lang_option, seed_option, topic_optio
 
 if TYPE_CHECKING:
     from normkata.practice import Practice
+    from normkata.quiz.session import AnswerRecord
 
 
 @click.command()
 @topic_option
 @click.option("-n", "count", type=click.IntRange(min=1), default=5, show_default=True, help="How many cards.")
+@click.option("--id", "ids", multiple=True, metavar="ID", help="Practise this card (repeatable), in the order given.")
 @seed_option
 @lang_option
-def interview(topic: str | None, count: int, seed: int | None, lang: str | None) -> None:
+def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | None, lang: str | None) -> None:
     """Practise interview questions: answer, compare with key points, rate yourself.
 
-    Cards you have never rated come first; each rating (1 Again .. 4 Easy) schedules the
+    Cards you have never rated come first. An answer may run over several lines: an empty
+    line (or Ctrl-D) ends it, Enter alone skips. Each rating (1 Again .. 4 Easy) schedules the
     card's next review with FSRS.
 
     \b
     Examples:
       normkata interview --topic prenorm
       normkata interview -n 3 --lang zh
+      normkata interview --id card-why-rmsnorm
     """
     from normkata.cards import run_cards
     from normkata.content.bank import check_topic, select
@@ -39,9 +43,12 @@ def interview(topic: str | None, count: int, seed: int | None, lang: str | None)
     lang = current_lang(lang)
     practice = open_practice("interview", lang)
     check_topic(practice.bank, topic)
-    rated = practice.store.latest_ratings()
-    pool = select(practice.bank.cards, topic=topic, seed=seed)
-    cards = sorted(pool, key=lambda c: c.id in rated)[:count]  # stable: new cards first
+    if ids:
+        cards = [_named_card(practice, item_id) for item_id in ids]
+    else:
+        rated = practice.store.latest_ratings()
+        pool = select(practice.bank.cards, topic=topic, seed=seed)
+        cards = sorted(pool, key=lambda c: c.id in rated)[:count]  # stable: new cards first
     if not cards:
         raise InputError(t("card.none", lang))
     result = run_cards(practice, cards)
@@ -57,6 +64,9 @@ def interview(topic: str | None, count: int, seed: int | None, lang: str | None)
 @lang_option
 def review(count: int, lang: str | None) -> None:
     """Review what is due: missed quiz questions and interview cards, scheduled by FSRS.
+
+    A summary closes the session (also after Ctrl-C or the end of input): questions right,
+    cards by rating, and when the next item falls due.
 
     \b
     Examples:
@@ -78,19 +88,43 @@ def review(count: int, lang: str | None) -> None:
         practice.store.end_session(practice.session_id)
         return
     practice.console.print(f"[heading]{t('review.header', lang, n=len(items))}[/]")
-    _answered, interrupted = ask_each(practice, items, _ask_any)
-    if interrupted:
-        practice.console.print(t("interrupted", lang))
+    outcomes: list[AnswerRecord | int]
+    outcomes, interrupted = ask_each(practice, items, _ask_any)
     practice.store.end_session(practice.session_id)
+    _summary(practice, outcomes, len(items), interrupted)
     if interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
-def _ask_any(practice: Practice, item: Question | Card, index: int, total: int) -> object | None:
+def _summary(practice: Practice, outcomes: list[AnswerRecord | int], due: int, interrupted: bool) -> None:
+    """What this review did, in one block: answered of due, questions right, cards by rating, next due."""
+    from normkata.i18n import t
+    from normkata.srs import when
+
+    lang, console = practice.lang, practice.console
+    answers = [o for o in outcomes if not isinstance(o, int)]
+    ratings = [o for o in outcomes if isinstance(o, int)]
+    console.print()
+    console.rule(f"[heading]{t('summary.title', lang)}[/]")
+    key = "review.summary.stopped" if interrupted or len(outcomes) < due else "review.summary.done"
+    console.print(t(key, lang, done=len(outcomes), due=due))
+    if answers:
+        console.print(t("review.summary.questions", lang, right=sum(a.correct for a in answers), n=len(answers)))
+    if ratings:
+        by = "  ".join(f"{t(f'rating.{r}', lang)} {ratings.count(r)}" for r in (1, 2, 3, 4) if r in ratings)
+        console.print(t("review.summary.cards", lang, n=len(ratings), ratings=by))
+    upcoming = practice.store.next_due()
+    if upcoming:
+        console.print(f"[muted]{t('review.summary.next', lang, when=when(upcoming, lang))}[/]")
+
+
+def _ask_any(practice: Practice, item: Question | Card, index: int, total: int) -> AnswerRecord | int | None:
     from normkata.cards import ask_card
     from normkata.quiz.session import ask_question
 
     if isinstance(item, Question):
+        if not practice.prompter.has_more():  # piped input is over: no question left hanging
+            return None
         return ask_question(practice, item, index, total)
     return ask_card(practice, item, index, total)
 
@@ -100,3 +134,13 @@ def _item(practice: Practice, row: sqlite3.Row) -> Question | Card | None:
     if row["kind"] == "question":
         return practice.bank.question(row["item_id"])
     return practice.bank.card(row["item_id"])
+
+
+def _named_card(practice: Practice, item_id: str) -> Card:
+    """The card called `item_id`, or an InputError naming the option."""
+    from normkata.i18n import t
+
+    card = practice.bank.card(item_id)
+    if card is None:
+        raise InputError(t("card.unknown_id", practice.lang, id=item_id))
+    return card
