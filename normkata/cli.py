@@ -81,6 +81,23 @@ class LazyGroup(click.Group):
         module_name, attribute = COMMANDS[cmd_name][0].split(":")
         return getattr(importlib.import_module(module_name), attribute)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, but an unknown command (`quizz`) is answered with the close ones."""
+        name = args[0] if args else ""
+        if not name or name.startswith("-") or name in COMMANDS:
+            return super().resolve_command(ctx, args)
+        from normkata.errors import InputError
+        from normkata.i18n import resolve_lang, t
+        from normkata.names import did_you_mean
+
+        try:
+            lang = resolve_lang(ctx.params.get("lang"))
+        except InputError:  # an unknown NORMKATA_LANG: options.py warns about it once the command runs
+            lang = "en"
+        ctx.fail(t("cli.unknown_command", lang, name=name, hint=did_you_mean(name, COMMANDS, lang)))
+
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; a database or file-system failure becomes one line and exit 2."""
         try:

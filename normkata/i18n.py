@@ -9,16 +9,16 @@ LANGS = ("en", "zh")
 _STRINGS: dict[str, tuple[str, str]] = {
     # key: (English, Chinese)
     "quiz.header": ("Question {i}/{n}", "第 {i}/{n} 题"),
-    "quiz.prompt.single": ("Your answer ({letters})", "你的答案（{letters}）"),
+    "quiz.prompt.single": ("Your answer ({letters} or {numbers})", "你的答案（{letters} 或 {numbers}）"),
     "quiz.prompt.multiple": (
-        "Your answers, all that apply ({letters}, e.g. AC)",
-        "选出所有正确项（{letters}，例如 AC）",
+        "Your answers, all that apply ({letters} or {numbers}, e.g. AC)",
+        "选出所有正确项（{letters} 或 {numbers}，例如 AC）",
     ),
-    "quiz.prompt.true_false": ("True or false (A/t or B/f)", "对还是错（A/t 或 B/f）"),
-    "quiz.prompt.numeric": ("Your number", "你的数值"),
+    "quiz.prompt.true_false": ("True or false (A/t/1 or B/f/2)", "对还是错（A/t/1/对 或 B/f/2/错）"),
+    "quiz.prompt.numeric": ("Your number (e.g. 6.1e-5, 2^-7, 1/8)", "你的数值（例如 6.1e-5、2^-7、1/8）"),
     "quiz.prompt.order": (
-        "The right order, as letters ({letters}, e.g. {example})",
-        "按正确顺序写出字母（{letters}，例如 {example}）",
+        "The right order ({letters} or {numbers}, e.g. {example})",
+        "按正确顺序写出字母或序号（{letters} 或 {numbers}，例如 {example}）",
     ),
     "quiz.invalid": ("Not an answer I can read: {why}. Try again.", "无法识别这个答案：{why}。请再试一次。"),
     "quiz.invalid.recorded": (
@@ -55,16 +55,20 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "quiz.false": ("false", "错"),
     "quiz.none": ("No questions match those filters.", "没有符合条件的题目。"),
     "quiz.unknown_id": ("--id: no question {id!r} in the bank{hint}", "--id：题库中没有题目 {id!r}{hint}"),
-    "quiz.did_you_mean": (" (did you mean {ids}?)", "（你是不是想输入 {ids}？）"),
     "summary.title": ("Summary", "小结"),
     "summary.topic": ("Topic", "主题"),
     "summary.correct": ("Correct", "答对"),
     "summary.total": ("Answered", "已答"),
     "summary.score": ("Score", "得分"),
     "summary.all": ("All", "合计"),
+    "summary.skipped": ("Skipped", "跳过"),
     "summary.stopped": (
         "Stopped early: {answered} of {asked} answered, all of them saved.",
         "提前结束：已答 {answered}/{asked} 题，均已保存。",
+    ),
+    "summary.stopped.skipped": (
+        "Stopped early: {answered} of {asked} answered and {skips} skipped, all of them saved.",
+        "提前结束：共 {asked} 题，已答 {answered} 题、跳过 {skips} 题，均已保存。",
     ),
     "summary.review": (
         "Missed questions come back in `normkata review`.",
@@ -336,7 +340,8 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "{path} 已存在，保持不变（使用 --force 重新开始）。",
     ),
     "kata.next": ("Edit the file, then run: normkata grade {kata}", "编辑该文件，然后运行：normkata grade {kata}"),
-    "hint.title": ("Hint {level}/3 for {kata}", "{kata} 的提示 {level}/3"),
+    "hint.title": ("Hint {level}/{total} for {kata}", "{kata} 的提示 {level}/{total}"),
+    "hint.title.last": ("Hint {level}/{total} for {kata} (last hint)", "{kata} 的提示 {level}/{total}（最后一条）"),
     "hint.none_left": (
         "That was the last hint. Still stuck? `normkata solution {kata}`",
         "提示已用完。仍然卡住？运行 `normkata solution {kata}`",
@@ -429,6 +434,20 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "lab.legend.no norm": ("no norm", "无归一化"),
     "lab.legend.depth": ("{placement}-LN, {depth} layers", "{placement}-LN，{depth} 层"),
     "lab.bench.timing": ("timing…", "正在计时…"),
+    # -- names: did-you-mean for commands, katas, topics; hint and solution ------------------
+    "name.did_you_mean": (" (did you mean {names}?)", "（你是不是想输入 {names}？）"),
+    "cli.unknown_command": ("No such command {name!r}{hint}.", "没有命令 {name!r}{hint}。"),
+    "kata.unknown": ("unknown kata {name!r}{hint} (known: {known})", "没有编程练习 {name!r}{hint}（可选：{known}）"),
+    "topic.unknown": (
+        "--topic: unknown topic {topic!r}{hint} (known: {known})",
+        "--topic：没有主题 {topic!r}{hint}（可选：{known}）",
+    ),
+    "kata.none_yet": (
+        "No kata started yet: name one (`normkata {command} rmsnorm`) or start one with `normkata kata rmsnorm`.",
+        "还没有开始任何编程练习：请指定一个（`normkata {command} rmsnorm`），或先运行 `normkata kata rmsnorm`。",
+    ),
+    "hint.level_range": ("--level: {kata} has hints 1 to {n}", "--level：{kata} 的提示编号为 1 到 {n}"),
+    "hint.all_or_level": ("--all and --level: give one or the other", "--all 和 --level 只能选一个"),
 }
 
 

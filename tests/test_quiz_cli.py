@@ -66,7 +66,7 @@ def test_feedback_explanation_and_summary(runner, mini_bank) -> None:
     assert result.exit_code == 0
     assert result.stdout.count("✓ Correct.") == 5
     assert "B is two." in result.stdout and "Source: beyond the source documents" in result.stdout
-    assert "│ All   │       5 │        5 │  100% │" in result.stdout
+    assert "│ All   │       5 │        5 │       0 │  100% │" in result.stdout
 
 
 def test_eof_keeps_answers_and_prints_summary(runner, db, mini_bank) -> None:
@@ -143,7 +143,7 @@ def test_summary_groups_by_topic() -> None:
         session.AnswerRecord("b", "y", "B", False, "A"),
         session.AnswerRecord("c", "x", "C", False, "C"),
     ]
-    assert dict(result.by_topic()) == {"x": (1, 2), "y": (0, 1)}
+    assert dict(result.by_topic()) == {"x": session.TopicTotals(1, 2, 0), "y": session.TopicTotals(0, 1, 0)}
 
 
 def test_whole_rmsnorm_topic_in_chinese(runner, db) -> None:

@@ -91,15 +91,37 @@ def kata(name: str | None, force: bool, lang: str | None) -> None:
     console.print(f"[next]{t('kata.next', lang, kata=chosen.id)}[/]")
 
 
+def _named_or_last(name: str | None, command: str, lang: str, log: KataLog) -> str:
+    """NAME, else the kata worked on last (as `grade` picks it), else an InputError."""
+    from normkata.i18n import t
+
+    chosen = name or log.last_kata()
+    if chosen is None:
+        raise InputError(t("kata.none_yet", lang, command=command))
+    return chosen
+
+
 @click.command()
-@click.argument("name")
+@click.argument("name", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Show every hint taken so far (at least the first).")
+@click.option(
+    "--level",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Show hint K again, or take it now (levels up to K count as taken).",
+)
 @lang_option
-def hint(name: str, lang: str | None) -> None:
+def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) -> None:
     """Show the next hint for a kata (three levels, each more direct).
 
+    NAME defaults to the kata you worked on last.
+
     \b
-    Example:
+    Examples:
+      normkata hint
       normkata hint rmsnorm
+      normkata hint rmsnorm --all        # every hint taken so far
+      normkata hint rmsnorm --level 1    # the first one again
     """
     from rich.markup import escape
 
@@ -108,29 +130,42 @@ def hint(name: str, lang: str | None) -> None:
     from normkata.ui import make_console
 
     lang = current_lang(lang)
-    chosen, console, log = get_kata(name), make_console(), _open_log(lang)
+    log = _open_log(lang)
+    chosen, console = get_kata(_named_or_last(name, "hint", lang, log)), make_console()
     taken = log.hints_taken(chosen.id)
     hints = chosen.hints.get(lang)
-    if taken >= len(hints):
-        console.print(f"[heading]{t('hint.title', lang, level=len(hints), kata=chosen.id)}[/]")
-        console.print(escape(hints[-1]))
+    if show_all and level is not None:
+        raise InputError(t("hint.all_or_level", lang))
+    if level is not None and level > len(hints):
+        raise InputError(t("hint.level_range", lang, kata=chosen.id, n=len(hints)))
+    if show_all:
+        levels = list(range(1, max(taken, 1) + 1))
+    elif level is not None:
+        levels = [level]
+    else:
+        levels = [min(taken + 1, len(hints))]
+    for new in range(taken + 1, max(levels) + 1):  # each hint is counted once, when first shown
+        log.event(chosen.id, "hint", str(new))
+    for shown in levels:
+        key = "hint.title.last" if shown == len(hints) else "hint.title"
+        console.print(f"[heading]{t(key, lang, level=shown, total=len(hints), kata=chosen.id)}[/]")
+        console.print(escape(hints[shown - 1]))
+    if not show_all and level is None and taken >= len(hints):
         console.print(f"[muted]{t('hint.none_left', lang, kata=chosen.id)}[/]")
-        return
-    log.event(chosen.id, "hint", str(taken + 1))
-    console.print(f"[heading]{t('hint.title', lang, level=taken + 1, kata=chosen.id)}[/]")
-    console.print(escape(hints[taken]))
 
 
 @click.command()
-@click.argument("name")
+@click.argument("name", required=False)
 @click.option("--yes", is_flag=True, help="Do not ask; show it (recorded as giving up if not passed).")
 @lang_option
-def solution(name: str, yes: bool, lang: str | None) -> None:
+def solution(name: str | None, yes: bool, lang: str | None) -> None:
     """Show a kata's reference solution: after a pass, or after you confirm giving up.
+
+    NAME defaults to the kata you worked on last.
 
     \b
     Examples:
-      normkata solution rmsnorm
+      normkata solution
       normkata solution layernorm --yes
     """
     from rich.syntax import Syntax
@@ -140,7 +175,8 @@ def solution(name: str, yes: bool, lang: str | None) -> None:
     from normkata.ui import make_console
 
     lang = current_lang(lang)
-    chosen, console, log = get_kata(name), make_console(), _open_log(lang)
+    log = _open_log(lang)
+    chosen, console = get_kata(_named_or_last(name, "solution", lang, log)), make_console()
     if log.status(chosen.id).status != "passed":
         if not yes and not click.confirm(t("solution.confirm", lang, kata=chosen.id), default=False):
             console.print(t("solution.kept", lang))

@@ -54,7 +54,7 @@ def quiz(
 
     lang = current_lang(lang)
     practice = open_practice("quiz", lang, quiet=as_json)
-    check_topic(practice.bank, topic)
+    topic = check_topic(practice.bank, topic, lang)
     if ids:
         questions = [_named(practice.bank, item_id, lang) for item_id in ids]
     else:
@@ -73,13 +73,11 @@ def quiz(
 
 def _named(bank: Bank, item_id: str, lang: str) -> Question:
     """The question called `item_id`, or an InputError that suggests close ids."""
-    import difflib
-
     from normkata.i18n import t
+    from normkata.names import did_you_mean
 
     question = bank.question(item_id)
     if question is None:
-        close = difflib.get_close_matches(item_id, [q.id for q in bank.questions], n=3)
-        hint = t("quiz.did_you_mean", lang, ids=", ".join(close)) if close else ""
+        hint = did_you_mean(item_id, [q.id for q in bank.questions], lang)
         raise InputError(t("quiz.unknown_id", lang, id=item_id, hint=hint))
     return question

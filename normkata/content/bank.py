@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from normkata.content.model import Card, ContentIssue, Question, Topic
-from normkata.content.schema import validate_file
-from normkata.content.yamlnodes import YamlSyntaxError, decode, load_yaml
 from normkata.errors import InputError
 
 
@@ -40,6 +38,10 @@ def bank_files(path: Path) -> list[Path]:
 
 def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
     """Load what is valid and return every issue found, across files too (duplicate ids)."""
+    # Imported here: a cached bank (load_bank) needs neither YAML nor the schema.
+    from normkata.content.schema import validate_file
+    from normkata.content.yamlnodes import YamlSyntaxError, decode, load_yaml
+
     bank, issues = Bank(), []
     seen_ids: dict[str, str] = {}
     for file in bank_files(path):
@@ -91,14 +93,34 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
 
 
 def load_bank(path: Path | None = None) -> Bank:
-    """The bank, or an InputError naming the first problem when any file is invalid."""
+    """The bank, or an InputError naming the first problem when any file is invalid.
+
+    A valid bank is cached (normkata.content.cache) and read back while no bank file and no
+    parsing code has changed.
+    """
+    from normkata.content import cache
     from normkata.paths import quizzes_dir
 
-    bank, issues = load_bank_checked(path or quizzes_dir())
+    folder = path or quizzes_dir()
+    try:
+        before = cache.key(folder, bank_files(folder))
+    except OSError:
+        before = None
+    cached = cache.read(folder, before) if before is not None else None
+    if cached is not None:
+        return cached
+    bank, issues = load_bank_checked(folder)
     issues = [i for i in issues if not i.style]  # typography is fixed at load; `content check` reports it
     if issues:
         more = f" (and {len(issues) - 1} more: run `normkata content check`)" if len(issues) > 1 else ""
         raise InputError(f"{issues[0]}{more}")
+    if before is not None:
+        try:
+            unchanged = cache.key(folder, bank_files(folder)) == before
+        except OSError:
+            unchanged = False
+        if unchanged:  # a file edited while it was parsed is not cached under the old key
+            cache.write(folder, before, bank)
     return bank
 
 
@@ -110,10 +132,20 @@ def _display(file: Path) -> str:
         return str(file)
 
 
-def check_topic(bank: Bank, topic: str | None) -> None:
-    if topic is not None and topic not in bank.topics:
-        known = ", ".join(sorted(bank.topics))
-        raise InputError(f"--topic: unknown topic {topic!r} (known: {known})")
+def check_topic(bank: Bank, topic: str | None, lang: str = "en") -> str | None:
+    """The topic id `topic` names (any case, full-width letters too), or an InputError that
+    suggests close ids."""
+    if topic is None:
+        return None
+    from normkata import names
+
+    found = names.find(topic, bank.topics)
+    if found is None:
+        from normkata.i18n import t
+
+        hint = names.did_you_mean(topic, bank.topics, lang)
+        raise InputError(t("topic.unknown", lang, topic=topic, hint=hint, known=", ".join(sorted(bank.topics))))
+    return found
 
 
 def select(
@@ -124,11 +156,14 @@ def select(
     count: int | None = None,
     seed: int | None = None,
 ) -> list:
-    """Filter by topic and difficulty, then draw `count` in a random order fixed by `seed`."""
+    """Filter by topic (any case) and difficulty, then draw `count` in a random order fixed by `seed`."""
+    from normkata.names import fold
+
+    wanted = None if topic is None else fold(topic)
     chosen = [
         item
         for item in items
-        if (topic is None or item.topic == topic) and (difficulty is None or item.difficulty == difficulty)
+        if (wanted is None or fold(item.topic) == wanted) and (difficulty is None or item.difficulty == difficulty)
     ]
     random.Random(seed).shuffle(chosen)
     return chosen if count is None else chosen[:count]

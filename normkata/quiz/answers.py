@@ -8,8 +8,9 @@ import unicodedata
 
 from normkata.content.model import Question, letter
 
+# A) true B) false: "1" and "2" number the choices as in any other question; "0" reads as false.
 _TRUE = {"a", "t", "true", "y", "yes", "1", "对", "是", "正确"}
-_FALSE = {"b", "f", "false", "n", "no", "0", "错", "否", "错误"}
+_FALSE = {"b", "f", "false", "n", "no", "2", "0", "错", "否", "错误"}
 
 #: Slack on top of a numeric answer's tolerance: floating-point noise, never a real difference.
 _REL_SLACK = 1e-9
@@ -28,13 +29,22 @@ class UnreadableAnswer(ValueError):
         return t(self.key, lang, **self.fields)
 
 
+def normalize_typed(raw: str) -> str:
+    """Typed text as plain ASCII where it can be: full-width letters, digits, spaces and
+    punctuation (`Ｂ`, `１`, `，`) made half-width (NFKC), surrounding spaces removed.
+
+    Every prompt that reads an answer (quiz, review, ratings) should read it through this.
+    """
+    return unicodedata.normalize("NFKC", raw).strip()
+
+
 def letters_for(question: Question) -> str:
     return "".join(letter(i) for i in range(len(question.choices)))
 
 
 def parse_answer(question: Question, raw: str) -> object:
     """The typed text as a value comparable with `question.answer`."""
-    text = unicodedata.normalize("NFKC", raw).strip()  # full-width digits and letters too
+    text = normalize_typed(raw)
     if question.type == "true_false":
         word = text.lower()
         if word in _TRUE:
@@ -65,8 +75,8 @@ def _read_letters(question: Question, text: str) -> list[str]:
     valid = letters_for(question)
     tokens = [t for t in re.split(r"[\s,;、，；]+", text.upper()) if t]
     if all(t.isdigit() for t in tokens) and tokens:
-        # Numbers 1..n are accepted too: "2" means B.
-        indices = [int(t) for t in tokens]
+        # Numbers 1..n are accepted too: "2" means B; with at most 9 choices "13" means AC.
+        indices = [int(c) for t in tokens for c in t] if len(valid) <= 9 else [int(t) for t in tokens]
         if any(not 1 <= i <= len(valid) for i in indices):
             raise UnreadableAnswer("answer.number_range", n=len(valid))
         return [letter(i - 1) for i in indices]
@@ -92,7 +102,7 @@ def parse_number(text: str) -> float | None:
     A small arithmetic grammar (numbers, + - * / ^ **, parentheses) read without eval; None
     when the text is not a finite number.
     """
-    text = unicodedata.normalize("NFKC", text).strip()
+    text = normalize_typed(text)
     text = text.replace("−", "-").replace("×", "*").replace("·", "*").replace("_", "")
     text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)  # thousands separators
     percent = text.endswith("%")

@@ -30,6 +30,26 @@ class AnswerRecord:
     given: str
     correct: bool
     expected: str
+    #: Enter without an answer: saved as wrong (FSRS: Again), counted apart from answers.
+    skipped: bool = False
+
+
+@dataclass(frozen=True)
+class TopicTotals:
+    correct: int = 0
+    answered: int = 0
+    skipped: int = 0
+
+    @property
+    def shown(self) -> int:
+        return self.answered + self.skipped
+
+    def add(self, record: AnswerRecord) -> TopicTotals:
+        return TopicTotals(
+            self.correct + record.correct,
+            self.answered + (not record.skipped),
+            self.skipped + record.skipped,
+        )
 
 
 @dataclass
@@ -42,24 +62,35 @@ class QuizResult:
     def complete(self) -> bool:
         return len(self.records) == self.asked
 
-    def by_topic(self) -> OrderedDict[str, tuple[int, int]]:
-        """topic -> (correct, answered), in the order topics were first met."""
-        totals: OrderedDict[str, tuple[int, int]] = OrderedDict()
+    def by_topic(self) -> OrderedDict[str, TopicTotals]:
+        """topic -> its totals, in the order topics were first met."""
+        totals: OrderedDict[str, TopicTotals] = OrderedDict()
         for rec in self.records:
-            right, seen = totals.get(rec.topic, (0, 0))
-            totals[rec.topic] = (right + rec.correct, seen + 1)
+            totals[rec.topic] = totals.get(rec.topic, TopicTotals()).add(rec)
         return totals
 
+    def totals(self) -> TopicTotals:
+        total = TopicTotals()
+        for rec in self.records:
+            total = total.add(rec)
+        return total
+
     def to_json(self) -> dict:
-        correct = sum(r.correct for r in self.records)
+        """`answered` counts answers given, `skipped` the questions passed with Enter; the
+        score is correct over both (a skip is not an escape from the score)."""
+        total = self.totals()
         return {
             "asked": self.asked,
-            "answered": len(self.records),
-            "correct": correct,
-            "score": round(correct / len(self.records), 4) if self.records else 0.0,
+            "answered": total.answered,
+            "skipped": total.skipped,
+            "correct": total.correct,
+            "score": round(total.correct / total.shown, 4) if total.shown else 0.0,
             "complete": self.complete,
             "interrupted": self.interrupted,
-            "topics": {k: {"correct": c, "answered": n} for k, (c, n) in self.by_topic().items()},
+            "topics": {
+                k: {"correct": v.correct, "answered": v.answered, "skipped": v.skipped}
+                for k, v in self.by_topic().items()
+            },
             "answers": [r.__dict__ for r in self.records],
         }
 
@@ -100,8 +131,9 @@ def ask_question(practice: Practice, question: Question, index: int, total: int)
         correct,
         schedule(practice.store, question.id, quiz_rating(correct), duration_ms=practice.elapsed_ms()),
     )
-    _show_feedback(practice, question, value, correct, skipped=not raw.strip())
-    return AnswerRecord(question.id, question.topic, given, correct, _stored(question, question.answer))
+    skipped = not raw.strip()
+    _show_feedback(practice, question, value, correct, skipped=skipped)
+    return AnswerRecord(question.id, question.topic, given, correct, _stored(question, question.answer), skipped)
 
 
 def _stored(question: Question, value: object) -> str:
@@ -114,10 +146,12 @@ def _stored(question: Question, value: object) -> str:
 
 
 def _prompt(question: Question, lang: str) -> str:
+    """The prompt names every form parse_answer reads: letters and their numbers."""
     letters = letters_for(question)
     span = f"{letters[0]}-{letters[-1]}" if letters else ""
+    numbers = f"1-{len(letters)}" if letters else ""
     example = letters[::-1] if letters else ""
-    return t(f"quiz.prompt.{question.type}", lang, letters=span, example=example)
+    return t(f"quiz.prompt.{question.type}", lang, letters=span, numbers=numbers, example=example)
 
 
 def _show_question(practice: Practice, question: Question, index: int, total: int) -> None:
@@ -154,17 +188,22 @@ def render_summary(practice: Practice, result: QuizResult) -> None:
     console, lang = practice.console, practice.lang
     table = Table(title=t("summary.title", lang), title_style="heading")
     table.add_column(t("summary.topic", lang))
-    for key in ("summary.correct", "summary.total", "summary.score"):
+    for key in ("summary.correct", "summary.total", "summary.skipped", "summary.score"):
         table.add_column(t(key, lang), justify="right")
-    for topic, (right, seen) in result.by_topic().items():
-        table.add_row(practice.bank.topic_title(topic, lang), str(right), str(seen), f"{right / seen:.0%}")
-    right = sum(r.correct for r in result.records)
-    seen = len(result.records)
+
+    def row(name: str, totals: TopicTotals) -> None:
+        score = f"{totals.correct / totals.shown:.0%}" if totals.shown else "-"
+        table.add_row(name, str(totals.correct), str(totals.answered), str(totals.skipped), score)
+
+    for topic, totals in result.by_topic().items():
+        row(practice.bank.topic_title(topic, lang), totals)
+    total = result.totals()
     table.add_section()
-    table.add_row(t("summary.all", lang), str(right), str(seen), f"{right / seen:.0%}" if seen else "-")
+    row(t("summary.all", lang), total)
     console.print()
     console.print(table)
     if not result.complete:
-        console.print(f"[warn]{t('summary.stopped', lang, answered=seen, asked=result.asked)}[/]")
-    if right < seen:
+        key = "summary.stopped.skipped" if total.skipped else "summary.stopped"
+        console.print(f"[warn]{t(key, lang, answered=total.answered, skips=total.skipped, asked=result.asked)}[/]")
+    if total.correct < total.shown:
         console.print(f"[muted]{t('summary.review', lang)}[/]")
