@@ -1,0 +1,229 @@
+"""Hidden suite for the BatchNorm-backward kata (run by `normkata grade`, never copied to the workspace).
+
+Every requirement checked here is stated in instructions.en.md / instructions.zh.md. The truth
+is torch's own training-mode batch_norm differentiated by autograd in float64, on the
+learner's (quantised) input. Channel counts differ from lengths and batch sizes, so a
+statistic over the wrong axes cannot pass.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from normkata.grading.checks import (
+    FunctionCall,
+    Harness,
+    Misconception,
+    Suspects,
+    backward_case,
+    draw,
+    expect_no_autograd,
+    invalid_gradient,
+    randn,
+    say,
+)
+from normkata.grading.contract import Category
+
+DEVICES = ["cpu", "cuda"]
+NAMES = ["x", "weight", "bias"]
+
+CASE_NAMES_ZH = {
+    "gradients": "梯度",
+    "gradients_drawn_shapes": "随机形状的梯度",
+    "batch_of_two": "批大小为 2",
+    "one_channel": "只有一个通道",
+    "float64": "float64 输入",
+    "small_variance": "小方差",
+    "channel_offsets": "各通道均值不同",
+    "constant_channel": "常数通道",
+    "large_eps": "较大的 eps",
+    "backward_uses_no_autograd": "backward 不使用 autograd",
+}
+
+MISSING_MEAN = Misconception(
+    "bnb-missing-mean-term",
+    "the term that flows through the batch mean is missing (no − mean(g))",
+    "漏掉了经过批均值传回的那一项（缺少 − mean(g)）",
+    "μ of a channel depends on every x of that channel in the batch: its path subtracts the channel's mean of g.",
+    "一个通道的 μ 依赖该通道在整个批次中的每个 x：经过它的路径要减去 g 在该通道上的均值。",
+)
+MISSING_XHAT = Misconception(
+    "bnb-missing-xhat-term",
+    "the term that flows through the batch variance is missing (no − x̂·mean(g·x̂))",
+    "漏掉了经过批方差传回的那一项（缺少 − x̂·mean(g·x̂)）",
+    "σ of a channel depends on every x of that channel too: its path subtracts x̂ times the channel's mean of g·x̂.",
+    "一个通道的 σ 同样依赖该通道的每个 x：经过它的路径要减去 x̂ 乘以 g·x̂ 在该通道上的均值。",
+)
+DY_NOT_WEIGHTED = Misconception(
+    "bnb-dy-not-weighted",
+    "grad_output used where weight · grad_output is needed",
+    "在需要 weight · grad_output 的地方直接用了 grad_output",
+    "y = x̂·weight + bias per channel: the gradient that reaches x̂ is grad_output · weight.",
+    "每个通道上 y = x̂·weight + bias：传到 x̂ 的梯度是 grad_output · weight。",
+)
+UNBIASED = Misconception(
+    "bnb-unbiased-variance",
+    "unbiased variance (divided by n − 1) used to normalize",
+    "归一化时用了无偏方差（除以 n − 1）",
+    "Training-mode BatchNorm normalizes with the batch's biased variance (divided by n); only the running "
+    "estimate uses the unbiased one.",
+    "训练模式的 BatchNorm 用批次的有偏方差（除以 n）做归一化；只有 running 估计才用无偏方差。",
+)
+STATS_OVER_N_ONLY = Misconception(
+    "bnb-stats-over-n-only",
+    "for (N, C, L) input the statistics are taken over N only, not over N and L",
+    "对 (N, C, L) 输入只在 N 上求统计量，而不是在 N 和 L 上",
+    "Each channel is normalized over all its N·L values: reduce over dims (0, 2), in forward and in backward.",
+    "每个通道在它全部 N·L 个值上归一化：forward 和 backward 都要在维度 (0, 2) 上归约。",
+)
+PARAM_GRAD_OVER_N_ONLY = Misconception(
+    "bnb-param-grad-over-n-only",
+    "the gradient of weight or bias is summed over N only, leaving a (C, L) tensor",
+    "weight 或 bias 的梯度只在 N 上求和，留下了 (C, L) 形状的张量",
+    "weight and bias are per channel: sum their gradients over every dimension but the channel one, (0, 2).",
+    "weight 和 bias 是逐通道的：它们的梯度要在通道以外的所有维度 (0, 2) 上求和。",
+)
+ERROR_SUSPECTS = [(PARAM_GRAD_OVER_N_ONLY, invalid_gradient(1)), (PARAM_GRAD_OVER_N_ONLY, invalid_gradient(2))]
+
+
+def _dims(x: torch.Tensor) -> list[int]:
+    return [0] if x.dim() == 2 else [0, 2]
+
+
+def _per_channel(t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    return t.view(1, -1) if x.dim() == 2 else t.view(1, -1, 1)
+
+
+def _batch_norm(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, dims: list[int], correction: int
+                ) -> torch.Tensor:  # fmt: skip
+    mean = x.mean(dims, keepdim=True)
+    var = x.var(dims, correction=correction, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * _per_channel(w, x) + _per_channel(b, x)
+
+
+def _autograd(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, dy: torch.Tensor, eps: float,
+              variant: tuple[list[int], int] | None = None) -> list[torch.Tensor]:  # fmt: skip
+    """Output and the gradients of x, weight, bias in float64: torch's batch_norm in training
+    mode, or the same computation over other dims (and variance correction) when `variant`."""
+    leaves = [t.detach().to("cpu", torch.float64, copy=True).requires_grad_(True) for t in (x, w, b)]
+    if variant is None:
+        y = torch.nn.functional.batch_norm(leaves[0], None, None, leaves[1], leaves[2], training=True, eps=eps)
+    else:
+        y = _batch_norm(*leaves, eps, *variant)
+    y.backward(dy.double().cpu())
+    return [y.detach(), *(leaf.grad if leaf.grad is not None else torch.zeros_like(leaf) for leaf in leaves)]
+
+
+def suspects(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, dy: torch.Tensor, eps: float) -> list[Suspects]:
+    dims = _dims(x)
+    x64, dy64 = x.double().cpu(), dy.double().cpu()
+    mean = x64.mean(dims, keepdim=True)
+    r = torch.rsqrt((x64 - mean).pow(2).mean(dims, keepdim=True) + eps)
+    xhat = (x64 - mean) * r
+    g = _per_channel(w.double().cpu(), x64) * dy64
+
+    def mean_of(t: torch.Tensor) -> torch.Tensor:
+        return t.mean(dims, keepdim=True)
+
+    found: list[list[tuple[Misconception, torch.Tensor]]] = [[], [
+        (MISSING_MEAN, r * (g - xhat * mean_of(g * xhat))),
+        (MISSING_XHAT, r * (g - mean_of(g))),
+        (DY_NOT_WEIGHTED, r * (dy64 - mean_of(dy64) - xhat * mean_of(dy64 * xhat))),
+    ], [], []]  # fmt: skip
+    variants = [(UNBIASED, (dims, 1))]
+    if x.dim() == 3 and x.shape[0] > 1:
+        variants.append((STATS_OVER_N_ONLY, ([0], 0)))
+    for misconception, variant in variants:
+        for place, value in zip(found, _autograd(x, w, b, dy, eps, variant), strict=True):
+            place.append((misconception, value))
+    return list(found)
+
+
+def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float = 1e-5) -> None:
+    c = x.shape[1]
+    weight = randn([c], key + 1, scale=0.5, shift=1.0).to(x.dtype)
+    bias = randn([c], key + 2, scale=0.5).to(x.dtype)
+    dy = randn(x.shape, key + 3).to(x.dtype)
+    call = FunctionCall("BatchNormFunction", NAMES, [x, weight, bias], {"eps": eps}, label)
+    backward_case(harness, call, grad_output=dy, expected=_autograd(x, weight, bias, dy, eps),
+                  suspects=suspects(x, weight, bias, dy, eps), error_suspects=ERROR_SUSPECTS)  # fmt: skip
+
+
+# -- gradients in float32 ----------------------------------------------------------------------
+
+SHAPES = [(8, 4), (16, 3), (4, 3, 5), (2, 6, 7)]
+
+
+@pytest.mark.category(Category.GRADIENTS)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> None:
+    key = 1000 + sum(shape) * 7 + len(shape)
+    check(harness, randn(shape, key, scale=1.5, shift=0.3), "1.5·N(0,1)+0.3", key=key)
+
+
+@pytest.mark.category(Category.GRADIENTS)
+@pytest.mark.parametrize("k", range(4))
+def test_gradients_drawn_shapes(harness: Harness, k: int) -> None:
+    n, c = draw(10 + k, 2, 12), draw(20 + k, 2, 9)
+    shape = (n, c) if k % 2 == 0 else (n, c, draw(30 + k, c + 1, 24))
+    check(harness, randn(shape, 40 + k, shift=1.0), "N(0,1)+1", key=50 + 10 * k)
+
+
+@pytest.mark.category(Category.SHAPES)
+@pytest.mark.parametrize("shape", [(2, 5), (2, 3, 4)], ids=lambda s: "x".join(map(str, s)))
+def test_batch_of_two(harness: Harness, shape: tuple[int, ...]) -> None:
+    check(harness, randn(shape, 100 + len(shape)), "N(0,1)", key=110 + 10 * len(shape))
+
+
+@pytest.mark.category(Category.SHAPES)
+def test_one_channel(harness: Harness) -> None:
+    check(harness, randn((6, 1, 4), 150), "N(0,1)", key=151)
+
+
+@pytest.mark.category(Category.FORWARD)
+@pytest.mark.parametrize("shape", [(8, 5), (3, 4, 6)], ids=lambda s: "x".join(map(str, s)))
+def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
+    key = 300 + sum(shape)
+    check(harness, randn(shape, key, scale=2.0, shift=-1.0).double(), "2·N(0,1)−1", key=key)
+
+
+# -- numerical stability -----------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.STABILITY)
+@pytest.mark.parametrize("device", DEVICES)
+def test_small_variance(harness: Harness, device: str) -> None:
+    check(harness, randn((16, 4), 400, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"),
+          key=401)  # fmt: skip
+
+
+@pytest.mark.category(Category.STABILITY)
+def test_channel_offsets(harness: Harness) -> None:
+    scale, shift = torch.tensor([0.5, 2.0, 1.0]).view(1, 3, 1), torch.tensor([3.0, -2.0, 0.0]).view(1, 3, 1)
+    x = randn((10, 3, 6), 410) * scale + shift
+    check(harness, x, say("per-channel scale and mean (0.5/2/1, 3/−2/0)", "各通道缩放与均值不同（0.5/2/1，3/−2/0）"),
+          key=411)  # fmt: skip
+
+
+@pytest.mark.category(Category.STABILITY)
+def test_constant_channel(harness: Harness) -> None:
+    x = randn((8, 3), 420)
+    x[:, 1] = 0.5
+    check(harness, x, say("channel-1-constant (0.5)", "第 1 个通道为常数（0.5）的"), key=421)
+
+
+@pytest.mark.category(Category.STABILITY)
+def test_large_eps(harness: Harness) -> None:
+    check(harness, randn((12, 3, 2), 430, scale=0.05), "0.05·N(0,1)", key=431, eps=1e-2)
+
+
+# -- the rule of the kata ----------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.INTEGRITY)
+def test_backward_uses_no_autograd(harness: Harness) -> None:
+    tensors = [randn((6, 3), 500), randn([3], 501, scale=0.5, shift=1.0), randn([3], 502)]
+    call = FunctionCall("BatchNormFunction", NAMES, tensors, {"eps": 1e-5}, "N(0,1)")
+    expect_no_autograd(harness, call, call.run(harness, randn((6, 3), 503), ERROR_SUSPECTS))
