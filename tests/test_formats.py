@@ -14,6 +14,7 @@ import xmlschema
 
 from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, Status
 from normkata.grading.formats import EXERCISM_TRUNCATED, to_exercism, to_gradescope, to_junit
+from tests.conftest import invoke
 
 JUNIT_XSD = Path(__file__).parent / "fixtures" / "junit-10.xsd"
 EPS_CALL = "RMSNorm(8, eps=1e-05).forward on N(0,1) input of shape (2, 5, 8), float32 on cpu"
@@ -196,3 +197,15 @@ def test_exercism_pass() -> None:
     results = to_exercism(result)
     check_exercism(results)
     assert results["status"] == "pass" and len(results["tests"]) == 2
+
+
+@pytest.mark.slow
+def test_grade_format_exercism_writes_results_json(runner, tmp_path: Path) -> None:
+    learner = tmp_path / "rmsnorm.py"
+    learner.write_text("class RMSNorm(:\n")
+    out = tmp_path / "results.json"
+    result = invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--format", "exercism", "--output", str(out)])
+    assert result.exit_code == 1
+    results = json.loads(out.read_text(encoding="utf-8"))
+    check_exercism(results)
+    assert results["status"] == "error" and results["message"].startswith("SYNTAX ERROR in rmsnorm.py line 1")
