@@ -59,3 +59,13 @@ def invoke(runner: CliRunner, args: list[str], stdin: str | None = None):  # typ
     from normkata.cli import cli
 
     return runner.invoke(cli, args, input=stdin, catch_exceptions=False)
+
+
+@pytest.fixture(scope="session")
+def grading_service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """One warm grader for the session: each file still gets a fresh confined worker."""
+    from normkata.grading.service import GradingService
+
+    home = tmp_path_factory.mktemp("service-home")
+    with GradingService(env={"NORMKATA_HOME": str(home), "NORMKATA_LANG": "en"}) as service:
+        yield service

@@ -157,7 +157,7 @@ class _TrustedCopy:
 def _grading_modules() -> list[Path]:
     """The grading code this process runs (what a verdict depends on), as files."""
     files = {getattr(module, "__file__", None) for name, module in list(sys.modules.items())
-             if name == "normkata" or name.startswith("normkata.")}  # fmt: skip
+             if name.startswith("normkata.grading.")}  # fmt: skip
     return sorted(Path(f) for f in files if f)
 
 

@@ -36,7 +36,11 @@ START_TIMEOUT = 120.0
 class GradingService:
     """A long-lived runner process; `grade` sends it one file and returns the verdict."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, package_parent: Path | None = None, env: dict[str, str] | None = None) -> None:
+        """`package_parent`: where the server imports normkata from (default: where we did);
+        `env`: variables set for it on top of ours (NORMKATA_HOME, say)."""
+        self.package_parent = package_parent or Path(__file__).resolve().parents[2]
+        self.extra_env = dict(env or {})
         self._lock = threading.Lock()
         self._process: subprocess.Popen[str] | None = None
         self._errors: IO[bytes] | None = None
@@ -52,12 +56,8 @@ class GradingService:
         """Start the server and wait until it is warm (a no-op when it is running)."""
         if self._process is not None and self._process.poll() is None:
             return
-        package_parent = str(Path(__file__).resolve().parents[2])
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
-            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-        }
+        path = os.pathsep.join(p for p in (str(self.package_parent), os.environ.get("PYTHONPATH")) if p)
+        env = {**os.environ, **self.extra_env, "PYTHONPATH": path, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         self._errors = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
             [sys.executable, "-m", "normkata.grading.server"],
@@ -98,6 +98,11 @@ class GradingService:
             message = reply.get("error") or self._stderr_tail()
             self.close()  # whatever state it is in, the next grade gets a fresh one
             raise click.ClickException(f"the grader failed: {message}")
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id while it runs (its helpers and workers are its descendants)."""
+        return self._process.pid if self._process is not None and self._process.poll() is None else None
 
     def _read_line(self, timeout: float) -> dict[str, object]:
         assert self._process is not None and self._process.stdout is not None

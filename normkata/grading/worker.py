@@ -40,6 +40,7 @@ from normkata.grading.contract import (
 )
 from normkata.grading.protocol import receive, send
 from normkata.grading.wire import from_wire, prime, to_wire
+from normkata.threads import configure_threads
 
 
 class Forbidden(Exception):
@@ -278,7 +279,8 @@ def _warm_up() -> None:
     for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
         x = torch.randn(4, 8, dtype=dtype, requires_grad=True)
         y = (x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(dtype)).softmax(-1)
-        (y @ x.t()).sum().backward()
+        out = y @ x.t()
+        out.backward(torch.ones_like(out))  # with a gradient, as the suites call it: loads what that needs
         torch.var_mean(x.detach(), 0, unbiased=False)
 
 
@@ -305,9 +307,9 @@ def _confine(scratch: str, learner_folder: str, protected: list[str]) -> tuple[s
     return level.describe(), list(level.active)
 
 
-def main() -> None:
-    request_fd, reply_fd, scratch, learner_folder = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
-    protected = sys.argv[5:]
+def serve(request_fd: int, reply_fd: int, scratch: str, learner_folder: str, protected: list[str]) -> None:
+    """Warm up, confine, say hello, then answer requests until told to exit."""
+    configure_threads()
     _warm_up()
     prime(Request, Hello, LoadReply, RunReply)
     level, active = _confine(scratch, learner_folder, protected)
@@ -324,6 +326,37 @@ def main() -> None:
             send(reply_fd, to_wire(session.run(request.program)))
         else:
             break
+
+
+def forked_main(request: Any, reply: Any, output: Any, scratch: str, learner_folder: str, protected: list[str]) -> None:
+    """Entry point of a worker forked by the zygote (normkata.grading.launch): the three
+    arguments are multiprocessing Connections carrying the pipes' descriptors."""
+    os.setsid()  # a process group of its own, killed whole at the end, as a spawned worker's is
+    keep = {request.fileno(), reply.fileno(), output.fileno()}
+    os.dup2(output.fileno(), 1)
+    os.dup2(output.fileno(), 2)
+    # Whatever else the zygote held (its own pipes, the resource tracker's) is not the learner's.
+    for fd in _open_descriptors():
+        if fd > 2 and fd not in keep:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    sys.dont_write_bytecode = True
+    os.chdir(scratch)
+    serve(request.fileno(), reply.fileno(), scratch, learner_folder, protected)
+    sys.stdout.flush()
+    os._exit(0)  # no multiprocessing teardown: nothing of it is ours to run
+
+
+def _open_descriptors() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        return list(range(3, 256))
+
+
+def main() -> None:
+    request_fd, reply_fd, scratch, learner_folder = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    serve(request_fd, reply_fd, scratch, learner_folder, sys.argv[5:])
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""The graders' own tests: every fixture goes through `normkata grade --file`, the learner's path.
+"""The graders' own tests: every fixture is graded by the grading service, as `watch` and
+`grade-all` grade a learner's file (a fresh confined worker per file); the CLI end to end is
+tests/test_kata_cli.py's.
 
 Each fixture's first line says what must happen: `# expect: pass`, or `# expect: fail`,
 optionally with `diagnosis=ID` (a misconception the report must name) or `message=TEXT`
@@ -10,7 +12,6 @@ catalog: a new kata needs its folder, its solution and its fixtures, nothing her
 
 from __future__ import annotations
 
-import json
 import shutil
 import zlib
 from pathlib import Path
@@ -19,9 +20,9 @@ import pytest
 import torch
 
 from normkata.grading.fixtures import Fixture, from_file, kata_fixtures
+from normkata.grading.service import GradingService
 from normkata.katas import load_katas
 from normkata.paths import katas_dir, solutions_dir
-from tests.conftest import invoke
 
 HERE = Path(__file__).parent
 LEARNER_FILE = {k.id: k.file for k in load_katas()[0]}
@@ -46,11 +47,10 @@ def all_fixtures() -> list[Fixture]:
     return found
 
 
-def grade(runner, kata: str, file: Path, *, seed: int, timeout: float = 10.0) -> tuple[int, dict]:  # type: ignore[no-untyped-def]
-    args = ["grade", kata, "--file", str(file), "--json", "--timeout", str(timeout), "--seed", str(seed)]
-    result = invoke(runner, args)
-    assert result.exit_code in (0, 1), result.output
-    return result.exit_code, json.loads(result.stdout)
+def grade(service: GradingService, kata: str, file: Path, *, seed: int, timeout: float = 10.0) -> tuple[int, dict]:
+    """The exit code `normkata grade` would give, and its --json object."""
+    result = service.grade(kata, file, seed=seed, timeout=timeout)
+    return (0 if result.passed else 1), result.to_json()
 
 
 def _problems(result: dict) -> list[str]:
@@ -58,14 +58,14 @@ def _problems(result: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("fixture", all_fixtures(), ids=lambda f: f.id)
-def test_fixture_verdict(fixture: Fixture, runner, tmp_path: Path) -> None:
+def test_fixture_verdict(fixture: Fixture, grading_service: GradingService, tmp_path: Path) -> None:
     name = f"{fixture.name}.py" if fixture.group == "hostile" else LEARNER_FILE[fixture.kata]
     learner_file = tmp_path / name
     source = fixture.source.replace("{SOLUTION}", str(solutions_dir() / "rmsnorm.py"))
     source = source.replace("{SUITE}", str(katas_dir() / "rmsnorm" / "suite.py"))
     learner_file.write_text(source, encoding="utf-8")
     timeout = 2.0 if "loops" in name else 10.0
-    code, result = grade(runner, fixture.kata, learner_file, seed=seed_of(fixture), timeout=timeout)
+    code, result = grade(grading_service, fixture.kata, learner_file, seed=seed_of(fixture), timeout=timeout)
     failing = [c for c in result["cases"] if c["status"] in ("failed", "error")]
     if fixture.passes:
         assert code == 0 and result["passed"], _problems(result)
@@ -87,12 +87,12 @@ def test_enough_fixtures_per_kata() -> None:
 
 
 @pytest.mark.parametrize("kata", KATAS)
-def test_reference_passes_and_starter_scores_zero(kata: str, runner, tmp_path: Path) -> None:
+def test_reference_passes_and_starter_scores_zero(kata: str, grading_service: GradingService, tmp_path: Path) -> None:
     reference = tmp_path / "reference" / LEARNER_FILE[kata]
     reference.parent.mkdir()
     shutil.copy(solutions_dir() / f"{kata}.py", reference)
     for seed in (1, 2):
-        code, result = grade(runner, kata, reference, seed=seed)
+        code, result = grade(grading_service, kata, reference, seed=seed)
         assert code == 0 and result["passed"], _problems(result)
         assert result["seed"] == seed
         cuda_cases = [c for c in result["cases"] if c["category"] == "CUDA"]
@@ -100,6 +100,6 @@ def test_reference_passes_and_starter_scores_zero(kata: str, runner, tmp_path: P
         assert cuda_cases and all(c["status"] == expected for c in cuda_cases)
     starter = tmp_path / LEARNER_FILE[kata]
     shutil.copy(katas_dir() / kata / "starter.py", starter)
-    code, result = grade(runner, kata, starter, seed=1)
+    code, result = grade(grading_service, kata, starter, seed=1)
     assert code == 1 and not result["passed"]
     assert result["score"] == 0 and result["max_score"] > 0
