@@ -38,6 +38,7 @@ def _words(texts: list[str]) -> set[str]:
 def _prose(text: str) -> str:
     lines = [line for line in text.splitlines() if not line.startswith("    ")]
     text = re.sub(r"`[^`]*`", " ", "\n".join(lines))
+    text = re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", " ", text)  # a snake_case identifier (a kata id) is code
     return re.sub(r"normkata( [a-z][\w-]*| --?[\w-]+)*", " ", text)  # a command to type is code
 
 
