@@ -166,3 +166,28 @@ def test_plan_table_and_bad_minutes(runner, store) -> None:
 def test_next_in_chinese(runner) -> None:
     result = invoke(runner, ["--lang", "zh", "next"])
     assert result.stdout == "下一步：normkata quiz -n 5（先做一个简短测验，看看自己的水平）\n"
+
+
+def test_plan_mock_and_history_in_chinese(runner, store) -> None:
+    from tests.test_zh_everywhere import english_in
+
+    answer(store, "mini-single", correct=False)
+    (first, *_rest) = load_katas()[0]
+    failing = {"passed": False, "score": 1, "max_score": 2, "counts": {}, "duration_s": 1.0, "seed": 3,
+               "cases": [{"name": "fwd", "status": "failed"}], "diagnosis": []}  # fmt: skip
+    KataLog(store).attempt(first.id, "x.py", failing, "cpu")
+    KataLog(store).attempt(first.id, "x.py", {**failing, "cases": [{"name": "fwd", "status": "passed"}]}, "cpu")
+    runs = [
+        (["plan", "--minutes", "40"], ""),
+        (["next"], ""),
+        (["mock", "--minutes", "5"], "小\n\n因为\n\n1\n"),
+        (["mock", "--history"], ""),
+        (["history"], ""),
+        (["history", "--diff"], ""),
+        (["review"], "\n"),
+        ([], ""),
+    ]
+    for args, stdin in runs:
+        result = invoke(runner, ["--lang", "zh", *args], stdin)
+        assert result.exit_code == 0, (args, result.output)
+        assert english_in(result.output) == set(), args
