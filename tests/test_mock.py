@@ -129,3 +129,26 @@ def test_mock_in_a_real_terminal(isolated_home: Path) -> None:
     assert db.execute("SELECT item_id, rating FROM ratings").fetchall() == [("mini-card", 3)]
     db.close()
     assert rows == [(None, "small\ntidy too", "[1]", 3), (0, "because", None, None)]
+
+
+@pytest.mark.slow
+def test_interview_in_a_real_terminal(isolated_home: Path) -> None:
+    """The issue's two findings: a pasted second line is not the rating, a `3` typed ahead rates nothing."""
+    pexpect = pytest.importorskip("pexpect")
+    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_QUIZZES": str(FIXTURES / "good"),
+           "NORMKATA_LANG": "en", "TERM": "xterm", "COLUMNS": "100"}  # fmt: skip
+    child = pexpect.spawn(sys.executable, ["-m", "normkata", "interview"], env=env, encoding="utf-8", timeout=30,
+                          dimensions=(40, 100))  # fmt: skip
+    child.expect("Your answer")
+    child.send("first line\nsecond line\n\n3\n")  # pasted, with a rating typed before the key points were shown
+    child.expect("How did you do\\?")
+    child.sendline("2")
+    child.expect("card\\(s\\) rated and saved")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    import sqlite3
+
+    db = sqlite3.connect(isolated_home / "normkata.db")
+    assert db.execute("SELECT response, rating FROM ratings").fetchall() == [("first line\nsecond line", 2)]
+    db.close()
