@@ -153,10 +153,7 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "Nothing fits in {minutes} minute(s): try `normkata next`.",
         "{minutes} 分钟内安排不下任何练习：试试 `normkata next`。",
     ),
-    "card.unknown_id": (
-        "--id: no interview card {id!r} in the bank (ids: `normkata content export`)",
-        "--id：题库中没有面试卡片 {id!r}（卡片编号见 `normkata content export`）",
-    ),
+    "card.unknown_id": ("--id: no interview card {id!r} in the bank{hint}", "--id：题库中没有面试卡片 {id!r}{hint}"),
     "answer.editor_help": (
         "Write your answer above; lines starting with # are dropped. Save and close the editor to go on.",
         "在上方写下回答；以 # 开头的行会被删去。保存并关闭编辑器后继续。",

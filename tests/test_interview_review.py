@@ -100,7 +100,10 @@ def test_interview_by_id_and_an_unknown_id(runner, db) -> None:
     assert invoke(runner, ["interview", "--id", "mini-card"], "\n2\n").exit_code == 0
     assert db.execute("SELECT item_id, rating FROM ratings").fetchone()[:] == ("mini-card", 2)
     result = invoke(runner, ["interview", "--id", "mini-crad"], "")
-    assert result.exit_code == 2 and "--id: no interview card 'mini-crad'" in result.stderr
+    assert (
+        result.exit_code == 2
+        and "--id: no interview card 'mini-crad' in the bank (did you mean mini-card?)" in result.stderr
+    )
 
 
 def test_review_ends_with_a_summary_and_no_dangling_question(runner, db) -> None:

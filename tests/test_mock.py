@@ -95,6 +95,11 @@ def test_editor_answers(runner, db, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert json.loads(db.execute("SELECT made FROM mock_answers WHERE follow_up IS NULL").fetchone()[0]) == [1, 2]
 
 
+def test_topic_in_any_case(runner, db) -> None:
+    assert invoke(runner, ["mock", "--topic", "MINI"], "\n\n").exit_code == 0
+    assert db.execute("SELECT topic FROM mock_interviews").fetchone()[0] == "mini"
+
+
 def test_bad_options_and_empty_history(runner) -> None:
     assert "No mock interviews yet" in invoke(runner, ["mock", "--history"]).stdout
     for args, name in ((["mock", "--minutes", "0"], "--minutes"), (["mock", "--topic", "zzz"], "--topic")):

@@ -42,7 +42,7 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
 
     lang = current_lang(lang)
     practice = open_practice("interview", lang)
-    check_topic(practice.bank, topic)
+    topic = check_topic(practice.bank, topic, lang)
     if ids:
         cards = [_named_card(practice, item_id) for item_id in ids]
     else:
@@ -137,10 +137,12 @@ def _item(practice: Practice, row: sqlite3.Row) -> Question | Card | None:
 
 
 def _named_card(practice: Practice, item_id: str) -> Card:
-    """The card called `item_id`, or an InputError naming the option."""
+    """The card called `item_id`, or an InputError naming the option and close ids."""
     from normkata.i18n import t
+    from normkata.names import did_you_mean
 
     card = practice.bank.card(item_id)
     if card is None:
-        raise InputError(t("card.unknown_id", practice.lang, id=item_id))
+        hint = did_you_mean(item_id, [c.id for c in practice.bank.cards], practice.lang)
+        raise InputError(t("card.unknown_id", practice.lang, id=item_id, hint=hint))
     return card

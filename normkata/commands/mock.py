@@ -60,7 +60,7 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
         _history(lang)
         return
     practice = open_practice("mock", lang)
-    check_topic(practice.bank, topic)
+    topic = check_topic(practice.bank, topic, lang)
     cards = [c for c in practice.bank.cards if topic is None or c.topic == topic]
     standing = load_standing(practice.bank, practice.store)
     strength = {i.id: i.strength for i in standing.items if i.kind == "card"}
