@@ -206,6 +206,7 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "还没有模拟面试记录：试试 `normkata mock --minutes 20`。",
     ),
     "mock.all_topics": ("all", "全部"),
+    "mock.nothing": ("No answer was given: nothing to score.", "没有作答：无可评分的内容。"),
     "history.title": ("Kata attempts", "编程练习评测记录"),
     "history.col.kata": ("Kata", "练习"),
     "history.col.when": ("When (UTC)", "时间（UTC）"),

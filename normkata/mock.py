@@ -100,6 +100,14 @@ class MockLog:
                 (iso(utcnow()), seconds_used, mock_id),
             )
 
+    def scores(self, mock_id: int) -> list[sqlite3.Row]:
+        """The mock's cards in the order asked: card_id, points, made (JSON or NULL), rating (or NULL)."""
+        return self.db.execute(
+            "SELECT card_id, points, made, rating FROM mock_answers WHERE mock_id = ? AND follow_up IS NULL "
+            "ORDER BY id",
+            (mock_id,),
+        ).fetchall()
+
     def history(self) -> list[sqlite3.Row]:
         """Every mock, oldest first, with its answers counted and its key points made and asked."""
         return self.db.execute(

@@ -95,6 +95,12 @@ def test_editor_answers(runner, db, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert json.loads(db.execute("SELECT made FROM mock_answers WHERE follow_up IS NULL").fetchone()[0]) == [1, 2]
 
 
+def test_no_answer_at_all(runner, db) -> None:
+    result = invoke(runner, ["mock"], "")
+    assert result.exit_code == 0 and result.stdout.endswith("No answer was given: nothing to score.\n")
+    assert db.execute("SELECT COUNT(*) FROM mock_answers").fetchone()[0] == 0
+
+
 def test_topic_in_any_case(runner, db) -> None:
     assert invoke(runner, ["mock", "--topic", "MINI"], "\n\n").exit_code == 0
     assert db.execute("SELECT topic FROM mock_interviews").fetchone()[0] == "mini"

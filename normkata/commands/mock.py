@@ -197,12 +197,13 @@ def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
+    from normkata.mock import MockLog
 
     console, lang = practice.console, practice.lang
-    rows = practice.store.db.execute(
-        "SELECT card_id, points, made, rating FROM mock_answers WHERE mock_id = ? AND follow_up IS NULL ORDER BY id",
-        (mock_id,),
-    ).fetchall()
+    rows = MockLog(practice.store).scores(mock_id)
+    if not rows:
+        console.print(t("mock.nothing", lang))
+        return
     table = Table(title=t("mock.scorecard", lang), title_style="heading")
     for key in ("mock.col.question", "mock.col.points", "mock.col.rating"):
         table.add_column(t(key, lang))
