@@ -129,6 +129,22 @@ def test_a_rerun_grades_only_what_changed(runner, fake, tmp_path: Path) -> None:
     assert sorted(fake.graded) == ["alice", "bob", "carol"]
 
 
+def test_a_grader_that_does_not_start_is_every_row_not_a_hang(runner, tmp_path: Path, monkeypatch) -> None:
+    @contextmanager
+    def job_grader() -> Iterator[FakeGrader]:
+        raise click.ClickException("the grading service did not start: no torch")
+        yield FakeGrader()
+
+    monkeypatch.setattr(batch, "job_grader", job_grader)
+    folder = a_class(tmp_path / "class", alice="pass", bob="eps", carol="pass")
+    result = invoke(runner, ["grade-all", "rmsnorm", str(folder), "--out", str(tmp_path / "g"), "--jobs", "2"])
+    assert result.exit_code == 1
+    errors = {r["submission"]: r["error"] for r in gradebook(tmp_path / "g")}
+    assert errors == dict.fromkeys(
+        ["alice", "bob", "carol"], "no grader could start: the grading service did not start: no torch"
+    )
+
+
 def test_pattern_and_all_passed_exit_0(runner, fake, tmp_path: Path) -> None:
     folder = a_class(tmp_path / "class", team_a="pass", team_b__="pass", solo="eps")
     result = invoke(runner, ["grade-all", "rmsnorm", str(folder), "--pattern", "team_*", "--out", str(tmp_path / "g")])

@@ -79,21 +79,29 @@ def grade_all(kata: Kata, submissions: list[Submission], out: Path, *, jobs: int
     done: queue.Queue[Outcome] = queue.Queue()
     stop = threading.Event()
 
+    failed_to_start: list[str] = []
+
     def job() -> None:
-        with job_grader() as grader:
-            while not stop.is_set():
-                try:
-                    submission, digest = todo.get_nowait()
-                except queue.Empty:
-                    return
-                done.put(_grade_one(grader, kata, submission, digest, timeout, lang))
+        try:
+            with job_grader() as grader:
+                while not stop.is_set():
+                    try:
+                        submission, digest = todo.get_nowait()
+                    except queue.Empty:
+                        return
+                    done.put(_grade_one(grader, kata, submission, digest, timeout, lang))
+        except Exception as exc:  # this job's grader would not start: the other jobs go on
+            failed_to_start.append(_describe(exc))
 
     threads = [threading.Thread(target=job, daemon=True) for _ in range(min(jobs, pending))]
     try:
         for thread in threads:
             thread.start()
         for _ in range(pending):
-            outcome = _next(done)
+            outcome = _next(done, threads)
+            if outcome is None:  # no job is left to grade what remains
+                _drain(todo, done, f"no grader could start: {failed_to_start[0]}")
+                outcome = done.get()
             if outcome.result is not None:
                 write_report(out, outcome.submission.name, outcome.result)
             finish(outcome)
@@ -103,13 +111,28 @@ def grade_all(kata: Kata, submissions: list[Submission], out: Path, *, jobs: int
     return outcomes
 
 
-def _next(done: queue.Queue[Outcome]) -> Outcome:
-    """The next finished grade; waiting in short steps keeps Ctrl-C responsive."""
+def _next(done: queue.Queue[Outcome], threads: list[threading.Thread]) -> Outcome | None:
+    """The next finished grade, or None when every job has stopped and none is waiting.
+    Waiting in short steps keeps Ctrl-C responsive."""
     while True:
         try:
             return done.get(timeout=0.5)
         except queue.Empty:
-            continue
+            if not any(thread.is_alive() for thread in threads) and done.empty():
+                return None
+
+
+def _drain(todo: queue.Queue[tuple[Submission, str]], done: queue.Queue[Outcome], error: str) -> None:
+    while True:
+        try:
+            submission, digest = todo.get_nowait()
+        except queue.Empty:
+            return
+        done.put(Outcome(submission, Row.failed(submission.name, digest, error), None))
+
+
+def _describe(exc: Exception) -> str:
+    return exc.format_message() if isinstance(exc, click.ClickException) else f"{type(exc).__name__}: {exc}"
 
 
 def _unchanged(out: Path, earlier: Row | None, digest: str) -> GradeResult | None:
@@ -127,10 +150,8 @@ def _grade_one(grader: Grader, kata: Kata, submission: Submission, digest: str, 
     try:
         with _private_copy(submission, kata) as file:
             result = grader(kata.id, file, device="auto", timeout=timeout, seed=None, lang=lang)
-    except click.ClickException as exc:
-        return Outcome(submission, Row.failed(submission.name, digest, exc.format_message()), None)
     except Exception as exc:  # one submission's failure is its row, never the batch's
-        return Outcome(submission, Row.failed(submission.name, digest, f"{type(exc).__name__}: {exc}"), None)
+        return Outcome(submission, Row.failed(submission.name, digest, _describe(exc)), None)
     result.file = str(submission.file)
     return Outcome(submission, Row.graded(submission.name, digest, result), result)
 
