@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def _default_jobs() -> int:
-    """One grade per core: each is a runner and a worker, mostly busy in torch (measured on 2 cores)."""
+    """One grade per core: a grade is CPU-bound (a runner and a worker busy in torch), so more only queue."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
