@@ -52,6 +52,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Show a kata's reference solution: after a pass, or after you confirm giving up.",
     ),
     "grade": ("normkata.commands.kata:grade", "Grade a kata with its hidden test suite."),
+    "watch": ("normkata.commands.watch:watch", "Re-grade a kata every time you save it."),
     "grade-all": (
         "normkata.commands.classroom:grade_all",
         "Grade a class: every submission in DIR, in parallel, into a gradebook.",

@@ -288,6 +288,34 @@ _STRINGS: dict[str, tuple[str, str]] = {
     ),
     "grade.running": ("Grading {kata}…", "正在评测 {kata}…"),
     "grade.written": ("Wrote {path}", "已写入 {path}"),
+    "grade.list.title": ("Cases of {kata} (inputs are drawn from each run's seed)",
+                         "{kata} 的用例（输入由每次运行的种子生成）"),  # fmt: skip
+    "grade.selected_none": ("-k {patterns}: no case of {kata} matches (grade --list shows them)",
+                            "-k {patterns}：{kata} 没有匹配的用例（grade --list 可列出全部用例）"),  # fmt: skip
+    "watch.starting": ("Starting the grader…", "正在启动评测器…"),
+    "watch.start": (
+        "Watching {file} (kata {kata}): save to re-grade.",
+        "正在监视 {file}（练习 {kata}）：保存即重新评测。",
+    ),
+    "watch.keys": (
+        "Keys: h hint · n next kata · l list · s solution · r re-run · q quit",
+        "按键：h 提示 · n 下一个练习 · l 列表 · s 参考答案 · r 重新评测 · q 退出",
+    ),
+    "watch.silent": (
+        "{file} changed but no file event arrived: this filesystem may not send any. "
+        "Restart with --manual and press r to re-grade.",
+        "{file} 已改动，但没有收到文件事件：这个文件系统可能不发送事件。请加 --manual 重新启动，按 r 重新评测。",
+    ),
+    "watch.missing": ("{file} is gone: save it again to re-grade.", "{file} 不见了：再保存一次即可重新评测。"),
+    "watch.passed": (
+        "Passed. n: the next kata · s: the reference solution · q: quit",
+        "已通过。n：下一个练习 · s：参考答案 · q：退出",
+    ),
+    "watch.solution_locked": (
+        "The solution opens after a pass (or run `normkata solution {kata}` to give up).",
+        "通过之后才能查看参考答案（或运行 `normkata solution {kata}` 放弃本练习）。",
+    ),
+    "watch.stopped": ("Stopped watching.", "已停止监视。"),
     "classroom.running": ("Grading {kata}", "正在评测 {kata}"),
     "classroom.none": (
         "{dir}: no submission matches {pattern} (a .py file, or a folder holding {file})",
@@ -432,6 +460,12 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "lab.legend.no norm": ("no norm", "无归一化"),
     "lab.legend.depth": ("{placement}-LN, {depth} layers", "{placement}-LN，{depth} 层"),
     "lab.bench.timing": ("timing…", "正在计时…"),
+    "lab.axis.layer": ("layer", "层"),
+    "lab.axis.step": ("step", "训练步"),
+    "lab.axis.loss": ("loss", "损失"),
+    "lab.axis.std": ("std", "标准差"),
+    "lab.axis.|grad|": ("|grad|", "|grad|"),
+    "lab.axis.log": ("{label} (log scale)", "{label}（对数坐标）"),
     # -- names: did-you-mean for commands, katas, topics; hint and solution ------------------
     "name.did_you_mean": (" (did you mean {names}?)", "（你是不是想输入 {names}？）"),
     "cli.unknown_command": ("No such command {name!r}{hint}.", "没有命令 {name!r}{hint}。"),

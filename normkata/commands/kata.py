@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from normkata.katas import Kata
     from normkata.store import KataLog
 
 from normkata.errors import InputError
@@ -99,6 +100,16 @@ def _named_or_last(name: str | None, command: str, lang: str, log: KataLog) -> s
     if chosen is None:
         raise InputError(t("kata.none_yet", lang, command=command))
     return chosen
+
+
+def take_hint(kata: Kata, log: KataLog, lang: str) -> tuple[int, int, str]:
+    """The next hint (the last one again once all are taken): its level, the count, its text."""
+    hints = kata.hints.get(lang)
+    taken = log.hints_taken(kata.id)
+    level = min(taken + 1, len(hints))
+    if level > taken:  # each hint is counted once, when first shown
+        log.event(kata.id, "hint", str(level))
+    return level, len(hints), hints[level - 1]
 
 
 @click.command()

@@ -36,6 +36,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "skipped_note": ("Skipped: {text}.", "跳过：{text}。"),
     "pass": ("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
     "fail": ("NOT YET: {bad} of {max} cases failed or errored.", "尚未通过：{max} 个用例中有 {bad} 个失败或出错。"),
+    "compact.score": ("{score}/{max} cases", "{score}/{max} 个用例"),
+    "compact.meta": ("{seconds:.2f} s · seed {seed}", "{seconds:.2f} 秒 · 种子 {seed}"),
     "rule_fail": ("NOT YET: a rule of the kata is broken (see above).", "尚未通过：违反了本练习的规则（见上）。"),
 }
 
@@ -59,7 +61,8 @@ def sandbox_text(level: str, lang: str) -> str:
     return _LEVELS_ZH[word] + (f"（{rest.strip().removeprefix('missing ')} 未启用）" if rest else "")
 
 
-def render(console: Console, result: GradeResult) -> None:
+def render(console: Console, result: GradeResult, *, every_failure: bool = False) -> None:
+    """The full report; `every_failure` spells out every failing case (`grade --all`)."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -90,7 +93,10 @@ def render(console: Console, result: GradeResult) -> None:
         if example:
             console.print(f"  [muted]{escape(example.name)}:[/] {escape(example.message)}")
         console.print(f"  {escape(text('hint', lang, hint=diagnosis.hint))}")
-    _print_findings(console, [c for c in failures if c.diagnosis not in named_ids], lang)
+    if every_failure:
+        _print_every_failure(console, failures, lang)
+    else:
+        _print_findings(console, [c for c in failures if c.diagnosis not in named_ids], lang)
     skipped = [c for c in result.cases if c.status is Status.SKIPPED]
     if skipped:
         reasons = Counter(c.message for c in skipped)
@@ -123,6 +129,43 @@ def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> Non
         console.print(f"  {escape(first.message)}")
         if len(same) > 1:
             console.print(f"[muted]{escape(text('more_like', lang, n=len(same) - 1))}[/]")
+
+
+def _print_every_failure(console: Console, cases: list[CaseResult], lang: str) -> None:
+    from rich.markup import escape
+
+    for case in sorted(cases, key=lambda c: list(Category).index(c.category)):
+        style = "kata.fail" if case.status is Status.FAILED else "warn"
+        console.print(f"[{style}]✗ {escape(case.name)}[/] [muted]({escape(case.category.label(lang))})[/]")
+        console.print(f"  {escape(case.message)}")
+
+
+def render_compact(console: Console, result: GradeResult) -> None:
+    """Three lines for `watch`: the verdict, the counts per category, the first thing to fix."""
+    from rich.markup import escape
+
+    lang = result.lang
+    when = text("compact.meta", lang, seconds=result.duration_s, seed=result.seed)
+    if result.passed:
+        verdict = f"[kata.pass]✓ {escape(text('pass', lang, score=result.score, max=result.max_score))}[/]"
+    else:
+        verdict = f"[kata.fail]✗ {escape(text('compact.score', lang, score=result.score, max=result.max_score))}[/]"
+    console.print(f"{verdict}  [muted]{escape(Path(result.file).name)} · {escape(when)}[/]")
+    parts = []
+    for category in Category:
+        cases = [c for c in result.cases if c.category is category and c.status is not Status.SKIPPED]
+        if cases:
+            good = sum(c.status is Status.PASSED for c in cases)
+            mark = "[kata.pass]✓[/]" if good == len(cases) else "[kata.fail]✗[/]"
+            parts.append(f"{escape(category.label(lang))} {good}/{len(cases)} {mark}")
+    console.print("  " + " · ".join(parts))
+    failures = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
+    if result.diagnosis:
+        first = max(result.diagnosis, key=lambda d: d.cases)
+        console.print(f"  [next]{escape(text('named', lang, title=first.title, n=first.cases))}[/]")
+        console.print(f"  {escape(text('hint', lang, hint=first.hint))}")
+    elif failures:
+        console.print(f"  [kata.fail]{escape(failures[0].name)}:[/] {escape(failures[0].message)}")
 
 
 _CALL_PREFIX = re.compile(r"^[^:：]*[:：]")

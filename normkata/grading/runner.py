@@ -199,7 +199,7 @@ def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy
         pytest_args = [
             str(trusted.suite),
             "-c", str(ini), "--rootdir", scratch, "--noconftest", "--import-mode=importlib",
-            "-p", "no:cacheprovider", "-q", "-o", "addopts=",
+            "-p", "no:cacheprovider", "-q", "-o", "addopts=", "--tb=native",
             # Suites raise CaseFailure with their own messages: no assert rewriting needed, and
             # these plugins only cost start-up time here.
             "--assert=plain", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin",

@@ -1,0 +1,67 @@
+"""`normkata watch`: re-grade on every save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from normkata.errors import InputError
+from normkata.options import current_lang, lang_option
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Watch this file instead of the workspace's.")  # fmt: skip
+@click.option("--manual", is_flag=True, help="Re-grade only when you press r (filesystems without change events).")
+@click.option("--jsonl", is_flag=True, help="Print each grade as one JSON line (the grade --json object).")
+@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
+              help="auto runs the CUDA cases when a GPU is present.")  # fmt: skip
+@click.option("--timeout", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
+              help="Seconds any single case may take.")  # fmt: skip
+@lang_option
+def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device: str, timeout: float,
+          lang: str | None) -> None:  # fmt: skip
+    """Re-grade a kata every time you save it.
+
+    NAME defaults to the kata you worked on last, the file to <workspace>/<kata>.py. Keys:
+    h next hint, n next kata, l list, s solution (after a pass), r re-run, q quit. Each
+    re-grade is recorded like a grade.
+
+    \b
+    Examples:
+      normkata watch
+      normkata watch rmsnorm --file ~/code/my_rmsnorm.py
+      normkata watch layernorm --manual      # a filesystem without change events
+      normkata watch rmsnorm --jsonl         # one JSON object per grade, for editors
+    """
+    from normkata.commands.kata import _open_log, _workspace
+    from normkata.grading.service import GradingService
+    from normkata.i18n import t
+    from normkata.katas import get_kata
+    from normkata.ui import make_console
+    from normkata.watching import Watcher, WatchSettings
+
+    lang = current_lang(lang)
+    log = _open_log(lang)
+    name = name or log.last_kata()
+    if name is None:
+        raise InputError(t("grade.no_kata", lang))
+    chosen = get_kata(name)
+    target = file or _workspace() / chosen.file
+    if not target.is_file():
+        raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
+    # With --jsonl, standard output carries the JSON lines only: everything else goes to stderr.
+    console = make_console(stderr=jsonl)
+    settings = WatchSettings(lang, device, timeout, jsonl, manual)
+    service = GradingService()
+    try:
+        with console.status(t("watch.starting", lang)):
+            service.start()
+        Watcher(chosen, target.resolve(), settings, log, console, service, _workspace()).run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.close()
+    console.print(f"[muted]{t('watch.stopped', lang)}[/]")

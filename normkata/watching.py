@@ -1,0 +1,297 @@
+"""`normkata watch`: re-grade a kata file on every save, through the warm grading service.
+
+Three sources feed one queue that the main thread serves in order: file events (watchfiles,
+on the file's folder, so editors that save by writing a new file and renaming it are seen),
+keys (one keystroke on a terminal, one line per key otherwise) and a slow probe that notices
+a file changing without any event (a filesystem that sends none: `--manual` is the way there).
+Saves that arrive while a grade runs are coalesced into one re-grade; a save that leaves the
+content unchanged grades nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import queue
+import select
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from normkata.i18n import t
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from normkata.grading.contract import GradeResult
+    from normkata.grading.service import GradingService
+    from normkata.katas import Kata
+    from normkata.store import KataLog
+
+#: Milliseconds watchfiles waits for a burst of events to settle (an editor's save is a burst).
+DEBOUNCE_MS = 30
+#: A file that changed with no event for this long means the filesystem sends none.
+SILENT_CHANGE_S = 3.0
+KEYS = "hnlsrq"
+
+
+@dataclass
+class Event:
+    kind: str  # change | key | silent
+    key: str = ""
+
+
+@dataclass
+class WatchSettings:
+    lang: str
+    device: str
+    timeout: float
+    jsonl: bool
+    manual: bool
+
+
+class Watcher:
+    """The watch loop: one kata file at a time, graded by one service."""
+
+    def __init__(self, kata: Kata, file: Path, settings: WatchSettings, log: KataLog, console: Console,
+                 service: GradingService, workspace: Path) -> None:  # fmt: skip
+        self.kata, self.file, self.settings = kata, file, settings
+        self.log, self.console, self.service, self.workspace = log, console, service, workspace
+        self.events: queue.Queue[Event] = queue.Queue()
+        self.stop = threading.Event()  # the whole watch
+        self.watching = threading.Event()  # set: the file watcher of the current file stops
+        self.last_digest: str | None = None
+        self.last_result: GradeResult | None = None
+        self.last_event_at = time.monotonic()
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        lang = self.settings.lang
+        with _keys(self.events, self.stop) as interactive:
+            self._start_watching()
+            self._say(t("watch.start", lang, file=self.file, kata=self.kata.id))
+            if interactive or not self.settings.jsonl:
+                self._say(t("watch.keys", lang))
+            self.grade(force=True)
+            while not self.stop.is_set():
+                try:
+                    event = self.events.get(timeout=0.5)
+                except queue.Empty:
+                    continue
+                if event.kind == "change":
+                    self._drain_changes()
+                    self.grade()
+                elif event.kind == "silent":
+                    self._say(t("watch.silent", lang, file=self.file.name))
+                elif event.kind == "key" and not self.on_key(event.key):
+                    break
+        self.watching.set()
+
+    def _start_watching(self) -> None:
+        if not self.settings.manual:
+            threading.Thread(target=self._watch_files, daemon=True, name="normkata-watch-files").start()
+            threading.Thread(target=self._probe, daemon=True, name="normkata-watch-probe").start()
+
+    def _watch_files(self) -> None:
+        from watchfiles import watch
+
+        name = self.file.name
+        stop = self.watching
+        for _changes in watch(self.file.parent, watch_filter=lambda _change, path: Path(path).name == name,
+                              debounce=DEBOUNCE_MS, step=10, stop_event=stop, raise_interrupt=False):  # fmt: skip
+            self.last_event_at = time.monotonic()
+            self.events.put(Event("change"))
+
+    def _probe(self) -> None:
+        """Tell once when the file changes and no event says so (NFS, some container mounts)."""
+        seen, stop = _stamp(self.file), self.watching
+        while not stop.wait(1.0):
+            now = _stamp(self.file)
+            if now != seen and time.monotonic() - self.last_event_at > SILENT_CHANGE_S:
+                if now == _stamp(self.file) and _digest(self.file) != self.last_digest:
+                    self.events.put(Event("silent"))
+                    return
+            if now != seen:
+                seen = now
+
+    def _drain_changes(self) -> None:
+        """Saves made while grading are one change: keep the keys, drop the repeats."""
+        keys = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                event = self.events.get_nowait()
+                if event.kind != "change":
+                    keys.append(event)
+        for event in keys:
+            self.events.put(event)
+
+    # -- grading -------------------------------------------------------------------------------
+
+    def grade(self, force: bool = False) -> None:
+        lang = self.settings.lang
+        digest = _wait_for(self.file)
+        if digest is None:
+            self._say(t("watch.missing", lang, file=self.file))
+            return
+        if digest == self.last_digest and not force:
+            return
+        self.last_digest = digest
+        try:
+            result = self.service.grade(self.kata.id, self.file, device=self.settings.device,
+                                        timeout=self.settings.timeout, lang=lang)  # fmt: skip
+        except click.ClickException as error:
+            self._say(error.format_message(), style="warn")
+            return
+        self.last_result = result
+        self.log.attempt(self.kata.id, str(self.file), result.to_json(), self.settings.device)
+        if self.settings.jsonl:
+            click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+            sys.stdout.flush()
+            return
+        from normkata.grading.report import render_compact
+
+        self.console.print(f"[muted]{time.strftime('%H:%M:%S')}[/]")
+        render_compact(self.console, result)
+        if result.passed:
+            self._say(t("watch.passed", lang, kata=self.kata.id))
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    def on_key(self, key: str) -> bool:
+        """Act on a key; False to stop watching."""
+        actions: dict[str, Callable[[], None]] = {
+            "h": self._hint, "n": self._next_kata, "l": self._list, "s": self._solution,
+            "r": lambda: self.grade(force=True),
+        }  # fmt: skip
+        if key == "q":
+            return False
+        action = actions.get(key)
+        if action is not None:
+            action()
+        return True
+
+    def _hint(self) -> None:
+        from normkata.commands.kata import take_hint
+
+        level, total, hint = take_hint(self.kata, self.log, self.settings.lang)
+        key = "hint.title.last" if level == total else "hint.title"
+        self._say(t(key, self.settings.lang, level=level, total=total, kata=self.kata.id), style="heading")
+        self._say(hint)
+
+    def _next_kata(self) -> None:
+        from normkata.katas import load_katas
+
+        katas = load_katas()[0]
+        ids = [k.id for k in katas]
+        following = katas[(ids.index(self.kata.id) + 1) % len(katas)] if self.kata.id in ids else katas[0]
+        target = self.workspace / following.file
+        if not target.exists():
+            self.workspace.mkdir(parents=True, exist_ok=True)
+            target.write_text(following.starter.read_text(encoding="utf-8"), encoding="utf-8")
+            self.log.event(following.id, "started", str(target))
+            self._say(t("kata.written", self.settings.lang, path=target))
+        self.watching.set()  # the file watcher follows the old file: start one for the new file
+        self.watching = threading.Event()
+        self.kata, self.file, self.last_digest, self.last_result = following, target, None, None
+        self._start_watching()
+        self._say(t("watch.start", self.settings.lang, file=self.file, kata=self.kata.id))
+        self.grade(force=True)
+
+    def _list(self) -> None:
+        from normkata.katas import load_katas
+
+        for kata in load_katas()[0]:
+            status = self.log.status(kata.id)
+            mark = "→" if kata.id == self.kata.id else " "
+            label = t(f"kata.status.{status.status}", self.settings.lang)
+            self._say(f"{mark} {kata.id:<20} {label}")
+
+    def _solution(self) -> None:
+        lang = self.settings.lang
+        if self.last_result is None or not self.last_result.passed:
+            self._say(t("watch.solution_locked", lang, kata=self.kata.id), style="warn")
+            return
+        from rich.syntax import Syntax
+
+        self.console.print(Syntax(self.kata.solution.read_text(encoding="utf-8"), "python", line_numbers=True))
+
+    def _say(self, message: str, style: str = "muted") -> None:
+        from rich.markup import escape
+
+        self.console.print(f"[{style}]{escape(message)}[/]")
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _wait_for(path: Path, seconds: float = 1.0) -> str | None:
+    """The file's digest; an editor that saves by delete-and-rename leaves a short gap."""
+    deadline = time.monotonic() + seconds
+    while (digest := _digest(path)) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return digest
+
+
+@contextlib.contextmanager
+def _keys(events: queue.Queue[Event], stop: threading.Event) -> Iterator[bool]:
+    """Feed keys into `events`: keystrokes on a terminal (yields True), else one per line."""
+    stream = sys.stdin
+    interactive = stream is not None and stream.isatty()
+    saved = None
+    if interactive:
+        import termios
+        import tty
+
+        fd = stream.fileno()
+        saved = termios.tcgetattr(fd)
+        tty.setcbreak(fd)
+    reader = threading.Thread(target=_read_keys, args=(events, stop, interactive), daemon=True, name="normkata-keys")
+    reader.start()
+    try:
+        yield interactive
+    finally:
+        stop.set()
+        if saved is not None:
+            import termios
+
+            termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, saved)
+
+
+def _read_keys(events: queue.Queue[Event], stop: threading.Event, interactive: bool) -> None:
+    fd = sys.stdin.fileno() if sys.stdin is not None else -1
+    if fd < 0:
+        return
+    while not stop.is_set():
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        data = os.read(fd, 1 if interactive else 4096)
+        if not data:
+            if interactive:  # Ctrl-D on a terminal ends the session, as q does
+                events.put(Event("key", "q"))
+            return  # piped input that ends leaves the watch running (scripts stop it with q or a signal)
+        for text in data.decode("utf-8", "replace").splitlines() if not interactive else [data.decode("latin-1")]:
+            key = text.strip()[:1].lower()
+            if key in KEYS and key:
+                events.put(Event("key", key))
