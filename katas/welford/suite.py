@@ -214,8 +214,8 @@ def check_reads(harness: Harness, replies: Sequence[StepReply], check: Check) ->
     expected, call, on = check.expected, check.call, check.on
     got_count = int(count[0].item()) if len(count) == 1 and count[0].numel() == 1 else None
     if got_count != expected.count:
-        message = say("{call} on {on}: count is {got}, expected {expected}",
-                      "{call}，{on}：count 为 {got}，应为 {expected}", call=call, on=on,
+        message = say("{call} on {on}: count is {got}, expected {expected}.",
+                      "{call}，{on}：count 为 {got}，应为 {expected}。", call=call, on=on,
                       got=got_count if got_count is not None else "-", expected=expected.count)  # fmt: skip
         if check.count_before_merge is not None and got_count == check.count_before_merge:
             message += " " + harness.diagnose(COUNT_NOT_MERGED)
@@ -362,9 +362,9 @@ def test_count(harness: Harness) -> None:
     got = [int(r.outputs[0].item()) if len(r.outputs) == 1 and r.outputs[0].numel() == 1 else None for r in replies]
     if got != expected:
         message = say("{cls}({f}): count read fresh, after updates of {sizes} rows and after merging an object "
-                      "of {m} rows was {got}, expected {expected}",
+                      "of {m} rows was {got}, expected {expected}.",
                       "{cls}({f})：新建时、依次 update {sizes} 行之后、再并入一个 {m} 行的对象之后，"
-                      "count 依次为 {got}，应为 {expected}", cls=CLS, f=features, sizes=sizes, m=sizes[0] + sizes[1],
+                      "count 依次为 {got}，应为 {expected}。", cls=CLS, f=features, sizes=sizes, m=sizes[0] + sizes[1],
                       got=got, expected=expected)  # fmt: skip
         if got[:-1] == expected[:-1] and got[-1] == expected[-2]:
             message += " " + harness.diagnose(COUNT_NOT_MERGED)
@@ -473,8 +473,9 @@ def test_merge_at_1e6(harness: Harness) -> None:
     features = draw(120, 1, 6)
     a = offset_batches(121, features, [draw(122, 5, 40), 7], torch.float32)
     b = [x + 8.0 for x in offset_batches(123, features, [draw(124, 20, 60)], torch.float32)]  # mean 1e6 + 8
-    check_merge(harness, at_small_mean(a), at_small_mean(b), "4·N(0,1), 8 + 4·N(0,1)")
-    check_merge(harness, a, b, "1e6 + 4·N(0,1), 1e6 + 8 + 4·N(0,1)", mean_tol=TOLERANCES["float32"],
+    check_merge(harness, at_small_mean(a), at_small_mean(b), say("4·N(0,1), 8 + 4·N(0,1)", "4·N(0,1) 与 8 + 4·N(0,1)"))
+    label = say("1e6 + 4·N(0,1), 1e6 + 8 + 4·N(0,1)", "1e6 + 4·N(0,1) 与 1e6 + 8 + 4·N(0,1)")
+    check_merge(harness, a, b, label, mean_tol=TOLERANCES["float32"],
                 var_tol=OFFSET_VAR, cause=NAIVE)  # fmt: skip
 
 
