@@ -51,7 +51,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "normkata.commands.kata:solution",
         "Show a kata's reference solution: after a pass, or after you confirm giving up.",
     ),
-    "grade": ("normkata.commands.kata:grade", "Grade a kata with its hidden test suite."),
+    "grade": ("normkata.commands.grade:grade", "Grade a kata with its hidden test suite."),
     "watch": ("normkata.commands.watch:watch", "Re-grade a kata every time you save it."),
     "grade-all": (
         "normkata.commands.classroom:grade_all",

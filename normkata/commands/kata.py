@@ -1,8 +1,7 @@
-"""`normkata kata`, `hint`, `solution` and `grade`."""
+"""`normkata kata`, `hint` and `solution` (`grade` is commands/grade.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,14 +15,16 @@ from normkata.errors import InputError
 from normkata.options import AppState, current_lang, lang_option
 
 
-def _workspace() -> Path:
+def workspace() -> Path:
+    """The learner's workspace folder (--workspace, NORMKATA_WORKSPACE, else the default)."""
     from normkata.paths import workspace_dir
 
     state = click.get_current_context().find_object(AppState)
     return workspace_dir(state.workspace if state else None)
 
 
-def _open_log(lang: str) -> KataLog:
+def open_kata_log(lang: str) -> KataLog:
+    """Kata events and attempts, with a damaged store reported in `lang`."""
     from normkata.practice import report_damage
     from normkata.store import KataLog, open_store
 
@@ -54,7 +55,7 @@ def kata(name: str | None, force: bool, lang: str | None) -> None:
 
     lang = current_lang(lang)
     console = make_console()
-    log = _open_log(lang)
+    log = open_kata_log(lang)
     if name is None:
         katas, issues = load_katas()
         if issues:
@@ -79,13 +80,13 @@ def kata(name: str | None, force: bool, lang: str | None) -> None:
         console.print(table)
         return
     chosen = get_kata(name)
-    workspace = _workspace()
-    target = workspace / chosen.file
+    folder = workspace()
+    target = folder / chosen.file
     console.print(Markdown(chosen.instructions(lang)))
     if target.exists() and not force:
         console.print(f"[warn]{t('kata.exists', lang, path=target)}[/]")
     else:
-        workspace.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         target.write_text(chosen.starter.read_text(encoding="utf-8"), encoding="utf-8")
         console.print(f"[kata.pass]{t('kata.written', lang, path=target)}[/]")
     log.event(chosen.id, "started", str(target))
@@ -141,7 +142,7 @@ def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) 
     from normkata.ui import make_console
 
     lang = current_lang(lang)
-    log = _open_log(lang)
+    log = open_kata_log(lang)
     chosen, console = get_kata(_named_or_last(name, "hint", lang, log)), make_console()
     taken = log.hints_taken(chosen.id)
     hints = chosen.hints.get(lang)
@@ -186,7 +187,7 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
     from normkata.ui import make_console
 
     lang = current_lang(lang)
-    log = _open_log(lang)
+    log = open_kata_log(lang)
     chosen, console = get_kata(_named_or_last(name, "solution", lang, log)), make_console()
     if log.status(chosen.id).status != "passed":
         if not yes and not click.confirm(t("solution.confirm", lang, kata=chosen.id), default=False):
@@ -194,76 +195,3 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
             return
         log.event(chosen.id, "gave_up")
     console.print(Syntax(chosen.solution.read_text(encoding="utf-8"), "python", line_numbers=True))
-
-
-@click.command()
-@click.argument("name", required=False)
-@click.option(
-    "--file",
-    "file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Grade this file instead of the workspace's.",
-)
-@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
-              help="auto runs the CUDA cases when a GPU is present.")  # fmt: skip
-@click.option("--timeout", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
-              help="Seconds any single case may take.")  # fmt: skip
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Draw the inputs from this seed (default: a fresh one, shown in the result).")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option("--format", "fmt", type=click.Choice(("gradescope", "junit", "exercism")), default=None,
-              help="Also write results.json (Gradescope or exercism v3) or junit.xml.")  # fmt: skip
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where --format writes (default: results.json / junit.xml here).")  # fmt: skip
-@lang_option
-def grade(
-    name: str | None,
-    file: Path | None,
-    device: str,
-    timeout: float,
-    seed: int | None,
-    as_json: bool,
-    fmt: str | None,
-    output: Path | None,
-    lang: str | None,
-) -> None:
-    """Grade a kata with its hidden test suite.
-
-    Exit code 0 when every case passed, 1 when any failed or errored, 2 on bad input.
-    NAME defaults to the kata you worked on last; the file to <workspace>/<kata>.py.
-
-    \b
-    Examples:
-      normkata grade
-      normkata grade layernorm --file my_layernorm.py
-      normkata grade rmsnorm --json --seed 7      # the same inputs as a run with seed 7
-      normkata grade batchnorm --format gradescope --output results.json
-    """
-    from normkata.grading import formats, report
-    from normkata.grading.client import run_grader
-    from normkata.i18n import t
-    from normkata.katas import get_kata
-    from normkata.ui import make_console
-
-    lang = current_lang(lang)
-    log = _open_log(lang)
-    name = name or log.last_kata()
-    if name is None:
-        raise InputError(t("grade.no_kata", lang))
-    chosen = get_kata(name)
-    target = file or _workspace() / chosen.file
-    if not target.is_file():
-        raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
-    console = make_console(quiet=as_json)
-    with console.status(t("grade.running", lang, kata=chosen.id)):
-        result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang)
-    log.attempt(chosen.id, str(target), result.to_json(), device)
-    if fmt:
-        path = output or Path(formats.DEFAULT_FILES[fmt])
-        formats.write(fmt, path, result)
-        console.print(f"[muted]{t('grade.written', lang, path=path)}[/]")
-    if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
-    else:
-        report.render(console, result)
-    raise click.exceptions.Exit(0 if result.passed else 1)

@@ -36,7 +36,7 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
       normkata watch layernorm --manual      # a filesystem without change events
       normkata watch rmsnorm --jsonl         # one JSON object per grade, for editors
     """
-    from normkata.commands.kata import _open_log, _workspace
+    from normkata.commands.kata import open_kata_log, workspace
     from normkata.grading.service import GradingService
     from normkata.i18n import t
     from normkata.katas import get_kata
@@ -44,12 +44,12 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
     from normkata.watching import Watcher, WatchSettings
 
     lang = current_lang(lang)
-    log = _open_log(lang)
+    log = open_kata_log(lang)
     name = name or log.last_kata()
     if name is None:
         raise InputError(t("grade.no_kata", lang))
     chosen = get_kata(name)
-    target = file or _workspace() / chosen.file
+    target = file or workspace() / chosen.file
     if not target.is_file():
         raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
     # With --jsonl, standard output carries the JSON lines only: everything else goes to stderr.
@@ -59,7 +59,7 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
     try:
         with console.status(t("watch.starting", lang)):
             service.start()
-        Watcher(chosen, target.resolve(), settings, log, console, service, _workspace()).run()
+        Watcher(chosen, target.resolve(), settings, log, console, service, workspace()).run()
     except KeyboardInterrupt:
         pass
     finally:

@@ -34,14 +34,15 @@ from normkata.grading.proxy import Submission, SubmissionError, TimeBudgetUsed
 class RunContext:
     seed: int = 0
     lang: str = "en"
+    file: str = ""  # the learner's file, as messages point into it (`rmsnorm.py:12`)
 
 
 _RUN = RunContext()
 
 
-def configure(seed: int, lang: str) -> None:
-    """Set the run's seed and language before the suite is collected."""
-    _RUN.seed, _RUN.lang = seed, lang
+def configure(seed: int, lang: str, file: str = "") -> None:
+    """Set the run's seed, language and learner file before the suite is collected."""
+    _RUN.seed, _RUN.lang, _RUN.file = seed, lang, file
 
 
 def say(en: str, zh: str, **values: Any) -> str:
@@ -163,7 +164,10 @@ _NO_ATTRIBUTE = re.compile(r"object has no attribute '(\w+)'")
 def explain(failure: Failure, call: str) -> str:
     """The learner's exception as a sentence: what was called, where, what went wrong."""
     en_stage, zh_stage = _STAGES.get(failure.stage, ("", ""))
-    where = say(" (your file, line {n})", "（你的文件第 {n} 行）", n=failure.line) if failure.line else ""
+    # `path:line`, the form editors and terminals jump to.
+    where = ""
+    if failure.line:
+        where = say(" (at {file}:{n})", "（位置 {file}:{n}）", file=_RUN.file or "your file", n=failure.line)
     message = " ".join(failure.message.split())
     stage = say(en_stage, zh_stage)
     if failure.error == "NotImplementedError":

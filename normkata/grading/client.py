@@ -20,19 +20,38 @@ _MAX_RESULT_BYTES = 32 * 1024 * 1024
 
 
 def run_grader(kata_id: str, file: Path, *, device: str = "auto", timeout: float = 10.0, seed: int | None = None,
-               lang: str = "en") -> GradeResult:  # fmt: skip
+               lang: str = "en", select: list[str] | None = None) -> GradeResult:  # fmt: skip
     """Run the trusted runner in its own process; its verdict arrives on a pipe, never a file."""
-    command = [sys.executable, "-m", "normkata.grading.runner", kata_id, str(file.resolve()),
-               "--device", device, "--timeout", str(timeout), "--lang", lang]  # fmt: skip
+    command = [kata_id, str(file.resolve()), "--device", device, "--timeout", str(timeout), "--lang", lang]
     if seed is not None:
         command += ["--seed", str(seed)]
+    for pattern in select or []:
+        command += ["-k", pattern]
+    out = _run_runner(command, ceiling=min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout) + 120)
+    try:
+        return GradeResult.from_json(json.loads(out))
+    except (ValueError, KeyError, TypeError):
+        raise click.ClickException("the grader's result could not be read") from None
+
+
+def list_cases(kata_id: str, lang: str = "en") -> list[tuple[str, str]]:
+    """(category, case name) for every case of a kata's hidden suite (`grade --list`)."""
+    out = _run_runner([kata_id, "--list", "--lang", lang], ceiling=180)
+    try:
+        return [(str(category), str(name)) for category, name in json.loads(out)]
+    except (ValueError, TypeError):
+        raise click.ClickException("the grader's case list could not be read") from None
+
+
+def _run_runner(arguments: list[str], *, ceiling: float) -> bytes:
+    """The runner's standard output; its exit code 2 becomes an InputError, others a ClickException."""
+    command = [sys.executable, "-m", "normkata.grading.runner", *arguments]
     package_parent = str(Path(__file__).resolve().parents[2])
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
     }
-    ceiling = min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout) + 120  # the budget, plus start-up
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, env=env)
         assert process.stdout is not None
@@ -49,7 +68,4 @@ def run_grader(kata_id: str, file: Path, *, device: str = "auto", timeout: float
     if process.returncode != 0 or not out or len(out) > _MAX_RESULT_BYTES:
         tail = stderr.splitlines()[-1:] or ["no output"]
         raise click.ClickException(f"the grader failed: {tail[0]}")
-    try:
-        return GradeResult.from_json(json.loads(out))
-    except (ValueError, KeyError, TypeError):
-        raise click.ClickException("the grader's result could not be read") from None
+    return out

@@ -74,17 +74,28 @@ class GradingPlugin:
         self.results.append(CaseResult(_case_name(item, self.lang), _category(item), status, message, diagnosis))
 
 
+class CaseLister:
+    """Collects a suite's cases without running them (`grade --list`)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.cases: list[tuple[Category, str]] = []
+        self.suite_errors: list[str] = []
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            try:
+                self.cases.append((_category(item), _case_name(item, self.lang)))
+            except SuiteError as exc:
+                self.suite_errors.append(str(exc))
+
+
 def matches(item: pytest.Item, patterns: list[str]) -> bool:
     """`grade -k`: a pattern is part of the case's name, as the report shows it in either language."""
     names = [item.name.casefold(), _case_name(item, "en").casefold()]
     with contextlib.suppress(SuiteError):
         names.append(_case_name(item, "zh").casefold())
     return any(pattern in name for pattern in patterns for name in names)
-
-
-def case_list(items: list[pytest.Item], lang: str) -> list[tuple[Category, str]]:
-    """`grade --list`: every case's category and name, in the suite's order."""
-    return [(_category(item), _case_name(item, lang)) for item in items]
 
 
 def _device_of(item: Any) -> str:

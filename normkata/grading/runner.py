@@ -68,15 +68,23 @@ class RunnerError(Exception):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="normkata.grading.runner")
     parser.add_argument("kata")
-    parser.add_argument("file", type=Path)
+    parser.add_argument("file", type=Path, nargs="?")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--timeout", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--lang", choices=("en", "zh"), default="en")
     parser.add_argument("--budget", type=float, default=None, help="seconds for the whole grade")
     parser.add_argument("-k", dest="select", action="append", default=[], help="run cases matching this")
+    parser.add_argument("--list", action="store_true", help="print the suite's cases as JSON, run nothing")
     args = parser.parse_args(argv)
     harden()
+    if args.list or args.file is None:
+        try:
+            sys.stdout.write(json.dumps(list_cases(args.kata, args.lang), ensure_ascii=False))
+        except (RunnerError, InputError) as error:
+            print(error, file=sys.stderr)
+            return error.code if isinstance(error, RunnerError) else EXIT_USAGE
+        return 0
     request = GradeRequest(args.kata, str(args.file), args.device, args.timeout, args.seed, args.lang, args.budget,
                            args.select)  # fmt: skip
     try:
@@ -167,12 +175,11 @@ def _sha256(path: Path) -> str:
 
 def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy, request: GradeRequest,
            seed: int) -> GradeResult:  # fmt: skip
-    import pytest
 
     from normkata.grading import checks
     from normkata.grading.plugin import GradingPlugin
 
-    checks.configure(seed, request.lang)
+    checks.configure(seed, request.lang, str(file))
     _load_reference(kata, trusted.solution)
     loaded = submission.load()
     hello = submission.hello
@@ -193,27 +200,52 @@ def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy
     import torch
 
     plugin = GradingPlugin(submission, request.device, torch.cuda.is_available(), request.lang, request.select)
-    with tempfile.TemporaryDirectory() as scratch:
-        ini = Path(scratch) / "pytest.ini"
-        ini.write_text(_INI, encoding="utf-8")
-        pytest_args = [
-            str(trusted.suite),
-            "-c", str(ini), "--rootdir", scratch, "--noconftest", "--import-mode=importlib",
-            "-p", "no:cacheprovider", "-q", "-o", "addopts=", "--tb=native",
-            # Suites raise CaseFailure with their own messages: no assert rewriting needed, and
-            # these plugins only cost start-up time here.
-            "--assert=plain", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin",
-            "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler",
-            "-p", "no:logging", "-p", "no:legacypath",
-        ]  # fmt: skip
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            pytest.main(pytest_args, plugins=[plugin])
+    _run_pytest(trusted.suite, plugin)
+    if request.select and not plugin.results:
+        raise RunnerError(checks.say("-k {patterns}: no case of {kata} matches (grade --list shows them)",
+                                     "-k {patterns}：{kata} 没有匹配的用例（grade --list 可列出全部用例）",
+                                     patterns=" ".join(request.select), kata=kata.id), EXIT_USAGE)  # fmt: skip
     if plugin.suite_errors:
         raise RunnerError("the hidden suite breaks the grading contract: " + "; ".join(plugin.suite_errors[:3]))
     cases = [*plugin.results, _forbidden_case(kata, file, sorted(submission.forbidden_seen)),
              _global_case(loaded.global_changes)]  # fmt: skip
     diagnosis = [Diagnosis(m.id, m.title(request.lang), m.hint(request.lang), n) for m, n in plugin.diagnoses.values()]
     return result(cases, diagnosis)
+
+
+def _run_pytest(suite: Path, plugin: object, *extra: str) -> None:
+    import pytest
+
+    with tempfile.TemporaryDirectory() as scratch:
+        ini = Path(scratch) / "pytest.ini"
+        ini.write_text(_INI, encoding="utf-8")
+        pytest_args = [
+            str(suite),
+            "-c", str(ini), "--rootdir", scratch, "--noconftest", "--import-mode=importlib",
+            "-p", "no:cacheprovider", "-q", "-o", "addopts=",
+            # Suites raise CaseFailure with their own messages: no assert rewriting and no
+            # source-parsing tracebacks needed, and these plugins only cost start-up time here.
+            "--tb=native", "--assert=plain", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin",
+            "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler",
+            "-p", "no:logging", "-p", "no:legacypath", *extra,
+        ]  # fmt: skip
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            pytest.main(pytest_args, plugins=[plugin])
+
+
+def list_cases(kata_id: str, lang: str) -> list[tuple[str, str]]:
+    """`grade --list`: (category, case name) for every case of the kata's suite, not its inputs."""
+    from normkata.grading import checks
+    from normkata.grading.plugin import CaseLister
+
+    kata = get_kata(kata_id)
+    checks.configure(0, lang)
+    _load_reference(kata, kata.solution)
+    lister = CaseLister(lang)
+    _run_pytest(kata.suite, lister, "--collect-only")
+    if lister.suite_errors:
+        raise RunnerError("the hidden suite breaks the grading contract: " + "; ".join(lister.suite_errors[:3]))
+    return [(category.value, name) for category, name in lister.cases]
 
 
 def _import_case(file: Path, loaded: LoadReply) -> CaseResult:

@@ -1,0 +1,122 @@
+"""`normkata grade`: one grade of one file, by a runner of its own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from normkata.commands.kata import open_kata_log, workspace
+from normkata.errors import InputError
+from normkata.options import current_lang, lang_option
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option(
+    "--file",
+    "file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Grade this file instead of the workspace's.",
+)
+@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
+              help="auto runs the CUDA cases when a GPU is present.")  # fmt: skip
+@click.option("--timeout", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
+              help="Seconds any single case may take.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Draw the inputs from this seed (default: a fresh one, shown in the result).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option("--format", "fmt", type=click.Choice(("gradescope", "junit", "exercism")), default=None,
+              help="Also write results.json (Gradescope or exercism v3) or junit.xml.")  # fmt: skip
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where --format writes (default: results.json / junit.xml here).")  # fmt: skip
+@click.option("--list", "list_only", is_flag=True, help="List the suite's cases by category (not their inputs).")
+@click.option("-k", "select", multiple=True, metavar="PATTERN",
+              help="Run only the cases whose name contains PATTERN (repeatable; such runs are not recorded).")
+@click.option("--all", "every_failure", is_flag=True, help="Show every failing case, not one per root cause.")
+@lang_option
+def grade(
+    name: str | None,
+    file: Path | None,
+    device: str,
+    timeout: float,
+    seed: int | None,
+    as_json: bool,
+    fmt: str | None,
+    output: Path | None,
+    list_only: bool,
+    select: tuple[str, ...],
+    every_failure: bool,
+    lang: str | None,
+) -> None:
+    """Grade a kata with its hidden test suite.
+
+    Exit code 0 when every case passed, 1 when any failed or errored, 2 on bad input.
+    NAME defaults to the kata you worked on last; the file to <workspace>/<kata>.py.
+
+    \b
+    Examples:
+      normkata grade
+      normkata grade layernorm --file my_layernorm.py
+      normkata grade rmsnorm --json --seed 7      # the same inputs as a run with seed 7
+      normkata grade batchnorm --format gradescope --output results.json
+      normkata grade rmsnorm --list               # the cases, by category
+      normkata grade rmsnorm -k fp16 -k eps       # only the matching cases
+      normkata grade layernorm --all              # every failing case
+    """
+    from normkata.grading import formats, report
+    from normkata.grading.client import list_cases, run_grader
+    from normkata.i18n import t
+    from normkata.katas import get_kata
+    from normkata.ui import make_console
+
+    lang = current_lang(lang)
+    log = open_kata_log(lang)
+    name = name or log.last_kata()
+    if name is None:
+        raise InputError(t("grade.no_kata", lang))
+    chosen = get_kata(name)
+    if list_only:
+        _print_case_list(chosen.id, list_cases(chosen.id, lang), lang)
+        return
+    target = file or workspace() / chosen.file
+    if not target.is_file():
+        raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
+    console = make_console(quiet=as_json)
+    with console.status(t("grade.running", lang, kata=chosen.id)):
+        result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang,
+                            select=list(select))  # fmt: skip
+    if not select:  # a run of some cases says nothing about the kata as a whole
+        log.attempt(chosen.id, str(target), result.to_json(), device)
+    if fmt:
+        path = output or Path(formats.DEFAULT_FILES[fmt])
+        formats.write(fmt, path, result)
+        console.print(f"[muted]{t('grade.written', lang, path=path)}[/]")
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        report.render(console, result, every_failure=every_failure)
+        if result.passed and not select:
+            from normkata.advisor import next_step_line
+
+            console.print(f"[next]{next_step_line(lang)}[/]")
+    raise click.exceptions.Exit(0 if result.passed else 1)
+
+
+def _print_case_list(kata_id: str, cases: list[tuple[str, str]], lang: str) -> None:
+    from rich.markup import escape
+
+    from normkata.grading.contract import Category
+    from normkata.i18n import t
+    from normkata.ui import make_console
+
+    console = make_console()
+    console.print(f"[heading]{escape(t('grade.list.title', lang, kata=kata_id))}[/]")
+    by_category: dict[str, list[str]] = {}
+    for category, name in cases:
+        by_category.setdefault(category, []).append(name)
+    for category, names in by_category.items():
+        console.print(f"[next]{escape(Category(category).label(lang))}[/] ({len(names)})")
+        for name in names:
+            console.print(f"  {escape(name)}")
