@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from normkata.labs.common import LabOptions
+    from normkata.labs.plots import Plot
 
 
 def lab_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -58,38 +59,26 @@ def _finish(
     name: str,
     result: dict,
     table: list | None,
-    plots: list[tuple[str, dict, str, str, str, bool]],
+    plots: list[Plot],
 ) -> None:
-    """Terminal plots (legends in the learner's language), then PNG (English) + JSON/CSV under --out."""
+    """Terminal plots (in the learner's language), then under --out the PNGs (English) and the
+    numbers as JSON/CSV; the files listed are the ones this run wrote, nothing older."""
     from rich.markup import escape
-    from rich.text import Text
 
     from normkata.i18n import t
-    from normkata.labs.common import save_plot, terminal_plot, write_outputs
+    from normkata.labs import plots as draw
+    from normkata.labs.common import write_outputs
     from normkata.options import safe_lang
 
     lang = safe_lang()
-    for plot_name, series, title, xlabel, ylabel, logy in plots:
-        shown = {_legend(label, lang): xy for label, xy in series.items()}
-        console.print(Text.from_ansi(terminal_plot(shown, title=title, logy=logy, width=min(console.width, 100))))
-        save_plot(options, plot_name, series, title=title, xlabel=xlabel, ylabel=ylabel, logy=logy)
-    written = write_outputs(options, name, result, table)
-    if options.out is not None:
-        pngs = sorted(options.out.glob("*.png"))
-        paths = ", ".join(str(p) for p in [*written, *pngs])
-        console.print(f"[muted]{escape(t('lab.written', lang, paths=paths))}[/]")
-
-
-def _legend(label: str, lang: str) -> str:
-    """A series' label for the terminal plot; the PNG keeps the English one (fonts may lack CJK glyphs)."""
-    import re
-
-    from normkata.i18n import has, t
-
-    if has(f"lab.legend.{label}"):
-        return t(f"lab.legend.{label}", lang)
-    match = re.fullmatch(r"(Pre|Post)-LN, (\d+) layers", label)
-    return t("lab.legend.depth", lang, placement=match.group(1), depth=match.group(2)) if match else label
+    written = []
+    for plot in plots:
+        console.print(draw.terminal(plot, lang, width=min(console.width, 100)))
+        if options.out is not None:
+            written.append(draw.save_png(plot, options.out))
+    written = [*write_outputs(options, name, result, table), *written]
+    if written:
+        console.print(f"[muted]{escape(t('lab.written', lang, paths=', '.join(str(p) for p in written)))}[/]")
 
 
 def _progress(console: Any) -> Progress:
@@ -137,29 +126,17 @@ def vanishing(layers: int, width: int, gain: float, device: str, seed: int, out:
       normkata lab vanishing --layers 10 --out results/
     """
     from normkata.labs import vanishing as lab_module
+    from normkata.labs.plots import Plot
     from normkata.ui import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
     result = lab_module.run(options, layers=layers, width=width, gain=gain)
     lab_module.render(console, result)
-    _finish(
-        console,
-        options,
-        "vanishing",
-        result,
-        result["rows"],
-        [
-            ("vanishing_std", lab_module.series(result, "std"), "activation std per layer", "layer", "std", True),
-            (
-                "vanishing_grad",
-                lab_module.series(result, "grad"),
-                "weight-gradient norm per layer",
-                "layer",
-                "|grad|",
-                True,
-            ),
-        ],
-    )
+    plots = [
+        Plot("vanishing_std", lab_module.series(result, "std"), "activation std per layer", "layer", "std"),
+        Plot("vanishing_grad", lab_module.series(result, "grad"), "weight-gradient norm per layer", "layer", "|grad|"),
+    ]
+    _finish(console, options, "vanishing", result, result["rows"], plots)
 
 
 def _data_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -203,6 +180,7 @@ def compare(
       normkata lab compare --lr 1e-3 --lr 1e-2 --steps 300 --out results/
     """
     from normkata.labs import compare as lab_module
+    from normkata.labs.plots import Plot
     from normkata.ui import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
@@ -210,23 +188,9 @@ def compare(
         result = lab_module.run(options, quick=quick, data_path=data, steps=steps, lrs=lrs or None, progress=progress)
     lab_module.render(console, result)
     top = max(result["settings"]["lrs"])
-    _finish(
-        console,
-        options,
-        "compare",
-        result,
-        result["summary"],
-        [
-            (
-                f"compare_loss_lr{top:g}",
-                lab_module.curves(result, top),
-                f"training loss at lr {top:g}",
-                "step",
-                "loss",
-                False,
-            ),
-        ],
-    )
+    curves = lab_module.curves(result, top)
+    plot = Plot(f"compare_loss_lr{top:g}", curves, f"training loss at lr {top:g}", "step", "loss")
+    _finish(console, options, "compare", result, result["summary"], [plot])
 
 
 @lab.command()
@@ -257,6 +221,7 @@ def depth(
       normkata lab depth --depth 4 --depth 8 --depth 16 --lr 3e-3
     """
     from normkata.labs import depth as lab_module
+    from normkata.labs.plots import Plot
     from normkata.ui import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
@@ -266,14 +231,8 @@ def depth(
         )
     lab_module.render(console, result)
     table = [{k: r[k] for k in ("depth", "placement", "converged", "first_nan", "final_loss")} for r in result["runs"]]
-    _finish(
-        console,
-        options,
-        "depth",
-        result,
-        table,
-        [("depth_loss", lab_module.curves(result), "training loss by depth", "step", "loss", False)],
-    )
+    plot = Plot("depth_loss", lab_module.curves(result), "training loss by depth", "step", "loss")
+    _finish(console, options, "depth", result, table, [plot])
 
 
 @lab.command()

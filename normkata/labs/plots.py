@@ -1,0 +1,182 @@
+"""A lab's plot, drawn twice: as text for the terminal (plotext) and as a PNG (matplotlib).
+
+Both pick the same look for each series (a marker any terminal can draw, and a colour, so
+that series stay apart without colour too), a log scale when the values span orders of
+magnitude (a diverging run at 3e7 would flatten every other curve), whole-number ticks for
+whole-number x (layers, steps) and labelled axes. The terminal version speaks the learner's
+language; the PNG keeps English (fonts may lack CJK glyphs).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Group
+
+Series = dict[str, tuple[list[float], list[float]]]
+
+
+@dataclass(frozen=True)
+class Plot:
+    name: str  # the PNG's file name, without .png
+    series: Series  # English label -> (xs, ys)
+    title: str  # English
+    xlabel: str  # an axis name with a translation: layer, step
+    ylabel: str  # std, |grad|, loss
+
+
+#: One look per series, in order: terminal marker (ASCII, so any locale draws it, and never
+#: "+", which labels such as "Pre-LN + RMSNorm" contain), plotext colour (its 16-colour code
+#: for Rich), matplotlib marker.
+STYLES = (
+    ("o", "blue+", 12, "o"),
+    ("x", "red+", 9, "x"),
+    ("*", "green+", 10, "*"),
+    ("#", "magenta+", 13, "s"),
+    ("@", "cyan+", 14, "^"),
+    ("%", "orange+", 11, "D"),
+)
+#: Values spanning at least this ratio are drawn on a log scale.
+LOG_RATIO = 100.0
+_MOST_TICKS = 10
+#: Private-use character that holds the second cell of a wide character while plotext lays out.
+_FILLER = "\ue000"
+
+
+def _style(index: int) -> tuple[str, str, int, str]:
+    return STYLES[index % len(STYLES)]
+
+
+def _finite(xs: list[float], ys: list[float], log: bool) -> list[tuple[float, float]]:
+    return [(x, y) for x, y in zip(xs, ys, strict=True) if math.isfinite(y) and (y > 0 or not log)]
+
+
+def log_scale(series: Series) -> bool:
+    """True when the finite positive values span two orders of magnitude or more."""
+    values = [y for _xs, ys in series.values() for y in ys if math.isfinite(y) and y > 0]
+    return bool(values) and max(values) / min(values) >= LOG_RATIO
+
+
+def integer_ticks(series: Series) -> list[int] | None:
+    """Whole-number ticks (1, 2, 5 × 10^k apart, at most ten) when every x is a whole number."""
+    xs = [x for x_values, _ys in series.values() for x in x_values]
+    if not xs or any(float(x) != int(x) for x in xs):
+        return None
+    low, high = int(min(xs)), int(max(xs))
+    step = next(m * 10**e for e in range(18) for m in (1, 2, 5) if (high - low) / (m * 10**e) < _MOST_TICKS)
+    first = math.ceil(low / step) * step
+    return list(range(first, high + 1, step))
+
+
+def _decades(series: Series) -> list[float]:
+    """Powers of ten inside the values' range (a log scale spans at least two of them)."""
+    values = [y for _xs, ys in series.values() for y in ys if math.isfinite(y) and y > 0]
+    low, high = math.ceil(math.log10(min(values))), math.floor(math.log10(max(values)))
+    every = max(1, math.ceil((high - low + 1) / _MOST_TICKS))
+    return [10.0**k for k in range(low, high + 1, every)]
+
+
+def _decade_label(value: float) -> str:
+    exponent = round(math.log10(value))
+    return f"{value:g}" if -2 <= exponent <= 3 else f"1e{exponent}"
+
+
+def terminal(plot: Plot, lang: str, *, width: int, height: int = 16) -> Group:
+    """The plot as Rich renderables: title, the plotext canvas, a legend in the series' styles."""
+    import plotext as plt
+    from rich.console import Group
+    from rich.text import Text
+
+    log = log_scale(plot.series)
+    plt.clear_figure()
+    plt.plotsize(width, height)
+    plt.theme("clear")
+    legend = Text()
+    for index, (label, (xs, ys)) in enumerate(plot.series.items()):
+        marker, color, code, _png = _style(index)
+        points = _finite(xs, ys, log)
+        if points:
+            plt.plot([x for x, _ in points], [y for _, y in points], marker=marker, color=color)
+        legend.append(f"{marker} ", style=f"bold color({code})")
+        legend.append(_legend(label, lang), style=f"color({code})")
+        legend.append("   ")
+    if log:
+        plt.yscale("log")
+        ticks = _decades(plot.series)
+        plt.yticks(ticks, [_decade_label(t) for t in ticks])
+    xticks = integer_ticks(plot.series)
+    if xticks:
+        plt.xticks(xticks, [str(t) for t in xticks])
+    plt.xlabel(_two_cells(axis_label(plot.xlabel, lang)))
+    plt.ylabel(_two_cells(axis_label(plot.ylabel, lang, log=log)))
+    canvas = plt.build().replace(_FILLER, "")
+    legend.rstrip()
+    return Group(Text(translated_title(plot.title, lang), style="bold"), Text.from_ansi(canvas), legend)
+
+
+def save_png(plot: Plot, folder: Path) -> Path:
+    """The plot as `folder/<name>.png` (matplotlib, loaded only when asked for)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    log = log_scale(plot.series)
+    figure, axes = plt.subplots(figsize=(7, 4))
+    for index, (label, (xs, ys)) in enumerate(plot.series.items()):
+        points = _finite(xs, ys, log)
+        every = max(1, len(points) // 12)  # a marker on every point would blot out a 200-step curve
+        axes.plot([x for x, _ in points], [y for _, y in points], label=label, marker=_style(index)[3], markevery=every)
+    if log:
+        axes.set_yscale("log")
+    if integer_ticks(plot.series):
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ylabel = f"{plot.ylabel} (log scale)" if log else plot.ylabel
+    axes.set(title=plot.title, xlabel=plot.xlabel, ylabel=ylabel)
+    axes.legend()
+    axes.grid(alpha=0.3)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{plot.name}.png"
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
+def axis_label(name: str, lang: str, *, log: bool = False) -> str:
+    from normkata.i18n import has, t
+
+    shown = t(f"lab.axis.{name}", lang) if has(f"lab.axis.{name}") else name
+    return t("lab.axis.log", lang, label=shown) if log else shown
+
+
+def translated_title(title: str, lang: str) -> str:
+    from normkata.i18n import has, t
+
+    if has(f"lab.plot.{title}"):
+        return t(f"lab.plot.{title}", lang)
+    match = re.fullmatch(r"training loss at lr (\S+)", title)
+    return t("lab.plot.training loss at lr", lang, lr=match.group(1)) if match else title
+
+
+def _legend(label: str, lang: str) -> str:
+    from normkata.i18n import has, t
+
+    for key in (f"lab.legend.{label}", f"lab.variant.{label}"):
+        if has(key):
+            return t(key, lang)
+    match = re.fullmatch(r"(Pre|Post)-LN, (\d+) layers", label)
+    return t("lab.legend.depth", lang, placement=match.group(1), depth=match.group(2)) if match else label
+
+
+def _two_cells(text: str) -> str:
+    """`text` with a filler after each wide (CJK) character: plotext gives every character one
+    cell, so without it a Chinese label overruns the frame by one column per character."""
+    return "".join(c + _FILLER if unicodedata.east_asian_width(c) in ("W", "F") else c for c in text)
