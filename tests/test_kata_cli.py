@@ -31,7 +31,20 @@ def test_kata_list_shows_all_katas(runner) -> None:
     assert result.exit_code == 0
     for kata in CATALOG:
         assert kata in result.stdout
-    assert result.stdout.count("not started") == 4
+    assert result.stdout.count("not started") == len(CATALOG)
+
+
+def test_kata_json_lists_the_catalog_with_status(runner, tmp_path: Path) -> None:
+    assert invoke(runner, ["kata", "rmsnorm"]).exit_code == 0
+    result = invoke(runner, ["kata", "--json"])
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)
+    assert [row["id"] for row in rows] == CATALOG and len(rows) >= 10
+    assert set(rows[0]) == {"id", "title", "difficulty", "minutes", "topics", "status", "best_score"}
+    by_id = {row["id"]: row for row in rows}
+    assert by_id["rmsnorm"]["status"] == "in progress" and by_id["layernorm"]["status"] == "not started"
+    assert by_id["rmsnorm"]["title"] == "RMSNorm from scratch" and by_id["rmsnorm"]["minutes"] == 20
+    assert all(isinstance(row["minutes"], int) and row["topics"] for row in rows)
 
 
 def test_kata_writes_starter_once(runner, workspace, db) -> None:
@@ -205,3 +218,48 @@ def test_seed_reproduces_a_run_and_a_new_seed_draws_new_inputs(runner, tmp_path:
     stored = [r["seed"] for r in db.execute("SELECT seed FROM kata_attempts ORDER BY id")]
     assert stored == [11, 11, 12]
 
+
+
+@pytest.mark.slow
+def test_grade_list_shows_every_case_by_category(runner) -> None:
+    result = invoke(runner, ["grade", "rmsnorm", "--list"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Cases of rmsnorm (inputs are drawn from each run's seed)")
+    assert re.search(r"^module state \(4\)$", result.stdout, re.M)
+    assert "  weight parameter and state dict" in result.stdout
+    assert re.search(r"^low precision \(\d+\)$", result.stdout, re.M)
+
+
+@pytest.mark.slow
+def test_grade_k_runs_the_matching_cases_and_is_not_recorded(runner, tmp_path: Path, db) -> None:
+    learner = tmp_path / "rmsnorm.py"
+    learner.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
+    result = invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--json", "-k", "custom eps", "--seed", "5"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    scored = [c["name"] for c in report["cases"] if c["category"] != "integrity"]
+    assert scored == ["custom eps [0.01]", "custom eps [1e-06]"]
+    assert "rms-eps-outside-sqrt" in [d["id"] for d in report["diagnosis"]]
+    assert db.execute("SELECT COUNT(*) FROM kata_attempts").fetchone()[0] == 0
+    nothing = invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "-k", "no such case"])
+    assert nothing.exit_code == 2
+    assert "-k no such case: no case of rmsnorm matches (grade --list shows them)" in nothing.stderr
+
+
+@pytest.mark.slow
+def test_a_crash_points_at_the_learners_line_and_all_shows_every_failure(runner, tmp_path: Path) -> None:
+    learner = tmp_path / "rmsnorm.py"
+    source = (solutions_dir() / "rmsnorm.py").read_text()
+    broken = source.replace("        x = x * torch.rsqrt(", "        assert x.shape[-1] != 1, 'no size-1 rows'\n        x = x * torch.rsqrt(")
+    learner.write_text(broken)
+    line = broken.splitlines().index("        assert x.shape[-1] != 1, 'no size-1 rows'") + 1
+    short = invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--seed", "2"])
+    assert short.exit_code == 1
+    assert f"{learner}:{line}" in short.stdout.replace("\n", "")
+    every = invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--seed", "2", "--all"])
+    failing = json.loads(invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--seed", "2", "--json"]).stdout)
+    bad = [c for c in failing["cases"] if c["status"] in ("failed", "error")]
+    assert len(bad) >= 2
+    # --all: one line per failing case; the default: one line per root cause (one crash here).
+    assert all(f"✗ {case['name']} (" in every.stdout for case in bad)
+    assert sum(f"✗ {case['name']} (" in short.stdout for case in bad) == 1

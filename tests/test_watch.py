@@ -60,6 +60,14 @@ class Watch:
         assert self.process.stderr is not None
         return self.process.stderr.read() if self.process.poll() is not None else ""
 
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+
 
 @pytest.fixture
 def learner_file(tmp_path: Path) -> Path:
@@ -73,9 +81,7 @@ def learner_file(tmp_path: Path) -> Path:
 def watch(learner_file: Path, isolated_home: Path) -> Iterator[Watch]:
     running = Watch(learner_file, isolated_home)
     yield running
-    if running.process.poll() is None:
-        running.process.kill()
-        running.process.wait()
+    running.close()
 
 
 def test_verdicts_follow_the_saves(watch: Watch, learner_file: Path, db: Database) -> None:
@@ -128,8 +134,7 @@ def test_manual_mode_grades_on_r_only(learner_file: Path, isolated_home: Path) -
         assert manual.verdict()["passed"]
         assert manual.quit() == 0
     finally:
-        if manual.process.poll() is None:
-            manual.process.kill()
+        manual.close()
 
 
 def test_keys_in_a_terminal(learner_file: Path, isolated_home: Path) -> None:

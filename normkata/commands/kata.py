@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,8 +35,10 @@ def open_kata_log(lang: str) -> KataLog:
 @click.command()
 @click.argument("name", required=False)
 @click.option("--force", is_flag=True, help="Overwrite your file with a fresh starter.")
+@click.option("--json", "as_json", is_flag=True, help="List every kata as JSON (id, title, difficulty, minutes, "
+              "topics, status, best score).")  # fmt: skip
 @lang_option
-def kata(name: str | None, force: bool, lang: str | None) -> None:
+def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None:
     """List katas, or start one: write its starter and show the instructions.
 
     The starter goes to <workspace>/<kata>.py and is never overwritten without --force.
@@ -45,6 +48,7 @@ def kata(name: str | None, force: bool, lang: str | None) -> None:
       normkata kata
       normkata kata rmsnorm
       normkata kata rmsnorm --force      # start over
+      normkata kata --json               # for scripts and editors
     """
     from rich.markdown import Markdown
     from rich.table import Table
@@ -60,6 +64,15 @@ def kata(name: str | None, force: bool, lang: str | None) -> None:
         katas, issues = load_katas()
         if issues:
             raise InputError(str(issues[0]))
+        if as_json:
+            rows = []
+            for item in katas:
+                status = log.status(item.id)
+                rows.append({"id": item.id, "title": item.title.get(lang), "difficulty": item.difficulty,
+                             "minutes": item.minutes, "topics": list(item.topics), "status": status.status,
+                             "best_score": status.best_score})  # fmt: skip
+            click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+            return
         table = Table(title=t("kata.list.title", lang), title_style="heading")
         for key in (
             "kata.col.kata",
@@ -69,7 +82,8 @@ def kata(name: str | None, force: bool, lang: str | None) -> None:
             "kata.col.status",
             "kata.col.best",
         ):
-            table.add_column(t(key, lang))
+            # Ids are what people type: never broken over two lines.
+            table.add_column(t(key, lang), no_wrap=key == "kata.col.kata")
         for item in katas:
             status = log.status(item.id)
             best = f"{status.best_score:.0%}" if status.best_score is not None else "-"
