@@ -3,6 +3,7 @@ and never a reason to fail (corrupt, planted, unwritable or raced-for cache file
 
 from __future__ import annotations
 
+import marshal
 import pickle
 import shutil
 import subprocess
@@ -32,7 +33,7 @@ def _parsing_forbidden(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _cache_file(folder: Path) -> Path:
-    files = list(cache.cache_dir().glob("bank-*.pickle"))
+    files = list(cache.cache_dir().glob("bank-*.marshal"))
     assert len(files) == 1, files
     return files[0]
 
@@ -83,7 +84,7 @@ def test_a_corrupt_cache_file_falls_back_to_parsing(folder: Path, content: bytes
     assert path.read_bytes() == data  # and the cache is written again
 
 
-def test_a_planted_pickle_is_never_run(folder: Path, tmp_path: Path) -> None:
+def test_a_planted_cache_file_runs_nothing(folder: Path, tmp_path: Path) -> None:
     expected = load_bank(folder)
     path = _cache_file(folder)
     key = path.read_bytes()[:20]
@@ -93,9 +94,14 @@ def test_a_planted_pickle_is_never_run(folder: Path, tmp_path: Path) -> None:
         def __reduce__(self) -> tuple[object, tuple[str]]:
             return (marker.touch, ())  # type: ignore[return-value]
 
-    path.write_bytes(key + pickle.dumps(Payload()))
-    assert load_bank(folder) == expected
-    assert not marker.exists()
+    code = compile(f"open({str(marker)!r}, 'w')", "planted", "exec")
+    for planted in (
+        pickle.dumps(Payload()),
+        marshal.dumps(([{"__": "system", "command": "true"}], [code], [], [])),
+    ):
+        path.write_bytes(key + planted)
+        assert load_bank(folder) == expected
+        assert not marker.exists()
 
 
 def test_an_unwritable_cache_folder_is_no_error(folder: Path, isolated_home: Path) -> None:
