@@ -47,7 +47,9 @@ def lab_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _options(device: str, seed: int, out: Path | None, use_mine: bool) -> LabOptions:
     from normkata.labs.common import LabOptions, resolve_device
     from normkata.paths import workspace_dir
+    from normkata.threads import configure_threads
 
+    configure_threads("lab")  # small models: torch's spinning threads cost more than they give
     state = click.get_current_context().find_object(AppState)
     workspace = workspace_dir(state.workspace if state else None)
     return LabOptions(resolve_device(device), seed, out, use_mine, workspace)
@@ -267,19 +269,37 @@ def precision(device: str, seed: int, out: Path | None, use_mine: bool) -> None:
     type=click.FloatRange(min=0.01),
     default=0.3,
     show_default=True,
-    help="Seconds of measurement per timing.",
+    help="Seconds of measurement per timing before it may stop.",
+)
+@click.option(
+    "--max-time",
+    type=click.FloatRange(min=0.01),
+    default=3.0,
+    show_default=True,
+    help="Cap in seconds per timing while its spread stays above 10% of its median.",
 )
 @lab_options
 def bench(
-    shape: tuple[int, int, int], dtype: str, min_time: float, device: str, seed: int, out: Path | None, use_mine: bool
+    shape: tuple[int, int, int],
+    dtype: str,
+    min_time: float,
+    max_time: float,
+    device: str,
+    seed: int,
+    out: Path | None,
+    use_mine: bool,
 ) -> None:
-    """Time RMSNorm vs LayerNorm: torch's ops, the references and your kata files.
+    """Time RMSNorm vs LayerNorm: torch's ops, the references and (--use-mine) your kata files.
 
-    Reports forward and backward ms, GB/s and the share of a measured memory copy.
+    Each timing repeats until its interquartile range is under 10% of its median (or --max-time);
+    rows show forward and backward median ms with their IQR, GB/s and the share of a measured
+    memory copy. A line warns when the machine was too noisy to trust. With --use-mine your files
+    are graded first, and a file that fails its kata is marked in its row.
 
     \b
     Examples:
-      normkata bench
+      normkata bench                 # about 6 s on an idle 2-core CPU
+      normkata bench --use-mine      # plus a grade of each of your files
       normkata bench --dtype bfloat16 --device cuda --out results/
     """
     from normkata.i18n import t
@@ -289,6 +309,8 @@ def bench(
 
     options, console = _options(device, seed, out, use_mine), make_console()
     with console.status(t("lab.bench.timing", safe_lang())):
-        result = lab_module.run(options, shape=shape, dtype=dtype, min_run_time=min_time)
+        result = lab_module.run(
+            options, shape=shape, dtype=dtype, min_run_time=min_time, max_run_time=max_time, lang=safe_lang()
+        )
     lab_module.render(console, result)
     _finish(console, options, "bench", result, result["rows"], [])
