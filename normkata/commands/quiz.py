@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 import click
@@ -64,6 +63,8 @@ def quiz(
     result = run_quiz(practice, questions)
     practice.store.end_session(practice.session_id)
     if as_json:
+        import json
+
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:
         render_summary(practice, result)

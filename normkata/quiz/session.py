@@ -6,7 +6,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from rich.markup import escape
-from rich.table import Table
 
 from normkata.content.model import SOURCES, Question, letter
 from normkata.i18n import t
@@ -185,6 +184,8 @@ def source_label(source: str, lang: str) -> str:
 
 
 def render_summary(practice: Practice, result: QuizResult) -> None:
+    from rich.table import Table  # not needed to reach the first question
+
     console, lang = practice.console, practice.lang
     table = Table(title=t("summary.title", lang), title_style="heading")
     table.add_column(t("summary.topic", lang))
