@@ -11,6 +11,7 @@ from normkata.answer_input import flush_typed_ahead, read_answer
 from normkata.content.model import Card
 from normkata.i18n import t
 from normkata.practice import Practice, ask_each, show_item_header
+from normkata.quiz.answers import normalize_typed
 from normkata.quiz.paragraph import Paragraph
 from normkata.quiz.session import source_label
 from normkata.srs import schedule, when
@@ -93,7 +94,7 @@ def read_rating(practice: Practice) -> int | None:
         raw = practice.prompter.ask(t("card.rate", practice.lang))
         if raw is None:
             return None
-        rating = _RATING_WORDS.get(raw.strip().lower())
+        rating = _RATING_WORDS.get(normalize_typed(raw).lower())  # full-width ３ too
         if rating is not None:
             return rating
         practice.console.print(f"[warn]{t('card.rate.invalid', practice.lang)}[/]")

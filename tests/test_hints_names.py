@@ -162,3 +162,9 @@ def test_stopping_early_names_the_skipped(runner, mini_bank) -> None:
     assert "Stopped early: 1 of 3 answered and 1 skipped, all of them saved." in result.stdout
     zh = invoke(runner, ["quiz", *ids, "--lang", "zh"], "B\n\n")
     assert "提前结束：共 3 题，已答 1 题、跳过 1 题，均已保存。" in zh.stdout
+
+
+def test_full_width_rating(runner, db, mini_bank) -> None:
+    result = invoke(runner, ["interview", "--lang", "zh"], "它们很小\n\n３\n")
+    assert result.exit_code == 0
+    assert db.execute("SELECT rating FROM ratings").fetchone()[0] == 3
