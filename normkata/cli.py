@@ -70,7 +70,28 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
+class SuggestingGroup(click.Group):
+    """A group that answers a mistyped subcommand (`quizz`, `lab vanshing`) with the close ones."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        known = self.list_commands(ctx)
+        if not name or name.startswith("-") or name in known:
+            return super().resolve_command(ctx, args)
+        from normkata.errors import InputError
+        from normkata.i18n import resolve_lang, t
+        from normkata.names import did_you_mean
+
+        try:  # the group's callback has not run yet: read the root's --lang, else the environment
+            lang = resolve_lang(ctx.find_root().params.get("lang"))
+        except InputError:  # an unknown NORMKATA_LANG: options.py warns about it once a command runs
+            lang = "en"
+        ctx.fail(t("cli.unknown_command", lang, name=name, hint=did_you_mean(name, known, lang)))
+
+
+class LazyGroup(SuggestingGroup):
     """A group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -81,23 +102,6 @@ class LazyGroup(click.Group):
             return None
         module_name, attribute = COMMANDS[cmd_name][0].split(":")
         return getattr(importlib.import_module(module_name), attribute)
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        """As click's, but an unknown command (`quizz`) is answered with the close ones."""
-        name = args[0] if args else ""
-        if not name or name.startswith("-") or name in COMMANDS:
-            return super().resolve_command(ctx, args)
-        from normkata.errors import InputError
-        from normkata.i18n import resolve_lang, t
-        from normkata.names import did_you_mean
-
-        try:
-            lang = resolve_lang(ctx.params.get("lang"))
-        except InputError:  # an unknown NORMKATA_LANG: options.py warns about it once the command runs
-            lang = "en"
-        ctx.fail(t("cli.unknown_command", lang, name=name, hint=did_you_mean(name, COMMANDS, lang)))
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; a database or file-system failure becomes one line and exit 2."""

@@ -87,6 +87,7 @@ def test_hint_and_solution_default_to_the_last_kata(runner) -> None:
         (["quizz"], "Error: No such command 'quizz' (did you mean quiz?).\n"),
         (["--lang", "zh", "quizz"], "Error: 没有命令 'quizz'（你是不是想输入 quiz？）。\n"),
         (["nothing-like-it"], "Error: No such command 'nothing-like-it'.\n"),
+        (["lab", "vanshing"], "Error: No such command 'vanshing' (did you mean vanishing?).\n"),
         (["quiz", "--topic", "mnii"], "Error: --topic: unknown topic 'mnii' (did you mean mini?) (known: mini)\n"),
         (["quiz", "--id", "mini-singel"], "(did you mean mini-single?)"),
     ],

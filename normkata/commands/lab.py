@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from normkata.cli import SuggestingGroup
 from normkata.options import AppState
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def _progress(console: Any) -> Progress:
     )
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def lab() -> None:
     """Run the source documents' experiments and see the phenomena.
 
