@@ -27,7 +27,8 @@ from typing import Protocol
 #: What the zygote imports before it forks anything: everything a worker needs before it runs.
 #: torch imports symbolic_shapes (and sympy) lazily, on the first backward given a gradient:
 #: 0.4 s that each worker would pay again.
-ZYGOTE_PRELOAD = ["torch", "torch.fx.experimental.symbolic_shapes", "normkata.grading.worker"]
+ZYGOTE_PRELOAD = ["normkata.grading.zygote", "torch", "torch.fx.experimental.symbolic_shapes",
+                  "normkata.grading.worker"]  # fmt: skip
 
 
 class WorkerProcess(Protocol):

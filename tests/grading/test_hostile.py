@@ -1,10 +1,12 @@
 """Hostile submissions (hostile_v2/: a wrong RMSNorm plus one trick each) against the real grader.
 
-Each is graded with `normkata grade --file` from a throwaway copy of the package and its
-content, as a learner's file is, with a progress database, a workspace holding another kata
-and a results.json in the current folder. Every one must end as a failure within the budget,
-leave no process behind and change no file outside its scratch folder: not the installation,
-not site-packages, not the workspace, not the database beyond the attempt it records.
+Each is graded from a throwaway copy of the package and its content, with a progress database,
+a workspace holding another kata and a results.json in the current folder. Every one must end
+as a failure within the budget, leave no process behind and change no file outside its
+scratch folder: not the installation, not site-packages, not the workspace, not the database
+beyond the attempt it records. The tricks aimed at the command line itself (its database, its
+results file, its process) go through `normkata grade --file`; the others through the grading
+service that `watch` and `grade-all` use, whose zygote-forked workers must hold as well.
 """
 
 from __future__ import annotations
@@ -17,15 +19,20 @@ import subprocess
 import sys
 import sysconfig
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from normkata.grading.service import GradingService
 from normkata.paths import content_root
 from tests.conftest import Database
 
 HERE = Path(__file__).parent / "hostile_v2"
 HOSTILE = sorted(p for p in HERE.glob("*.py") if p.read_text(encoding="utf-8").startswith("# expect: fail"))
+#: Tricks aimed at the CLI process, its database or its output file: graded end to end.
+THROUGH_THE_CLI = {"deletes_quiz_history", "writes_progress_db", "rewrites_results_after_exit",
+                   "stops_runner_rewrites_results", "signals_runner", "overwrites_workspace"}  # fmt: skip
 #: The whole command, torch start-up included: the grade's own budget is far below it.
 CEILING_S = 240
 
@@ -73,7 +80,61 @@ def _normkata(installation: Path, args: list[str], env: dict[str, str], cwd: Pat
                           stdin=subprocess.DEVNULL)  # fmt: skip
 
 
-@pytest.mark.parametrize("submission", HOSTILE, ids=lambda p: p.stem)
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(")") + 2 :].split()
+            if fields and fields[0] != "Z":
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, stack = set(), list(children.get(pid, []))
+    while stack:
+        child = stack.pop()
+        found.add(child)
+        stack.extend(children.get(child, []))
+    return found
+
+
+@pytest.fixture(scope="module")
+def service(installation: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GradingService, Path]]:
+    """A grading service running the throwaway copy, with a database and a workspace of its own."""
+    home, workspace = tmp_path_factory.mktemp("home"), tmp_path_factory.mktemp("workspace")
+    env = {"NORMKATA_HOME": str(home), "NORMKATA_WORKSPACE": str(workspace), "NORMKATA_LANG": "en"}
+    assert _normkata(installation, ["kata", "layernorm"], env, tmp_path_factory.mktemp("cwd")).returncode == 0
+    with GradingService(package_parent=installation, env=env) as running:
+        yield running, home
+
+
+@pytest.mark.parametrize("submission", [p for p in HOSTILE if p.stem not in THROUGH_THE_CLI], ids=lambda p: p.stem)
+def test_hostile_submission_fails_in_the_service_and_harms_nothing(
+    submission: Path, installation: Path, service: tuple[GradingService, Path], tmp_path: Path
+) -> None:
+    grader, home = service
+    assert grader.pid is not None
+    helpers = _descendants(grader.pid)  # the zygote and its resource tracker
+    learner = tmp_path / "rmsnorm.py"
+    shutil.copy(submission, learner)
+    (tmp_path / "results.json").write_text('{"score": 0}\n')
+    before = {"installation": _tree_hash(installation), "home": _tree_hash(home), "cwd": _tree_hash(tmp_path),
+              "site-packages": _site_packages()}  # fmt: skip
+    result = grader.grade("rmsnorm", learner, timeout=3).to_json()
+    assert not result["passed"] and result["sandbox"]
+    shown = json.dumps(result, ensure_ascii=False)
+    assert "\x1b" not in shown and "\ud800" not in shown
+    time.sleep(0.5)  # a detached child that meant to write after the grade has had its chance
+    assert grader.pid is not None, "the service died"
+    assert _descendants(grader.pid) == helpers, "a process outlived the grade"
+    assert not _site_packages() - before["site-packages"]
+    assert _tree_hash(installation) == before["installation"], "the installation changed"
+    assert _tree_hash(home) == before["home"], "the progress database changed"
+    assert _tree_hash(tmp_path) == before["cwd"], "the learner's folder changed"
+
+
+@pytest.mark.parametrize("submission", [p for p in HOSTILE if p.stem in THROUGH_THE_CLI], ids=lambda p: p.stem)
 def test_hostile_submission_fails_and_harms_nothing(submission: Path, installation: Path, tmp_path: Path) -> None:
     home, workspace, cwd = tmp_path / "home", tmp_path / "workspace", tmp_path / "cwd"
     cwd.mkdir()
