@@ -32,14 +32,12 @@ class Grader(Protocol):
 
 @contextmanager
 def job_grader() -> Iterator[Grader]:
-    """The grader one parallel job uses for all its submissions.
+    """The grader one parallel job uses for all its submissions: a warm grading service (torch,
+    pytest and the suite loaded once), each submission still in a fresh confined worker."""
+    from normkata.grading.service import GradingService
 
-    A fresh runner per grade for now; the warm grading service takes the same arguments, so
-    switching is this function's body: `with GradingService() as service: yield service.grade`.
-    """
-    from normkata.grading.client import run_grader
-
-    yield run_grader
+    with GradingService() as service:
+        yield service.grade
 
 
 @dataclass
