@@ -103,6 +103,50 @@ def _identity_gradient() -> float:
     return 1.0
 
 
+def _bn_bias_gradient() -> float:
+    # A BatchNorm written out by hand; d(sum of outputs)/d(bias) counts the values of a channel.
+    x = torch.randn(4, 3, 5, dtype=D64)
+    bias = torch.zeros(3, dtype=D64, requires_grad=True)
+    mean = x.mean((0, 2), keepdim=True)
+    var = ((x - mean) ** 2).mean((0, 2), keepdim=True)
+    ((x - mean) / torch.sqrt(var + 1e-5) + bias[None, :, None]).sum().backward()
+    assert bias.grad is not None and torch.all(bias.grad == bias.grad[0])
+    return bias.grad[0].item()
+
+
+def _ln_sum_loss_gradient() -> float:
+    # The closed form dx = r·(g − mean(g) − x̂·mean(g·x̂)) with g = 1, in numpy.
+    x = np.random.default_rng(3).normal(size=(3, 8))
+    mean = x.mean(-1, keepdims=True)
+    r = 1 / np.sqrt(((x - mean) ** 2).mean(-1, keepdims=True) + 1e-5)
+    xhat = (x - mean) * r
+    g = np.ones_like(x)
+    dx = r * (g - g.mean(-1, keepdims=True) - xhat * (g * xhat).mean(-1, keepdims=True))
+    return float(np.abs(dx).max())
+
+
+def _rms_small_example() -> float:
+    # dx₀ = r·g₀ − x₀·r³·mean(x·g) for x = [3, 4], g = [1, 0], eps = 0, by hand.
+    r = 1 / math.sqrt((3**2 + 4**2) / 2)
+    return r * 1 - 3 * r**3 * (3 * 1 + 4 * 0) / 2
+
+
+def _chan_between_term() -> float:
+    a, b = np.array([-1.0, 1.0]), np.array([3.0, 4.0, 5.0])
+    both = np.concatenate([a, b])
+    m2 = lambda v: float(((v - v.mean()) ** 2).sum())  # noqa: E731
+    return m2(both) - m2(a) - m2(b)
+
+
+def _qk_max_logit() -> float:
+    # Cauchy-Schwarz: two RMS-normalized vectors have length sqrt(d); equal ones reach the bound.
+    d = 128
+    v = np.random.default_rng(5).normal(size=d)
+    v = v / np.sqrt((v**2).mean())
+    assert abs(np.linalg.norm(v) - math.sqrt(d)) < 1e-9
+    return float(v @ v / math.sqrt(d))
+
+
 NUMERIC: dict[str, Callable[[], float]] = {
     "bn-running-mean-step": _running_mean_step,
     "bn-running-var-unbiased": _running_var_unbiased,
@@ -134,6 +178,18 @@ NUMERIC: dict[str, Callable[[], float]] = {
     "why-vanishing-product": lambda: math.exp(8 * math.log(0.6)),
     "why-exploding-product": lambda: math.exp(10 * math.log(1.5)),
     "why-init-scale": lambda: math.sqrt(256 * 1.0 * 1.0),
+    "bwd-bn-bias-gradient": _bn_bias_gradient,
+    "bwd-ln-sum-loss-gradient": _ln_sum_loss_gradient,
+    "bwd-rms-small-example": _rms_small_example,
+    "gn-values-per-group": lambda: (32 // 8) * 16 * 16,
+    "gn-param-count": lambda: 2 * 256,
+    "inf-traffic-saved": lambda: ((2 + 1) + (1 + 1) - (2 + 2)) * 4096 * 4096 * 2 / 2**20,
+    "inf-bf16-swamping": lambda: _bf16_add(256.0, _bf16_add(0.9, 0.0)),
+    "qk-max-logit": _qk_max_logit,
+    "qk-norm-param-count": lambda: 128 + 128,
+    "stat-fp32-spacing-1e12": lambda: float(np.spacing(np.float32(1e12))),
+    "stat-fp32-spacing-1e6": lambda: float(np.spacing(np.float32(1e6))),
+    "stat-chan-between-term": _chan_between_term,
 }
 
 
@@ -326,3 +382,85 @@ def test_batchnorm_folds_into_the_linear_layer() -> None:
         s = gamma / torch.sqrt(var + 1e-5)
         folded = x @ (lin.weight * s[:, None]).T + (lin.bias - mean) * s + beta
     assert torch.allclose(folded, reference)
+
+
+# -- the topics added with the katas (backward, groupnorm, inference, qknorm, statistics) ----------
+
+
+class _Scale(torch.autograd.Function):
+    """A per-channel scale whose backward returns the weight gradient without reducing it."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(x)
+        return x * w.view(1, -1, 1)
+
+    @staticmethod
+    def backward(ctx, g: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        (x,) = ctx.saved_tensors
+        return g, (g * x).sum(0)  # (C, L): summed over N only
+
+
+def test_autograd_reduces_or_rejects_a_gradient_of_the_wrong_shape() -> None:
+    with pytest.raises(RuntimeError, match="invalid gradient at index 1"):
+        _Scale.apply(torch.randn(2, 3, 5), torch.randn(3, requires_grad=True)).sum().backward()  # C ≠ L
+    w = torch.randn(4, requires_grad=True)
+    x = torch.randn(2, 4, 4)
+    _Scale.apply(x, w).sum().backward()  # C = L: accepted and summed over the wrong dimension
+    assert w.grad is not None and not torch.allclose(w.grad, x.sum((0, 2)))
+    assert torch.allclose(w.grad, x.sum((0, 1)))
+
+
+def test_norm_backward_formulas_against_autograd() -> None:
+    x = torch.randn(5, 7, dtype=D64, requires_grad=True)
+    w, dy = torch.rand(7, dtype=D64) + 0.5, torch.randn(5, 7, dtype=D64)
+    F.layer_norm(x, (7,), w, None, 0.1).backward(dy)
+    xd = x.detach()
+    r = 1 / torch.sqrt(xd.var(-1, unbiased=False, keepdim=True) + 0.1)
+    xhat = (xd - xd.mean(-1, keepdim=True)) * r
+    g = w * dy
+    dx = r * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
+    assert x.grad is not None and torch.allclose(x.grad, dx)
+    assert x.grad.sum(-1).abs().max() < 1e-12 and (x.grad * xhat).sum(-1).abs().max() > 1e-3  # eps breaks ⟂
+    x.grad = None
+    F.rms_norm(x, (7,), w, 1e-5).backward(dy)
+    r = 1 / torch.sqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-5)
+    assert x.grad is not None and torch.allclose(x.grad, r * g - xd * r**3 * (xd * g).mean(-1, keepdim=True))
+
+
+def test_groupnorm_semantics() -> None:
+    x = torch.randn(2, 6, 3, 4, dtype=D64)
+    flat = x.reshape(2, 3, -1)  # 3 groups of 2 consecutive channels
+    manual = (flat - flat.mean(-1, keepdim=True)) / torch.sqrt(flat.var(-1, unbiased=False, keepdim=True) + 1e-5)
+    assert torch.allclose(F.group_norm(x, 3), manual.reshape_as(x))
+    strided = x.view(2, 2, 3, 3, 4)  # every 3rd channel in a group
+    mean = strided.mean((1, 3, 4), keepdim=True)
+    var = strided.var((1, 3, 4), unbiased=False, keepdim=True)
+    assert not torch.allclose(((strided - mean) / torch.sqrt(var + 1e-5)).reshape_as(x), F.group_norm(x, 3))
+    assert torch.allclose(F.group_norm(x, 6), F.instance_norm(x))
+    with pytest.raises(ValueError):
+        nn.GroupNorm(4, 6)
+    assert not list(nn.GroupNorm(2, 4).buffers())
+
+
+def test_fused_add_rmsnorm_precision_facts() -> None:
+    gen = torch.Generator().manual_seed(2)
+    bits = torch.randint(0, 2**16, (2, 50_000), generator=gen).to(torch.int16).view(torch.bfloat16)
+    a, b = bits[0], bits[1]
+    keep = (a.isfinite() & b.isfinite() & (a + b).isfinite()).nonzero().squeeze(1)
+    a, b = a[keep], b[keep]
+    assert torch.equal((a + b).view(torch.int16), (a.float() + b.float()).bfloat16().view(torch.int16))
+    x = torch.full((1, 8), 40000.0, dtype=torch.float16)
+    s = x.float() + torch.full((1, 8), 30000.0, dtype=torch.float16).float()
+    assert s.half().isinf().all() and torch.allclose(_rms(s, 0.0), torch.ones(1, 8))
+    f = torch.randn(2, 4)
+    assert f.float() is f and f.to(torch.float32) is f  # why the in-place float32 path aliases
+
+
+def test_qk_norm_facts() -> None:
+    q = torch.randn(2, 5, 4, 8, dtype=D64)  # (B, T, heads, head_dim)
+    assert torch.allclose(_rms(q, 0.0).transpose(1, 2), _rms(q.transpose(1, 2), 0.0))
+    whole = _rms(q.reshape(2, 5, 32), 0.0).view(2, 5, 4, 8)
+    assert not torch.allclose(whole, _rms(q, 0.0))  # OLMo 2's whole-projection norm differs
+    assert torch.allclose(_rms(10 * q, 0.0), _rms(q, 0.0))
+    assert torch.allclose(_rms(q / math.sqrt(8), 0.0), _rms(q, 0.0))  # a pre-scale is divided out
