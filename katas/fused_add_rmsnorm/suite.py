@@ -151,11 +151,15 @@ def random_weight(d: int, key: int) -> torch.Tensor:
     return randn([d], key, scale=0.5, shift=1.0)
 
 
+def describe_pair(harness: Harness, x: Input, residual: Input) -> str:
+    return say("x: {x}; residual: {r}", "x：{x}；residual：{r}", x=x.describe(harness.device),
+               r=residual.describe(harness.device))  # fmt: skip
+
+
 def check_outputs(harness: Harness, reply: StepReply, x: Input, residual: Input, weight: torch.Tensor, *, eps: float,
                   call: str, tol: Tolerance | None = None, cause: Misconception | None = None) -> None:  # fmt: skip
     """Both outputs of one forward against the reference, each mistake named by the output it explains."""
-    on = say("{x} and residual {r}", "{x}，residual 为{r}", x=x.describe(harness.device),
-             r=residual.describe(harness.device))  # fmt: skip
+    on = describe_pair(harness, x, residual)
     if len(reply.outputs) != 2:
         fail(say("{call} on {on}: returned {n} tensor(s), expected a tuple (normed, new_residual)",
                  "{call}，{on}：返回了 {n} 个张量，应返回元组 (normed, new_residual)",
@@ -386,7 +390,7 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> Non
     module(x64, r64)[0].backward(grad_output.double())
     call = say("{call} (gradients of normed)", "{call}（normed 的梯度）",
                call=call_text("AddRMSNorm", [d], {}, method="backward"))  # fmt: skip
-    on = say("{x} and residual {r}", "{x}，residual 为{r}", x=x.describe(harness.device), r=r.describe(harness.device))
+    on = describe_pair(harness, x, r)
     tol = TOLERANCES["gradient"]
     expected = {say("gradient of x", "x 的梯度"): x64.grad, say("gradient of residual", "residual 的梯度"): r64.grad}
     grads = [*got.input_grads, None, None]  # None: the learner's forward left that input out of the graph
