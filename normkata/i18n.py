@@ -442,8 +442,9 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "RMSNorm 与 LayerNorm：{shape} {dtype}（{device}）；内存拷贝 {copy} GB/s",
     ),
     "lab.bench.implementation": ("implementation", "实现"),
-    "lab.bench.forward": ("forward ms", "前向 ms"),
-    "lab.bench.backward": ("backward ms", "反向 ms"),
+    "lab.bench.forward": ("fwd ms\nmedian", "前向 ms\n中位数"),
+    "lab.bench.backward": ("bwd ms\nmedian", "反向 ms\n中位数"),
+    "lab.bench.iqr": ("ms\nIQR", "ms\n四分位距"),
     "lab.bench.copy": ("% copy", "占拷贝 %"),
     "lab.bench.summary": (
         "On this machine torch's RMSNorm takes {fwd}× LayerNorm's time forward and {bwd}× backward "
@@ -452,6 +453,18 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "（《Normalization 代码导读》中 MiniMind-small 在 GPU 上为 0.91 倍和 0.89 倍）。",
     ),
     "lab.bench.skipped": ("{owner} {cls} skipped: {why}", "跳过 {owner} 的 {cls}：{why}"),
+    "lab.bench.failing": ("✗ fails kata {score}", "✗ 未通过 {score}"),
+    "lab.bench.failing.note": (
+        "Rows marked ✗ come from files that fail their kata: a wrong kernel's speed means nothing.",
+        "标 ✗ 的行来自未通过练习的文件：错误实现的速度没有比较意义。",
+    ),
+    "lab.bench.ungraded": ("? not graded", "? 未能评分"),
+    "lab.bench.noisy": (
+        "Too noisy to trust: {count} of {total} timings still varied more than {pct}% (IQR / median) "
+        "after {cap} s each. Close other programs and run again.",
+        "机器太忙，结果不可信：{total} 项计时中有 {count} 项在各计时 {cap} 秒后波动仍超过 {pct}%"
+        "（四分位距 / 中位数）。请关闭其他程序后重试。",
+    ),
     "lab.plot.activation std per layer": ("activation std per layer", "每层激活标准差"),
     "lab.plot.weight-gradient norm per layer": ("weight-gradient norm per layer", "每层权重梯度范数"),
     "lab.plot.training loss by depth": ("training loss by depth", "不同深度的训练损失"),

@@ -290,17 +290,17 @@ def bench(
     out: Path | None,
     use_mine: bool,
 ) -> None:
-    """Time RMSNorm vs LayerNorm: torch's ops, the references and (--use-mine) your kata files.
+    """Time RMSNorm vs LayerNorm: torch's ops, the references and your kata files.
 
     Each timing repeats until its interquartile range is under 10% of its median (or --max-time);
-    rows show forward and backward median ms with their IQR, GB/s and the share of a measured
-    memory copy. A line warns when the machine was too noisy to trust. With --use-mine your files
-    are graded first, and a file that fails its kata is marked in its row.
+    rows show forward and backward median ms with their IQR and the share of a measured memory
+    copy (GB/s too under --out). A line warns when the machine was too noisy to trust. With
+    --use-mine your files are graded first, and a file that fails its kata is marked in its row.
 
     \b
     Examples:
-      normkata bench                 # about 6 s on an idle 2-core CPU
-      normkata bench --use-mine      # plus a grade of each of your files
+      normkata bench                 # 40 s on a busy 2-core CPU (each timing hit its cap)
+      normkata bench --use-mine      # plus one grade per file of yours, ~7 s each there
       normkata bench --dtype bfloat16 --device cuda --out results/
     """
     from normkata.i18n import t
