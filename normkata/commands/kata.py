@@ -164,14 +164,12 @@ def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) 
         raise InputError(t("hint.all_or_level", lang))
     if level is not None and level > len(hints):
         raise InputError(t("hint.level_range", lang, kata=chosen.id, n=len(hints)))
-    if show_all:
-        levels = list(range(1, max(taken, 1) + 1))
-    elif level is not None:
-        levels = [level]
+    if show_all or level is not None:
+        levels = list(range(1, max(taken, 1) + 1)) if show_all else [level or 1]
+        for new in range(taken + 1, max(levels) + 1):  # each hint is counted once, when first shown
+            log.event(chosen.id, "hint", str(new))
     else:
-        levels = [min(taken + 1, len(hints))]
-    for new in range(taken + 1, max(levels) + 1):  # each hint is counted once, when first shown
-        log.event(chosen.id, "hint", str(new))
+        levels = [take_hint(chosen, log, lang)[0]]
     for shown in levels:
         key = "hint.title.last" if shown == len(hints) else "hint.title"
         console.print(f"[heading]{t(key, lang, level=shown, total=len(hints), kata=chosen.id)}[/]")
