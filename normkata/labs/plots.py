@@ -90,6 +90,7 @@ def _decade_label(value: float) -> str:
 def terminal(plot: Plot, lang: str, *, width: int, height: int = 16) -> Group:
     """The plot as Rich renderables: title, the plotext canvas, a legend in the series' styles."""
     import plotext as plt
+    from rich.columns import Columns
     from rich.console import Group
     from rich.text import Text
 
@@ -97,15 +98,15 @@ def terminal(plot: Plot, lang: str, *, width: int, height: int = 16) -> Group:
     plt.clear_figure()
     plt.plotsize(width, height)
     plt.theme("clear")
-    legend = Text()
+    legend: list[Text] = []
     for index, (label, (xs, ys)) in enumerate(plot.series.items()):
         marker, color, code, _png = _style(index)
         points = _finite(xs, ys, log)
         if points:
             plt.plot([x for x, _ in points], [y for _, y in points], marker=marker, color=color)
-        legend.append(f"{marker} ", style=f"bold color({code})")
-        legend.append(_legend(label, lang), style=f"color({code})")
-        legend.append("   ")
+        item = Text(f"{marker} ", style=f"bold color({code})")
+        item.append(_legend(label, lang), style=f"color({code})")
+        legend.append(item)
     if log:
         plt.yscale("log")
         ticks = _decades(plot.series)
@@ -116,8 +117,9 @@ def terminal(plot: Plot, lang: str, *, width: int, height: int = 16) -> Group:
     plt.xlabel(_two_cells(axis_label(plot.xlabel, lang)))
     plt.ylabel(_two_cells(axis_label(plot.ylabel, lang, log=log)))
     canvas = plt.build().replace(_FILLER, "")
-    legend.rstrip()
-    return Group(Text(translated_title(plot.title, lang), style="bold"), Text.from_ansi(canvas), legend)
+    title = Text(translated_title(plot.title, lang), style="bold")
+    # Columns keeps each legend entry whole where a long legend needs a second line.
+    return Group(title, Text.from_ansi(canvas), Columns(legend, padding=(0, 3)))
 
 
 def save_png(plot: Plot, folder: Path) -> Path:
