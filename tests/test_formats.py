@@ -116,11 +116,19 @@ def test_gradescope_uses_only_published_fields() -> None:
     assert not any("\x1b" in s or "\x00" in s for s in strings_in(results))
 
 
+def test_gradescope_score_is_the_cases_passed_when_every_rule_holds() -> None:
+    result = a_result()
+    result.cases = [c for c in result.cases if c.category is not Category.INTEGRITY or c.status is Status.PASSED]
+    results = to_gradescope(result)
+    assert results["score"] == 1.0 == sum(t.get("score", 0.0) for t in results["tests"])
+
+
 def test_gradescope_scores_cases_and_keeps_rules_and_skips_as_information() -> None:
     results = to_gradescope(a_result())
     tests = {t["name"]: t for t in results["tests"]}
     assert [t["number"] for t in results["tests"]] == ["1.1", "1.2", "2.1", "3.1", "4.1", "4.2"]
-    assert results["score"] == 1.0 == sum(t.get("score", 0.0) for t in results["tests"])
+    assert sum(t.get("score", 0.0) for t in results["tests"]) == 1.0
+    assert results["score"] == 0.0  # a broken rule (the changed default dtype) costs every point
     assert sum(t.get("max_score", 0.0) for t in results["tests"]) == 3.0
     assert tests["forward fp32: forward [2x5x8-cpu]"] == {
         "name": "forward fp32: forward [2x5x8-cpu]",

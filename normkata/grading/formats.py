@@ -104,8 +104,11 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
         if case.diagnosis:
             test["extra_data"] = {"misconception": case.diagnosis}
         tests.append(test)
+    # A broken rule (torch's own norm called, say) fails the grade: on a platform that adds up
+    # points it must cost them too, or copying F.rms_norm would earn full marks.
+    rule_broken = any(c.category is Category.INTEGRITY and c.status is not Status.PASSED for c in result.cases)
     return {
-        "score": float(result.score),
+        "score": 0.0 if rule_broken else float(result.score),
         "execution_time": round(result.duration_s, 3),
         "output": "\n".join(lines),
         "output_format": "md",
