@@ -68,6 +68,10 @@ def quiz(
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:
         render_summary(practice, result)
+        if not result.interrupted:
+            from normkata.advisor import next_step_line
+
+            practice.console.print(f"[next]{next_step_line(lang)}[/]")
     if result.interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
