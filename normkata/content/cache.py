@@ -6,9 +6,11 @@ too). It is a speed-up only: a missing, unreadable, corrupt or foreign file is i
 the bank parsed as usual, and a file is replaced atomically, so concurrent runs never see
 half of one.
 
-The bank is stored as plain data (strings, numbers, tuples, lists, dicts) with marshal, which
-is built into the interpreter and creates no object but those: reading a cache file never
-imports a module or runs code, and needs no pickle.
+The bank is stored as plain data with marshal, which is built into the interpreter and
+creates nothing but strings, numbers and containers: each item is a row of its fields'
+values (a Text as two strings), and reading a cache file never imports a module or runs
+code. Each row is passed to its class's constructor, so a row of the wrong shape is an
+error, and an error of any kind means the files are parsed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import dataclasses
 import marshal
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,13 +33,11 @@ except ImportError:  # pragma: no cover - other interpreters
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
 
-_FORMAT = b"normkata-bank-cache 2"
+_FORMAT = b"normkata-bank-cache 3"
 _KEY_SIZE = 20
 _PACKAGE = Path(__file__).resolve().parent
 #: The code that shapes a parsed Bank: a change to any of it must invalidate the cache.
 _CODE = ("bank.py", "cache.py", "model.py", "schema.py", "typography.py", "yamlnodes.py")
-#: The item classes a cache file may name (a dict's "__" key).
-_CLASSES: dict[str, type] = {"Question": Question, "Card": Card, "Topic": Topic}
 
 
 def cache_dir() -> Path:
@@ -78,9 +79,9 @@ def read(folder: Path, expected: bytes) -> Bank | None:
             return None
         topics, questions, cards, files = marshal.loads(data[_KEY_SIZE:])
         return Bank(
-            topics={topic.id: topic for topic in map(_decode, topics)},
-            questions=[_decode(q) for q in questions],
-            cards=[_decode(c) for c in cards],
+            topics={topic.id: topic for topic in _decode(Topic, topics)},
+            questions=_decode(Question, questions),
+            cards=_decode(Card, cards),
             files=[Path(f) for f in files],
         )
     except Exception:  # noqa: BLE001  a cache problem of any kind means: parse the files
@@ -93,9 +94,9 @@ def write(folder: Path, stored_key: bytes, bank: Bank) -> None:
 
     target = _path(folder)
     plain = (
-        [_encode(t) for t in bank.topics.values()],
-        [_encode(q) for q in bank.questions],
-        [_encode(c) for c in bank.cards],
+        _encode(Topic, list(bank.topics.values())),
+        _encode(Question, bank.questions),
+        _encode(Card, bank.cards),
         [str(f) for f in bank.files],
     )
     try:
@@ -112,28 +113,41 @@ def write(folder: Path, stored_key: bytes, bank: Bank) -> None:
         return
 
 
-def _encode(value: Any) -> Any:
-    """Plain data for marshal: an item becomes a dict naming its class, a Text a two-string
-    list, a TextList a list of two tuples; tuples, strings and numbers stay as they are."""
-    if isinstance(value, Text):
-        return [value.en, value.zh]
-    if isinstance(value, TextList):
-        return [tuple(value.en), tuple(value.zh)]
-    if isinstance(value, Question | Card | Topic):
-        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return {"__": type(value).__name__, **fields}
-    if isinstance(value, tuple):
-        return tuple(_encode(v) for v in value)
+# -- items as rows of plain values, one per field in the dataclass's order -------------------
+
+_Convert = Callable[[Any], Any]
+
+
+def _same(value: Any) -> Any:
     return value
 
 
-def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        en, zh = value
-        return TextList(en, zh) if isinstance(en, tuple) else Text(en, zh)
-    if isinstance(value, dict):
-        fields = {name: _decode(v) for name, v in value.items() if name != "__"}
-        return _CLASSES[value["__"]](**fields)
-    if isinstance(value, tuple):
-        return tuple(_decode(v) for v in value)
-    return value
+#: How a field of each annotation is stored and read back; any other annotation naming a
+#: Text is refused when writing (so a new kind of field means no cache, never a wrong one).
+_FIELD_KINDS: dict[str, tuple[_Convert, _Convert]] = {
+    "Text": (lambda t: (t.en, t.zh), lambda v: Text(*v)),
+    "TextList": (lambda t: (tuple(t.en), tuple(t.zh)), lambda v: TextList(*v)),
+    "tuple[Text, ...]": (lambda ts: tuple((t.en, t.zh) for t in ts), lambda v: tuple(Text(*t) for t in v)),
+}
+
+
+def _fields(cls: type) -> list[tuple[str, _Convert, _Convert]]:
+    """Each field of `cls` with its (encode, decode) pair."""
+    found = []
+    for field in dataclasses.fields(cls):
+        kind = str(field.type)
+        if kind not in _FIELD_KINDS and "Text" in kind:
+            raise TypeError(f"{cls.__name__}.{field.name}: no cached form for {kind}")
+        encode, decode = _FIELD_KINDS.get(kind, (_same, _same))
+        found.append((field.name, encode, decode))
+    return found
+
+
+def _encode(cls: type, items: list[Any]) -> list[tuple[Any, ...]]:
+    fields = _fields(cls)
+    return [tuple(encode(getattr(item, name)) for name, encode, _decode in fields) for item in items]
+
+
+def _decode(cls: type, rows: list[tuple[Any, ...]]) -> list[Any]:
+    decoders = [decode for _name, _encode, decode in _fields(cls)]
+    return [cls(*(decode(value) for decode, value in zip(decoders, row, strict=True))) for row in rows]
