@@ -91,7 +91,8 @@ def _read_letters(question: Question, text: str) -> list[str]:
 
 # -- numbers as people type them ------------------------------------------------------------
 
-_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?)|(\*\*|[-+*/^()]))", re.IGNORECASE)
+#: Compiled on the first number read (re caches it), not by every quiz before its first question.
+_TOKEN = r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?)|(\*\*|[-+*/^()]))"
 _MAX_LENGTH = 60
 _MAX_EXPONENT = 400
 
@@ -112,8 +113,9 @@ def parse_number(text: str) -> float | None:
         return None
     tokens: list[str] = []
     position = 0
+    token = re.compile(_TOKEN, re.IGNORECASE)
     while position < len(text):
-        match = _TOKEN.match(text, position)
+        match = token.match(text, position)
         if not match or match.end() == position:
             if text[position:].strip() == "":
                 break
