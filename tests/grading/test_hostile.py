@@ -61,9 +61,13 @@ def _site_packages() -> set[str]:
 
 
 def _survivors(marker: str) -> list[str]:
+    """Processes running the throwaway copy, except this test process's own (the module's
+    grading service and its zygote): a survivor of a CLI grade is never our descendant, as
+    the CLI process that started it has exited."""
+    ours = _descendants(os.getpid()) | {os.getpid()}
     found = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
+        if entry.name.isdigit() and int(entry.name) not in ours:
             try:
                 command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
