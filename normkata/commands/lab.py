@@ -155,7 +155,7 @@ def _data_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option(
     "--quick",
     is_flag=True,
-    help="Small model and few steps: 9 s on 2 idle CPU cores (measured; minutes on a loaded machine).",
+    help="Small model and few steps: about 10 s on 2 CPU cores (measured 9-12 s on a shared machine).",
 )
 @click.option("--steps", type=click.IntRange(min=2), default=None, help="Training steps per run.")
 @click.option(
@@ -179,8 +179,8 @@ def compare(
 ) -> None:
     """No norm, Post-LN, Pre-LN + LayerNorm and Pre-LN + RMSNorm on TinyShakespeare, over a learning-rate sweep.
 
-    Measured on 2 CPU cores: the full sweep about 7.5 minutes, --quick 9 s (idle cores; 200
-    to 540 s on the same cores shared with other jobs).
+    Measured on 2 CPU cores shared with other jobs: the full sweep about 7.5 minutes, --quick
+    9 to 12 s.
 
     \b
     Examples:
@@ -205,7 +205,7 @@ def compare(
 @click.option(
     "--quick",
     is_flag=True,
-    help="Depths 2, 4, 8 on a small model: 8 s on 2 idle CPU cores (measured; minutes on a loaded machine).",
+    help="Depths 2, 4, 8 on a small model: about 10 s on 2 CPU cores (measured 8-12 s on a shared machine).",
 )
 @click.option("--lr", type=click.FloatRange(min=0, min_open=True), default=None, help="The one learning rate used.")
 @click.option("--depth", "depths", type=click.IntRange(min=1), multiple=True, help="Depths to compare (repeat).")
@@ -225,8 +225,8 @@ def depth(
 ) -> None:
     """Pre-LN vs Post-LN at growing depth, one learning rate, no warmup.
 
-    Measured on 2 CPU cores: the full run (depths 4, 8, 12) about 13 minutes, --quick 8 s
-    (idle cores; up to 590 s on the same cores shared with other jobs).
+    Measured on 2 CPU cores shared with other jobs: the full run (depths 4, 8, 12) about 13
+    minutes, --quick 8 to 12 s.
 
     \b
     Examples:
