@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from normkata.grading.client import run_grader
 from normkata.grading.contract import Status
 from normkata.grading.fixtures import Fixture, grading_tests_dir, kata_fixtures, misconception_ids
+from normkata.grading.service import GradingService
 from normkata.katas import Kata
 
 #: Inputs every deep check draws: the same run twice gives the same answer.
@@ -37,35 +37,38 @@ def planned_grades(katas: list[Kata]) -> int:
 def deep_check(katas: list[Kata], advance: Callable[[str], None]) -> tuple[list[Problem], bool]:
     """Problems found, and whether fixtures were available (a source checkout has them)."""
     problems: list[Problem] = []
-    with tempfile.TemporaryDirectory(prefix="normkata-deep-") as scratch:
+    # One warm grader for every file: each still gets a fresh confined worker.
+    with tempfile.TemporaryDirectory(prefix="normkata-deep-") as scratch, GradingService() as service:
         for kata in katas:
-            problems += _check_kata(kata, Path(scratch) / kata.id, advance)
+            problems += _check_kata(service, kata, Path(scratch) / kata.id, advance)
     return problems, grading_tests_dir() is not None
 
 
-def _grade_source(kata: Kata, folder: Path, source: str) -> tuple[bool, int, set[str], list[str]]:
+def _grade_source(service: GradingService, kata: Kata, folder: Path, source: str
+                  ) -> tuple[bool, int, set[str], list[str]]:  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
     learner = folder / kata.file
     learner.write_text(source, encoding="utf-8")
-    result = run_grader(kata.id, learner, seed=SEED)
+    result = service.grade(kata.id, learner, seed=SEED)
     messages = [c.message for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
     return result.passed, result.score, {d.id for d in result.diagnosis}, messages
 
 
-def _check_kata(kata: Kata, folder: Path, advance: Callable[[str], None]) -> list[Problem]:
+def _check_kata(service: GradingService, kata: Kata, folder: Path, advance: Callable[[str], None]) -> list[Problem]:
     problems: list[Problem] = []
-    passed, _, _, messages = _grade_source(kata, folder / "reference", kata.solution.read_text(encoding="utf-8"))
+    reference = kata.solution.read_text(encoding="utf-8")
+    passed, _, _, messages = _grade_source(service, kata, folder / "reference", reference)
     advance(f"{kata.id}: reference")
     if not passed:
         problems.append(Problem(kata.id, f"the reference solution fails its suite: {messages[:1]}"))
-    passed, score, _, _ = _grade_source(kata, folder / "starter", kata.starter.read_text(encoding="utf-8"))
+    passed, score, _, _ = _grade_source(service, kata, folder / "starter", kata.starter.read_text(encoding="utf-8"))
     advance(f"{kata.id}: starter")
     if passed or score:
         problems.append(Problem(kata.id, f"the untouched starter scores {score}, expected 0 and a fail"))
     fixtures = kata_fixtures(kata.id)
     named: set[str] = set()
     for number, fixture in enumerate(fixtures):
-        passed, _, diagnoses, messages = _grade_source(kata, folder / f"fixture{number}", fixture.source)
+        passed, _, diagnoses, messages = _grade_source(service, kata, folder / f"fixture{number}", fixture.source)
         advance(f"{kata.id}: {fixture.id}")
         named |= diagnoses
         problems += _verdict_problems(kata, fixture, passed, diagnoses, messages)
