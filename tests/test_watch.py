@@ -113,14 +113,15 @@ def test_a_save_by_rename_is_seen_and_an_unchanged_save_is_not_graded(watch: Wat
 
 def test_saves_during_a_grade_are_coalesced(watch: Watch, learner_file: Path) -> None:
     watch.verdict()
-    for n in range(6):  # an editor saving repeatedly while the grader works
+    for n in range(6):  # an editor saving again and again while the grader works
         learner_file.write_text(GOOD + f"\n# save {n}\n", encoding="utf-8")
-        time.sleep(0.05)
-    assert watch.verdict()["passed"]
-    # Six saves, at most one more grade (for saves that landed while that grade ran).
-    if not watch.nothing_for(8.0):
-        watch.verdict()
-        assert watch.nothing_for(3.0)
+        time.sleep(0.03)
+    verdicts = [watch.verdict()]
+    while not watch.nothing_for(4.0):
+        verdicts.append(watch.verdict())
+    # Six saves, far fewer grades (saves landing during a grade become one more), the last one
+    # of the file as it ended.
+    assert 1 <= len(verdicts) <= 3 and verdicts[-1]["passed"]
     assert watch.quit() == 0
 
 
