@@ -272,26 +272,10 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "The progress database {path} is damaged ({why}); it was moved to {moved} and a fresh one was started.",
         "进度数据库 {path} 已损坏（{why}）；已移至 {moved}，并新建了一个数据库。",
     ),
-    "grade.title": ("Grading {file} (kata {kata})", "评测 {file}（练习 {kata}）"),
-    "grade.category": ("Category", "类别"),
-    "grade.passed": ("Passed", "通过"),
-    "grade.failed": ("Failed", "失败"),
-    "grade.error": ("Error", "出错"),
-    "grade.skipped": ("Skipped", "跳过"),
-    "grade.first_failures": ("First failures ({n} of {total}):", "最先出现的失败（{total} 个中的 {n} 个）："),
-    "grade.diagnosis": ("Recognised mistake: {title} ({n} case(s)).", "识别出的常见错误：{title}（{n} 个用例）。"),
-    "grade.skipped_note": ("Skipped: {text}.", "跳过：{text}。"),
-    "grade.verdict.pass": ("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
-    "grade.verdict.fail": (
-        "NOT YET: {bad} of {max} cases failed or errored.",
-        "尚未通过：{max} 个用例中有 {bad} 个失败或出错。",
-    ),
     "grade.running": ("Grading {kata}…", "正在评测 {kata}…"),
     "grade.written": ("Wrote {path}", "已写入 {path}"),
     "grade.list.title": ("Cases of {kata} (inputs are drawn from each run's seed)",
                          "{kata} 的用例（输入由每次运行的种子生成）"),  # fmt: skip
-    "grade.selected_none": ("-k {patterns}: no case of {kata} matches (grade --list shows them)",
-                            "-k {patterns}：{kata} 没有匹配的用例（grade --list 可列出全部用例）"),  # fmt: skip
     "watch.starting": ("Starting the grader…", "正在启动评测器…"),
     "watch.start": (
         "Watching {file} (kata {kata}): save to re-grade.",
