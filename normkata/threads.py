@@ -1,10 +1,10 @@
 """How many intra-op threads torch uses, per kind of work, unless OMP_NUM_THREADS says.
 
 torch starts one thread per core and its threads spin while they wait for work. For the tiny
-tensors of grading and the small lab models that costs more than it gains, and when another
-process holds a core the spinning threads make a run several times slower (measured: the
-quick compare lab, 9 s idle and 89 s beside one busy process with 2 threads on 2 cores).
-Figures behind each choice: docs/grading.md (Speed) and docs/labs.md.
+tensors of grading and the small lab models that costs more than it gains as soon as another
+process holds a core. Measured on 2 cores, `normkata lab compare --quick`: one thread 8.5 s
+idle and 9.0 s beside a busy process (1.07x); two threads 6.8 s idle but 17.6 s beside it
+(2.6x; 89 s in an earlier, busier measurement). One thread is the choice that holds up.
 """
 
 from __future__ import annotations
