@@ -291,7 +291,9 @@ def _read_keys(events: queue.Queue[Event], stop: threading.Event, interactive: b
             if interactive:  # Ctrl-D on a terminal ends the session, as q does
                 events.put(Event("key", "q"))
             return  # piped input that ends leaves the watch running (scripts stop it with q or a signal)
-        for text in data.decode("utf-8", "replace").splitlines() if not interactive else [data.decode("latin-1")]:
+        # A keystroke on a terminal; a line per key from a pipe.
+        typed = [data.decode("latin-1")] if interactive else data.decode("utf-8", "replace").splitlines()
+        for text in typed:
             key = text.strip()[:1].lower()
-            if key in KEYS and key:
+            if key and key in KEYS:
                 events.put(Event("key", key))

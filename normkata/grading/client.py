@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -13,6 +12,7 @@ import click
 
 from normkata.errors import EXIT_INPUT, InputError
 from normkata.grading.contract import GradeResult
+from normkata.grading.launch import runner_environment
 from normkata.grading.runner import BUDGET_CASES, BUDGET_CEILING_S
 
 #: The most a runner may print: a GradeResult is far smaller.
@@ -46,12 +46,7 @@ def list_cases(kata_id: str, lang: str = "en") -> list[tuple[str, str]]:
 def _run_runner(arguments: list[str], *, ceiling: float) -> bytes:
     """The runner's standard output; its exit code 2 becomes an InputError, others a ClickException."""
     command = [sys.executable, "-m", "normkata.grading.runner", *arguments]
-    package_parent = str(Path(__file__).resolve().parents[2])
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-    }
+    env = runner_environment()
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, env=env)
         assert process.stdout is not None

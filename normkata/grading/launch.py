@@ -52,10 +52,20 @@ class Launcher(Protocol):
               protected: list[str]) -> WorkerProcess: ...  # fmt: skip
 
 
+#: The folder this normkata is imported from: child processes must import the same one.
+PACKAGE_PARENT = Path(__file__).resolve().parents[2]
+
+
+def runner_environment(package_parent: Path = PACKAGE_PARENT) -> dict[str, str]:
+    """For a runner process (one-off or the service): normkata from `package_parent`, and pytest
+    with no entry-point plugin that a submission could have dropped into site-packages."""
+    path = os.pathsep.join(p for p in (str(package_parent), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
 def worker_environment() -> dict[str, str]:
     """The worker runs in a neutral folder, so it must find normkata the way we did."""
-    package_parent = str(Path(__file__).resolve().parents[2])
-    path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p)
+    path = os.pathsep.join(p for p in (str(PACKAGE_PARENT), os.environ.get("PYTHONPATH", "")) if p)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1"}
     env.pop("PYTHONSTARTUP", None)
     return env

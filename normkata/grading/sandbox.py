@@ -70,6 +70,7 @@ __all__ = [
     "default_readable",
     "harden_runner",
     "child_pids",
+    "descendants",
     "kill_descendants",
     "kill_process_group",
     "spawn_worker",
@@ -785,6 +786,18 @@ def child_pids() -> list[int]:
     return _children_map().get(os.getpid(), [])
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid`, children first (Linux: read from /proc; elsewhere [])."""
+    children = _children_map()
+    found: list[int] = []
+    stack = list(children.get(pid, []))
+    while stack:
+        child = stack.pop()
+        found.append(child)
+        stack.extend(children.get(child, []))
+    return found
+
+
 def kill_descendants(exclude: Iterable[int] = ()) -> list[int]:
     """SIGKILL every live descendant of this process except `exclude`; returns their pids.
 
@@ -796,14 +809,7 @@ def kill_descendants(exclude: Iterable[int] = ()) -> list[int]:
     if not Path("/proc/self/stat").exists():
         return []
     skip = set(exclude)
-    children = _children_map()
-    found: list[int] = []
-    stack = list(children.get(os.getpid(), []))
-    while stack:
-        pid = stack.pop()
-        stack.extend(children.get(pid, []))
-        if pid not in skip:
-            found.append(pid)
+    found = [pid for pid in descendants(os.getpid()) if pid not in skip]
     for pid in found:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)

@@ -27,6 +27,7 @@ import click
 
 from normkata.errors import EXIT_INPUT, InputError
 from normkata.grading.contract import GradeResult
+from normkata.grading.launch import PACKAGE_PARENT, runner_environment
 from normkata.grading.runner import BUDGET_CASES, BUDGET_CEILING_S, GradeRequest
 
 #: Seconds the server may take to import torch and pytest and start its zygote.
@@ -39,7 +40,7 @@ class GradingService:
     def __init__(self, *, package_parent: Path | None = None, env: dict[str, str] | None = None) -> None:
         """`package_parent`: where the server imports normkata from (default: where we did);
         `env`: variables set for it on top of ours (NORMKATA_HOME, say)."""
-        self.package_parent = package_parent or Path(__file__).resolve().parents[2]
+        self.package_parent = package_parent or PACKAGE_PARENT
         self.extra_env = dict(env or {})
         self._lock = threading.Lock()
         self._process: subprocess.Popen[str] | None = None
@@ -56,8 +57,7 @@ class GradingService:
         """Start the server and wait until it is warm (a no-op when it is running)."""
         if self._process is not None and self._process.poll() is None:
             return
-        path = os.pathsep.join(p for p in (str(self.package_parent), os.environ.get("PYTHONPATH")) if p)
-        env = {**os.environ, **self.extra_env, "PYTHONPATH": path, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        env = {**runner_environment(self.package_parent), **self.extra_env}
         self._errors = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
             [sys.executable, "-m", "normkata.grading.server"],

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from normkata.grading.sandbox import descendants
 from normkata.grading.service import GradingService
 from normkata.paths import content_root
 from tests.conftest import Database
@@ -64,7 +65,7 @@ def _survivors(marker: str) -> list[str]:
     """Processes running the throwaway copy, except this test process's own (the module's
     grading service and its zygote): a survivor of a CLI grade is never our descendant, as
     the CLI process that started it has exited."""
-    ours = _descendants(os.getpid()) | {os.getpid()}
+    ours = {*descendants(os.getpid()), os.getpid()}
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) not in ours:
@@ -84,25 +85,6 @@ def _normkata(installation: Path, args: list[str], env: dict[str, str], cwd: Pat
                           stdin=subprocess.DEVNULL)  # fmt: skip
 
 
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2 :].split()
-            if fields and fields[0] != "Z":
-                children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, stack = set(), list(children.get(pid, []))
-    while stack:
-        child = stack.pop()
-        found.add(child)
-        stack.extend(children.get(child, []))
-    return found
-
-
 @pytest.fixture(scope="module")
 def service(installation: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GradingService, Path]]:
     """A grading service running the throwaway copy, with a database and a workspace of its own."""
@@ -119,7 +101,7 @@ def test_hostile_submission_fails_in_the_service_and_harms_nothing(
 ) -> None:
     grader, home = service
     assert grader.pid is not None
-    helpers = _descendants(grader.pid)  # the zygote and its resource tracker
+    helpers = set(descendants(grader.pid))  # the zygote and its resource tracker
     learner = tmp_path / "rmsnorm.py"
     shutil.copy(submission, learner)
     (tmp_path / "results.json").write_text('{"score": 0}\n')
@@ -131,7 +113,7 @@ def test_hostile_submission_fails_in_the_service_and_harms_nothing(
     assert "\x1b" not in shown and "\ud800" not in shown
     time.sleep(0.5)  # a detached child that meant to write after the grade has had its chance
     assert grader.pid is not None, "the service died"
-    assert _descendants(grader.pid) == helpers, "a process outlived the grade"
+    assert set(descendants(grader.pid)) == helpers, "a process outlived the grade"
     assert not _site_packages() - before["site-packages"]
     assert _tree_hash(installation) == before["installation"], "the installation changed"
     assert _tree_hash(home) == before["home"], "the progress database changed"
