@@ -363,7 +363,7 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "solution.kept": ("Solution not shown. Keep going!", "未显示答案。继续加油！"),
     "interrupted": ("Interrupted: what you answered is saved.", "已中断：已作答的内容均已保存。"),
     # -- labs: tables, titles and terminal plots (data files keep English keys) --------------
-    "lab.written": ("Wrote {paths}", "已写入 {paths}"),
+    "lab.written": ("Wrote:", "已写入："),
     "lab.vanishing.title": (
         "Activation std and weight-gradient norm per layer (width {width}, gain {gain})",
         "每层的激活标准差与权重梯度范数（宽度 {width}，增益 {gain}）",

@@ -17,6 +17,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("NORMKATA_HOME", str(home))
     monkeypatch.setenv("NORMKATA_WORKSPACE", str(tmp_path / "workspace"))
     monkeypatch.setenv("NORMKATA_LANG", "en")
+    # The terminal is pinned: what a test reads must not depend on the window it was started in.
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("LINES", "40")
     monkeypatch.delenv("NO_COLOR", raising=False)
     return home
 

@@ -108,8 +108,8 @@ def test_out_lists_only_what_this_run_wrote(runner, tmp_path: Path) -> None:
     (out / "compare_loss_lr0.05.png").write_bytes(b"left from an earlier run")
     result = invoke(runner, ["--lang", "en", "lab", "vanishing", "--layers", "3", "--width", "16", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    written = result.stdout.replace("\n", "").split("Wrote ", 1)[1]
-    assert [Path(p).name for p in written.split(", ")] == [
+    written = result.stdout.split("Wrote:\n", 1)[1].splitlines()
+    assert [Path(p.strip()).name for p in written] == [
         "vanishing.json",
         "vanishing.csv",
         "vanishing_std.png",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -107,8 +108,8 @@ def test_lab_plots_and_written_files_in_chinese(runner, tmp_path) -> None:
     pytest.importorskip("torch")
     result = _zh(runner, ["lab", "vanishing", "--layers", "3", "--width", "16", "--out", str(tmp_path / "out")])
     assert result.exit_code == 0
-    shown, written = result.output.split("\n已写入 ")  # the files written come last: names, not prose
-    assert "vanishing.json" in written.replace("\n", "")
+    shown, written = result.output.split("\n已写入：\n")  # the files written come last: names, not prose
+    assert "vanishing.json" in [Path(line.strip()).name for line in written.splitlines()]
     assert "无归一化" in shown and "每层激活标准差" in shown  # legend and title of the terminal plot
     assert english_in(shown) == set()
 

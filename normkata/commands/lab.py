@@ -81,7 +81,10 @@ def _finish(
             written.append(draw.save_png(plot, options.out))
     written = [*write_outputs(options, name, result, table), *written]
     if written:
-        console.print(f"[muted]{escape(t('lab.written', lang, paths=', '.join(str(p) for p in written)))}[/]")
+        # One path a line, never wrapped: the list must read the same at any terminal width.
+        console.print(f"[muted]{escape(t('lab.written', lang))}[/]")
+        for path in written:
+            console.print(f"  {path}", style="muted", markup=False, soft_wrap=True)
 
 
 def _progress(console: Any) -> Progress:

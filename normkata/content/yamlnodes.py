@@ -29,6 +29,7 @@ MAX_BYTES = 8 * 1024 * 1024
 MAX_DIGITS = 100
 
 _STR = "tag:yaml.org,2002:str"
+_TOO_DEEP = f"nested more than {MAX_DEPTH} levels deep"
 
 
 class YamlSyntaxError(ValueError):
@@ -85,6 +86,8 @@ def load_yaml(text: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
+        if "nesting depth" in str(exc.problem):  # PyYAML >= 6.0.4 caps depth itself, before our cap is reached
+            raise YamlSyntaxError(line, _TOO_DEEP) from None
         message = f"YAML syntax: {exc.problem or exc}"
         if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
             message += f" ({exc.context} started on line {exc.context_mark.line + 1})"
@@ -130,7 +133,7 @@ class _Builder:
 
     def _open(self, event: yaml.CollectionStartEvent, line: int) -> None:
         if len(self.stack) >= MAX_DEPTH:
-            raise YamlSyntaxError(line, f"nested more than {MAX_DEPTH} levels deep")
+            raise YamlSyntaxError(line, _TOO_DEEP)
         if event.tag is not None and not event.implicit:
             raise YamlSyntaxError(line, f"tags such as {event.tag} are not allowed in a question bank")
         container: LineDict | LineList
