@@ -67,6 +67,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Time RMSNorm vs LayerNorm: torch's ops, the references and your kata files.",
     ),
     "content": ("normkata.commands.content:content", "Validate question banks, interview cards and katas."),
+    "doctor": (
+        "normkata.commands.doctor:doctor",
+        "Check this installation: torch, the sandbox, progress files, the terminal, grading.",
+    ),
 }
 
 

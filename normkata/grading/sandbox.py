@@ -73,6 +73,8 @@ __all__ = [
     "descendants",
     "kill_descendants",
     "kill_process_group",
+    "landlock_abi",
+    "seccomp_available",
     "spawn_worker",
 ]
 
@@ -222,11 +224,12 @@ def default_listable() -> tuple[Path, ...]:
     return _default_carve()[1]
 
 
-def default_devices() -> tuple[Path, ...]:
-    """Character devices to keep usable: /dev/null and friends, and NVIDIA GPUs when present."""
-    names = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]
+def default_devices(dev: Path = Path("/dev")) -> tuple[Path, ...]:
+    """Character devices to keep usable: /dev/null and friends, and NVIDIA GPUs when present
+    (nvidia0..N, nvidiactl, nvidia-uvm, nvidia-uvm-tools and the nvidia-caps folder)."""
+    names = [dev / name for name in ("null", "zero", "full", "random", "urandom")]
     with contextlib.suppress(OSError):
-        names.extend(str(p) for p in Path("/dev").iterdir() if p.name.startswith("nvidia"))
+        names.extend(p for p in dev.iterdir() if p.name.startswith("nvidia"))
     return tuple(_existing(names))
 
 
@@ -824,3 +827,17 @@ def kill_descendants(exclude: Iterable[int] = ()) -> list[int]:
                 break
             time.sleep(0.01)
     return found
+
+
+# -- what this machine offers (normkata doctor) ---------------------------------------------------
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 where there is none (or not Linux)."""
+    libc = _libc()
+    return _landlock_abi(libc) if libc is not None else 0
+
+
+def seccomp_available() -> bool:
+    """Whether seccomp filters can be built here (pyseccomp over the system's libseccomp)."""
+    return not isinstance(_import_pyseccomp(), str)

@@ -275,9 +275,20 @@ def _guard_content(protected: list[str]) -> None:
 
 
 def _warm_up() -> None:
-    """Run each dtype's kernels once, so nothing needs to be loaded after confinement."""
+    """Run each dtype's kernels once, so nothing needs to be loaded after confinement.
+
+    On a machine with a GPU this is also where CUDA starts: after the fork (the zygote never
+    touches CUDA, which cannot survive a fork) and before confinement, so the driver's files,
+    device nodes and libraries are opened while they are still reachable.
+    """
+    devices = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
+    for device in devices:
+        _warm_up_on(device)
+
+
+def _warm_up_on(device: str) -> None:
     for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
-        x = torch.randn(4, 8, dtype=dtype, requires_grad=True)
+        x = torch.randn(4, 8, dtype=dtype, device=device, requires_grad=True)
         y = (x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-5).to(dtype)).softmax(-1)
         out = y @ x.t()
         out.backward(torch.ones_like(out))  # with a gradient, as the suites call it: loads what that needs

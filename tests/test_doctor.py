@@ -1,0 +1,113 @@
+"""`normkata doctor`: each problem it exists to find is found, named, and given a fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import invoke
+
+FULL = {"level": "full", "active": ["no_new_privs", "filesystem (Landlock ABI 5)"], "missing": []}
+
+
+@pytest.fixture
+def confined(monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The sandbox probe answers as a fully confined machine would (the real probe has its own test)."""
+    probe = dict(FULL)
+    monkeypatch.setattr("normkata.doctor.probe_confinement", lambda: probe)
+    return probe
+
+
+def doctor_json(runner, *args: str) -> tuple[int, dict]:  # type: ignore[no-untyped-def]
+    result = invoke(runner, ["doctor", "--json", *args])
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_quick_checks_on_a_healthy_home(runner, confined) -> None:
+    code, report = doctor_json(runner, "--no-katas")
+    assert code == 0, report["problems"]
+    assert report["ok"] is True and report["problems"] == []
+    assert report["torch"]["version"].startswith("2.") and report["torch"]["build"] in ("cpu", "cuda")
+    assert report["storage"]["database_check"] == "not created yet"
+    assert report["storage"]["bank_cache"] in ("fresh", "rebuilt")
+    assert set(report) == {"ok", "python", "torch", "sandbox", "storage", "terminal", "katas", "problems"}
+
+
+def test_the_real_probe_confines_a_process_as_a_worker_is(runner) -> None:
+    from normkata.doctor import probe_confinement
+    from normkata.grading.sandbox import confine  # noqa: F401  the probe runs this very function
+
+    probe = probe_confinement()
+    assert probe["level"] in ("full", "partial", "off")
+    assert all(isinstance(p, str) for p in probe["active"] + probe["missing"])
+
+
+def test_a_missing_protection_is_a_problem_with_its_meaning(runner, confined) -> None:
+    confined.update(level="partial", missing=["filesystem (this kernel has no Landlock)"])
+    code, report = doctor_json(runner, "--no-katas")
+    assert code == 1
+    (missing,) = report["sandbox"]["missing"]
+    assert missing["protection"] == "filesystem" and missing["why"] == "filesystem (this kernel has no Landlock)"
+    assert "read what your user can read" in missing["means"]
+    (problem,) = report["problems"]
+    assert problem["what"].startswith("sandbox: filesystem (this kernel has no Landlock)")
+    assert "Landlock" in problem["fix"]
+
+
+def test_a_damaged_store_is_reported_and_left_alone(runner, confined, isolated_home: Path) -> None:
+    isolated_home.mkdir(parents=True)
+    database = isolated_home / "normkata.db"
+    database.write_bytes(b"this is not a database" * 100)
+    code, report = doctor_json(runner, "--no-katas")
+    assert code == 1
+    assert report["storage"]["database_check"] == "file is not a database"
+    (problem,) = report["problems"]
+    assert problem["what"] == f"progress database {database} is damaged: file is not a database"
+    assert database.read_bytes() == b"this is not a database" * 100  # diagnosed, not repaired
+
+
+def test_cuda_asked_for_on_a_cpu_build(runner, confined) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    code, report = doctor_json(runner, "--device", "cuda", "--kata", "rmsnorm")
+    assert code == 1 and report["katas"] == []
+    assert report["problems"][0]["what"].startswith("--device cuda: torch ")
+
+
+def test_an_unknown_kata_is_bad_input(runner) -> None:
+    result = invoke(runner, ["doctor", "--kata", "rmsnrom"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("Error: --kata: no kata 'rmsnrom'")
+
+
+def test_references_pass_and_starters_fail_through_both_paths(runner, confined) -> None:
+    code, report = doctor_json(runner, "--kata", "rmsnorm", "--device", "cpu")
+    assert code == 0, report["problems"]
+    rows = [(k["kata"], k["file"], k["path"], k["passed"]) for k in report["katas"]]
+    assert rows == [
+        ("rmsnorm", "reference", "one-off", True),
+        ("rmsnorm", "reference", "service", True),
+        ("rmsnorm", "starter", "service", False),
+    ]
+    assert all(k["seconds"] > 0 and k["cuda_cases"] == 0 and k["device"] == "cpu" for k in report["katas"])
+    assert report["katas"][0]["score"] == report["katas"][0]["max_score"] > 0
+
+
+def test_a_reference_that_fails_is_reported(runner, confined, tmp_path: Path, monkeypatch) -> None:
+    wrong = tmp_path / "solutions"
+    wrong.mkdir()
+    source = Path(__file__).parents[1] / "solutions" / "rmsnorm.py"
+    # eps added outside the square root: a classic mistake, so this "reference" must fail.
+    text = source.read_text(encoding="utf-8")
+    broken = text.replace("torch.rsqrt(", "1 / (").replace(" + self.eps)", ".sqrt() + self.eps)")
+    assert broken != text
+    (wrong / "rmsnorm.py").write_text(broken, encoding="utf-8")
+    monkeypatch.setattr("normkata.katas.solutions_dir", lambda: wrong)
+    code, report = doctor_json(runner, "--kata", "rmsnorm", "--device", "cpu")
+    assert code == 1
+    assert [p["what"].split(":")[0] for p in report["problems"]] == ["rmsnorm", "rmsnorm"]  # one-off and service
+    assert report["problems"][0]["what"].startswith("rmsnorm: the reference fails its suite on cpu (one-off)")
