@@ -83,6 +83,9 @@ def grade(
     target = file or workspace() / chosen.file
     if not target.is_file():
         raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
+    from normkata.grading.source import check_source
+
+    check_source(target)  # a link, a special or an oversized file: one line, exit 2, nothing run
     console = make_console(quiet=as_json)
     with console.status(t("grade.running", lang, kata=chosen.id)):
         result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang,
