@@ -110,6 +110,8 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
     """
     files: dict[str, bytes] = {}
     try:
+        if os.path.islink(root):
+            raise SourceError(f"{_shown(root)} is a symbolic link (submit the folder itself)")
         top = os.open(root, _DIR_FLAGS)
     except OSError as exc:
         raise SourceError(f"{_shown(root)}: {exc.strerror}") from None
