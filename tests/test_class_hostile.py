@@ -259,6 +259,13 @@ def test_every_name_gets_a_row_a_safe_report_and_an_escaped_line(runner, fake: F
     _nest(deep, 1100)  # 1,100 nested folders: was a RecursionError
     (deep / "rmsnorm.py").write_text("# nested pass\n")
     out = tmp_path / "grades"
+    try:
+        _check_every_name(runner, folder, out, names)
+    finally:  # pytest's clean-up of old temporary folders recurses once per level: it would fail
+        _nest(deep, 0)
+
+
+def _check_every_name(runner, folder: Path, out: Path, names: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
     result = run_grade_all(runner, folder, out)
     assert result.exit_code == 1
     assert "\x1b" not in result.output and "\r" not in result.output.replace("\r\n", "\n")
@@ -280,7 +287,6 @@ def test_every_name_gets_a_row_a_safe_report_and_an_escaped_line(runner, fake: F
         json.loads((out / "reports" / report).read_text(encoding="utf-8"))
     again = run_grade_all(runner, folder, out)  # every graded name is recognised on a rerun
     assert f"{len(names)} unchanged since the last run kept their grade" in " ".join(again.stdout.split())
-    _nest(deep, 0)
 
 
 def _nest(folder: Path, depth: int) -> None:

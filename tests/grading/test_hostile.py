@@ -152,3 +152,39 @@ def test_hostile_submission_fails_and_harms_nothing(submission: Path, installati
     attempts = database.execute("SELECT COUNT(*), MAX(passed) FROM kata_attempts WHERE kata = 'rmsnorm'").fetchone()
     assert tuple(attempts) == (1, 0)
 
+
+
+def _metadata(folder: Path) -> dict[str, tuple[object, ...]]:
+    """Mode, owner, times (not atime: reading is allowed) and extended attributes of everything
+    under `folder`, the folder included."""
+    found: dict[str, tuple[object, ...]] = {}
+    for path in [folder, *sorted(folder.rglob("*"))]:
+        info = path.lstat()
+        try:
+            xattrs = tuple(sorted(os.listxattr(path, follow_symlinks=False)))
+        except OSError:
+            xattrs = ()
+        found[str(path.relative_to(folder))] = (info.st_mode, info.st_uid, info.st_gid, info.st_mtime_ns,
+                                                info.st_ctime_ns, xattrs)  # fmt: skip
+    return found
+
+
+def test_metadata_outside_scratch_cannot_change(installation: Path, service: tuple[GradingService, Path],
+                                                tmp_path: Path) -> None:  # fmt: skip
+    """chmod, chown, utime and setxattr, by path and by descriptor, on the class folder, a
+    classmate's file, the installation, the progress store and the workspace: all refused."""
+    grader, home = service
+    folder = tmp_path / "class"
+    (folder / "mallory").mkdir(parents=True)
+    shutil.copy(HERE / "changes_metadata.py", folder / "mallory" / "rmsnorm.py")
+    (folder / "bob.py").write_text("# a classmate's file\n")
+    workspace = Path(grader.extra_env["NORMKATA_WORKSPACE"])
+    watched = {"class": folder, "installation": installation, "home": home, "workspace": workspace}
+    time.sleep(0.05)  # a change within the same clock tick as the set-up would still show
+    before = {name: _metadata(path) for name, path in watched.items()}
+    result = grader.grade("rmsnorm", folder / "mallory" / "rmsnorm.py", timeout=3).to_json()
+    assert not result["passed"] and result["sandbox"] == "full"
+    for name, path in watched.items():
+        after = _metadata(path)
+        changed = sorted(k for k in after if after[k] != before[name].get(k))
+        assert not changed, f"{name}: metadata changed for {changed[:5]}"
