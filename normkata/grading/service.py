@@ -74,11 +74,13 @@ class GradingService:
             raise click.ClickException(f"the grading service did not start: {self._stderr_tail()}")
 
     def grade(self, kata_id: str, file: Path, *, device: str = "auto", timeout: float = 10.0, seed: int | None = None,
-              lang: str = "en", select: list[str] | None = None) -> GradeResult:  # fmt: skip
-        """Grade `file` as `normkata grade` would; a dead or stuck server is restarted next time."""
+              lang: str = "en", select: list[str] | None = None,
+              budget: float | None = None) -> GradeResult:  # fmt: skip
+        """Grade `file` as `normkata grade` would; a dead or stuck server is restarted next time.
+        `budget`: seconds for the whole grade (default: the runner's, from `timeout`)."""
         # Absolute, not resolved: a link is refused by the runner, never swapped for its target.
-        request = GradeRequest(kata_id, os.path.abspath(file), device, timeout, seed, lang, None, list(select or []))
-        ceiling = min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout) + 60
+        request = GradeRequest(kata_id, os.path.abspath(file), device, timeout, seed, lang, budget, list(select or []))
+        ceiling = (budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout)) + 60
         with self._lock:
             self.start()
             assert self._process is not None and self._process.stdin is not None

@@ -188,3 +188,41 @@ def test_metadata_outside_scratch_cannot_change(installation: Path, service: tup
         after = _metadata(path)
         changed = sorted(k for k in after if after[k] != before[name].get(k))
         assert not changed, f"{name}: metadata changed for {changed[:5]}"
+
+
+#: Submissions aimed at the pipe between runner and worker, and at the grade's budget.
+PIPE_AND_BUDGET = sorted((Path(__file__).parent / "hostile_v3").glob("*.py"))
+#: The budget these are graded with (cases of 2 s): far below the ceilings they used to reach.
+BUDGET_S = 12.0
+
+
+def _peak_memory(pid: int) -> int:
+    """The process's peak resident memory (VmHWM) in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmHWM for {pid}")
+
+
+@pytest.mark.parametrize("submission", PIPE_AND_BUDGET, ids=lambda p: p.stem)
+def test_pipe_and_budget_attacks_end_within_the_budget_and_bounded_memory(
+    submission: Path, installation: Path, service: tuple[GradingService, Path], tmp_path: Path
+) -> None:
+    """A worker that stops reading, a huge or slow-to-decode reply, a submission that burns its
+    budget: each grade ends within its budget, the runner stays under 1 GiB, nothing survives."""
+    grader, _ = service
+    assert grader.pid is not None
+    helpers = set(descendants(grader.pid))
+    learner = tmp_path / "rmsnorm.py"
+    shutil.copy(submission, learner)
+    before = _tree_hash(installation)
+    started = time.monotonic()
+    result = grader.grade("rmsnorm", learner, timeout=2, budget=BUDGET_S).to_json()
+    took = time.monotonic() - started
+    assert not result["passed"] and result["sandbox"] == "full"
+    assert result["duration_s"] <= BUDGET_S and took <= BUDGET_S + 1.5, (result["duration_s"], took)
+    assert grader.pid is not None, "the service died"
+    assert _peak_memory(grader.pid) < 1024**3, "the runner went over 1 GiB"
+    time.sleep(0.2)
+    assert set(descendants(grader.pid)) == helpers, "a process outlived the grade"
+    assert _tree_hash(installation) == before
