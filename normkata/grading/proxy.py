@@ -46,6 +46,9 @@ class TimeBudgetUsed(SubmissionError):
     """The whole grade's time budget is spent: the remaining cases are not run."""
 
 
+_BUDGET_USED = ("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
+
+
 class _Tail:
     """Reads a pipe to its end in a thread, keeping only the last bytes (a flood costs nothing)."""
 
@@ -182,12 +185,11 @@ class Submission:
         self.hello: Hello | None = None
         self.forbidden_seen: set[str] = set()
 
-    def _case_timeout(self) -> float:
+    def _case_timeout(self, timeout: float | None = None) -> float:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise TimeBudgetUsed("stopped: the time budget for this grade is used up",
-                                 "已停止：本次评测的时间预算已用完")
-        return min(self.timeout, left)
+            raise TimeBudgetUsed(*_BUDGET_USED)
+        return min(self.timeout if timeout is None else timeout, left)
 
     def load(self) -> LoadReply:
         if self.loaded is None:
@@ -197,11 +199,14 @@ class Submission:
     def _load(self) -> LoadReply:
         assert self.worker is not None
         try:
-            self.hello = self.worker.wait_ready(max(self.deadline - time.monotonic(), 0.001))
+            self.hello = self.worker.wait_ready(self._case_timeout(STARTUP_TIMEOUT))
             return self.worker.ask_load(self.request, self._case_timeout())
         except SubmissionError as exc:
+            self.worker.kill()
             self.worker = None
-            return LoadReply(False, failure=Failure("Crash", str(exc), 0, "import"))
+            # Cut short by the budget rather than by its own time-out: say so.
+            message = _BUDGET_USED[0] if time.monotonic() >= self.deadline else str(exc)
+            return LoadReply(False, failure=Failure("Crash", message, 0, "import"))
 
     def run(self, program: Program) -> RunReply:
         """The worker's reply to `program`; SubmissionError when it crashed or hung."""
