@@ -134,7 +134,7 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
                     if stat.S_ISDIR(info.st_mode):
                         if name == "__pycache__":
                             continue
-                        if depth + 1 >= MAX_FOLDER_DEPTH:
+                        if depth + 1 > MAX_FOLDER_DEPTH:
                             raise SourceError(f"{_shown(root)} nests folders deeper than {MAX_FOLDER_DEPTH}")
                         stack.append((os.open(name, _DIR_FLAGS, dir_fd=fd), relative + "/", depth + 1))
                     elif name.endswith(".py"):
