@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 from normkata.errors import InputError
+from normkata.grading.launch import python_module
 from normkata.grading.source import MAX_SOURCE_BYTES
 from normkata.katas import Kata
 from normkata.paths import content_root
@@ -117,8 +117,8 @@ def build_wheel(folder: Path) -> Path:
     if not (root / "pyproject.toml").is_file():
         raise InputError("normkata runs from an installed wheel here: pass that wheel with --wheel FILE")
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(root)],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        [*python_module("pip"), "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(root)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=folder,  # nothing of the caller's folder
     )  # fmt: skip
     wheels = sorted(folder.glob("normkata-*.whl"))
     if built.returncode != 0 or not wheels:
