@@ -91,7 +91,7 @@ def grade(
         result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang,
                             select=list(select))  # fmt: skip
     if not select:  # a run of some cases says nothing about the kata as a whole
-        log.attempt(chosen.id, str(target), result.to_json(), device)
+        log.attempt(chosen.id, result.file, result.to_json(), device)  # the name as the runner escaped it
     if fmt:
         path = output or Path(formats.DEFAULT_FILES[fmt])
         formats.write(fmt, path, result)

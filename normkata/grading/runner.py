@@ -31,7 +31,7 @@ from normkata.errors import InputError
 from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, LoadReply, LoadRequest, Status
 from normkata.grading.launch import Launcher, SpawnLauncher
 from normkata.grading.source import read_source
-from normkata.grading.text import sanitize
+from normkata.grading.text import escape_name, sanitize
 from normkata.katas import Kata, get_kata
 from normkata.paths import katas_dir, quizzes_dir, solutions_dir, state_dir
 
@@ -326,6 +326,7 @@ def _load_reference(kata: Kata, path: Path) -> ModuleType:
 
 
 def _sanitize(result: GradeResult) -> None:
+    result.file = escape_name(result.file)  # a name that is not UTF-8 could not be written as JSON
     for case in result.cases:
         case.name, case.message = sanitize(case.name, 200), sanitize(case.message)
 
