@@ -80,6 +80,10 @@ def test_links_fifos_devices_huge_files_and_deep_folders_are_error_rows(runner, 
     (nested / "x.py").write_text("")
     if ROOT:
         os.mknod(folder / "device.py", stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero's numbers
+    git = folder / "bob" / ".git"  # hidden folders are neither graded nor counted against the limits
+    git.mkdir()
+    for i in range(600):
+        (git / f"object{i}.py").write_text("")
     out = tmp_path / "grades"
     result = run_grade_all(runner, folder, out)
     assert result.exit_code == 1

@@ -40,17 +40,26 @@ def _key() -> bytes:
     home = state_dir()
     home.mkdir(parents=True, exist_ok=True)
     path = home / KEY_FILE
+    if not os.path.lexists(path):
+        # Written whole under a private name, then linked into place: two grade-alls starting at
+        # once agree on one key, and none reads a half-written one.
+        staged = home / f".{KEY_FILE}.{secrets.token_hex(8)}"
+        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(secrets.token_bytes(32))
+        try:
+            os.link(staged, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(staged)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except FileExistsError:
         data = _read(os.fspath(path), None, 64)
-        if len(data) == 32:
-            return data
-        raise InputError(f"{path} is not a grade-all key (32 bytes): remove it and run again") from None
-    key = secrets.token_bytes(32)
-    with os.fdopen(fd, "wb") as stream:
-        stream.write(key)
-    return key
+    except OSError as exc:
+        raise InputError(f"{path}: the grade-all key cannot be read ({exc})") from None
+    if len(data) != 32:
+        raise InputError(f"{path} is not a grade-all key (32 bytes): remove it and run again")
+    return data
 
 
 def _read(name: str, dir_fd: int | None, limit: int) -> bytes:

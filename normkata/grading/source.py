@@ -103,7 +103,8 @@ def snapshot_file(path: str | os.PathLike[str]) -> Snapshot:
 
 
 def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
-    """Every .py file of a folder submission (not in __pycache__), walked without following links.
+    """Every .py file of a folder submission (not in __pycache__ or hidden folders such as .git),
+    walked without following links.
 
     A link or a special file among them, too deep a tree, too many entries or too many bytes
     is a SourceError; so is a missing `kata_file`.
@@ -124,6 +125,8 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
                 with os.scandir(fd) as listing:
                     names = sorted(entry.name for entry in listing)
                 for name in names:
+                    if name.startswith(".") or name == "__pycache__":
+                        continue  # not importable (.git, caches): neither graded nor counted
                     entries += 1
                     if entries > MAX_FOLDER_ENTRIES:
                         raise SourceError(f"{_shown(root)} holds more than {MAX_FOLDER_ENTRIES} entries")
@@ -132,8 +135,6 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
                     if stat.S_ISLNK(info.st_mode):
                         raise SourceError(f"{_shown(os.path.join(root, relative))} is {_kind(info.st_mode)}")
                     if stat.S_ISDIR(info.st_mode):
-                        if name == "__pycache__":
-                            continue
                         if depth + 1 > MAX_FOLDER_DEPTH:
                             raise SourceError(f"{_shown(root)} nests folders deeper than {MAX_FOLDER_DEPTH}")
                         stack.append((os.open(name, _DIR_FLAGS, dir_fd=fd), relative + "/", depth + 1))
