@@ -1,5 +1,5 @@
 # expect: fail
-# trick: shrinks its request pipe to one page and stops reading it (a fresh, silent pipe put in its place), so the runner's next request of more than 4 kB can never be written; the runner must give up at the case's deadline, not block until the 180 s ceiling.
+# trick: stops reading its request pipe (a fresh, silent pipe put in its place) after shrinking it to one page and filling it through /proc/self/fd, so the runner's next request can never be written; the runner must give up at the case's deadline, not block until its ceiling.
 import fcntl
 import os
 import stat
@@ -18,6 +18,12 @@ for name in os.listdir("/proc/self/fd"):
             continue
         KEPT.append(os.dup(fd))  # the pipe stays open: the runner sees no EPIPE, only a full pipe
         fcntl.fcntl(KEPT[-1], F_SETPIPE_SZ, 4096)
+        try:  # a write end of the same pipe, to fill it
+            filler = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK)
+            while os.write(filler, b"\0" * 4096):
+                pass
+        except OSError:
+            pass
         silent, _ = os.pipe()
         KEPT.append(_)
         os.dup2(silent, fd)  # the worker now waits on a pipe nobody writes
