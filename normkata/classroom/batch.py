@@ -1,14 +1,16 @@
 """Grade every submission of a class, several at a time, each in its own confined worker.
 
 A submission never stops the batch: whatever goes wrong grading one (a crash, a timeout, a
-grader error) becomes that submission's row with the error. A submission whose content has
-not changed since the last run keeps its row and report unless `force`.
+grader error, a link or an oversized file) becomes that submission's row with the error. Each
+is graded from a private copy of its .py files, read without following links. A submission
+whose content has not changed since the last run keeps its report, when the out folder's
+manifest vouches for it, unless `force`.
 """
 
 from __future__ import annotations
 
+import os
 import queue
-import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -19,9 +21,12 @@ from typing import Protocol
 
 import click
 
-from normkata.classroom.gradebook import Row, read_report, read_rows, write_report, write_rows
+from normkata.classroom.gradebook import Row
+from normkata.classroom.outfolder import OutFolder
 from normkata.classroom.submissions import Submission
 from normkata.grading.contract import GradeResult
+from normkata.grading.source import SourceError, write_snapshot
+from normkata.grading.text import escape_name
 from normkata.katas import Kata
 
 
@@ -49,11 +54,12 @@ class Outcome:
 
 
 def grade_all(kata: Kata, submissions: list[Submission], out: Path, *, jobs: int, force: bool, lang: str,
-              timeout: float = 10.0, on_done: Callable[[Outcome], None] = lambda _: None) -> list[Outcome]:  # fmt: skip
-    """Grade `submissions` with `jobs` parallel graders; the gradebook is written even after Ctrl-C."""
-    out.mkdir(parents=True, exist_ok=True)
-    previous = {} if force else read_rows(out)
-    rows = {s.name: previous[s.name] for s in submissions if s.name in previous}
+              timeout: float = 10.0, on_done: Callable[[Outcome], None] = lambda _: None,
+              class_folder: Path | None = None) -> list[Outcome]:  # fmt: skip
+    """Grade `submissions` with `jobs` parallel graders; the gradebook is written even after Ctrl-C.
+    `class_folder` (default: the folder of the first submission) is where `out` may not be."""
+    folder = OutFolder.open(out, class_folder or _class_folder(submissions), force=force)
+    rows: dict[str, Row] = {}
     outcomes: list[Outcome] = []
 
     def finish(outcome: Outcome) -> None:
@@ -61,52 +67,66 @@ def grade_all(kata: Kata, submissions: list[Submission], out: Path, *, jobs: int
         outcomes.append(outcome)
         on_done(outcome)
 
-    todo: queue.Queue[tuple[Submission, str]] = queue.Queue()
-    for submission in submissions:
-        try:
-            digest = submission.digest()
-        except OSError as exc:
-            finish(Outcome(submission, Row.failed(submission.name, "", f"{exc.strerror}: {exc.filename}"), None))
-            continue
-        earlier = _unchanged(out, previous.get(submission.name), digest)
-        if earlier is not None:
-            finish(Outcome(submission, previous[submission.name], earlier, reused=True))
-        else:
-            todo.put((submission, digest))
-    pending = todo.qsize()
-    done: queue.Queue[Outcome] = queue.Queue()
-    stop = threading.Event()
-
-    failed_to_start: list[str] = []
-
-    def job() -> None:
-        try:
-            with job_grader() as grader:
-                while not stop.is_set():
-                    try:
-                        submission, digest = todo.get_nowait()
-                    except queue.Empty:
-                        return
-                    done.put(_grade_one(grader, kata, submission, digest, timeout, lang))
-        except Exception as exc:  # this job's grader would not start: the other jobs go on
-            failed_to_start.append(_describe(exc))
-
-    threads = [threading.Thread(target=job, daemon=True) for _ in range(min(jobs, pending))]
+    todo: queue.Queue[Submission] = queue.Queue()
     try:
-        for thread in threads:
-            thread.start()
-        for _ in range(pending):
-            outcome = _next(done, threads)
-            if outcome is None:  # no job is left to grade what remains
-                _drain(todo, done, f"no grader could start: {failed_to_start[0]}")
-                outcome = done.get()
-            if outcome.result is not None:
-                write_report(out, outcome.submission.name, outcome.result)
-            finish(outcome)
+        for submission in submissions:
+            try:
+                digest = submission.snapshot().digest
+            except SourceError as exc:
+                finish(Outcome(submission, Row.failed(submission.name, "", str(exc)), None))
+                continue
+            earlier = folder.earlier(submission.name, digest)
+            if earlier is not None:
+                finish(Outcome(submission, Row.graded(submission.name, digest, earlier), earlier, reused=True))
+            else:
+                todo.put(submission)
+        pending = todo.qsize()
+        done: queue.Queue[Outcome] = queue.Queue()
+        stop = threading.Event()
+
+        failed_to_start: list[str] = []
+
+        def job() -> None:
+            try:
+                with job_grader() as grader:
+                    while not stop.is_set():
+                        try:
+                            submission = todo.get_nowait()
+                        except queue.Empty:
+                            return
+                        done.put(_grade_one(grader, kata, submission, timeout, lang))
+            except Exception as exc:  # this job's grader would not start: the other jobs go on
+                failed_to_start.append(_describe(exc))
+
+        threads = [threading.Thread(target=job, daemon=True) for _ in range(min(jobs, pending))]
+        try:
+            for thread in threads:
+                thread.start()
+            for _ in range(pending):
+                outcome = _next(done, threads)
+                if outcome is None:  # no job is left to grade what remains
+                    _drain(todo, done, f"no grader could start: {failed_to_start[0]}")
+                    outcome = done.get()
+                if outcome.result is not None:
+                    try:
+                        folder.write_report(outcome.submission.name, outcome.row.sha256, outcome.result)
+                    except OSError as exc:  # this report, not the batch
+                        outcome.row = Row.failed(outcome.submission.name, outcome.row.sha256,
+                                                 f"the report could not be written: {exc}")  # fmt: skip
+                finish(outcome)
+        finally:
+            stop.set()  # after Ctrl-C: no new grades; the ones in flight were interrupted too
+            folder.write_gradebook(list(rows.values()))
     finally:
-        stop.set()  # after Ctrl-C: no new grades; the ones in flight were interrupted too
-        write_rows(out, list(rows.values()))
+        folder.close()
     return outcomes
+
+
+def _class_folder(submissions: list[Submission]) -> Path:
+    if not submissions:
+        return Path(os.devnull)
+    first = submissions[0]
+    return first.file.parent.parent if first.folder else first.file.parent
 
 
 def _next(done: queue.Queue[Outcome], threads: list[threading.Thread]) -> Outcome | None:
@@ -120,48 +140,30 @@ def _next(done: queue.Queue[Outcome], threads: list[threading.Thread]) -> Outcom
                 return None
 
 
-def _drain(todo: queue.Queue[tuple[Submission, str]], done: queue.Queue[Outcome], error: str) -> None:
+def _drain(todo: queue.Queue[Submission], done: queue.Queue[Outcome], error: str) -> None:
     while True:
         try:
-            submission, digest = todo.get_nowait()
+            submission = todo.get_nowait()
         except queue.Empty:
             return
-        done.put(Outcome(submission, Row.failed(submission.name, digest, error), None))
+        done.put(Outcome(submission, Row.failed(submission.name, "", error), None))
 
 
 def _describe(exc: Exception) -> str:
     return exc.format_message() if isinstance(exc, click.ClickException) else f"{type(exc).__name__}: {exc}"
 
 
-def _unchanged(out: Path, earlier: Row | None, digest: str) -> GradeResult | None:
-    """The earlier result when the submission is the same and was graded (errors are retried)."""
-    if earlier is None or earlier.error or earlier.sha256 != digest:
-        return None
-    return read_report(out, earlier.submission)
-
-
-def _grade_one(grader: Grader, kata: Kata, submission: Submission, digest: str, timeout: float,
-               lang: str) -> Outcome:  # fmt: skip
-    if not submission.file.is_file():
-        error = f"{submission.file.name} not found in {submission.file.parent}"
-        return Outcome(submission, Row.failed(submission.name, digest, error), None)
+def _grade_one(grader: Grader, kata: Kata, submission: Submission, timeout: float, lang: str) -> Outcome:
+    """Grade a private copy of the submission's .py files (read without following links): beside
+    the class's other files it could import a classmate's module by name."""
+    digest = ""
     try:
-        with _private_copy(submission, kata) as file:
-            result = grader(kata.id, file, device="auto", timeout=timeout, seed=None, lang=lang)
+        snapshot = submission.snapshot()
+        digest = snapshot.digest
+        with tempfile.TemporaryDirectory(prefix="normkata-class-") as private:
+            file = write_snapshot(snapshot, private, kata.file)
+            result = grader(kata.id, Path(file), device="auto", timeout=timeout, seed=None, lang=lang)
     except Exception as exc:  # one submission's failure is its row, never the batch's
         return Outcome(submission, Row.failed(submission.name, digest, _describe(exc)), None)
-    result.file = str(submission.file)
+    result.file = escape_name(str(submission.file))
     return Outcome(submission, Row.graded(submission.name, digest, result), result)
-
-
-@contextmanager
-def _private_copy(submission: Submission, kata: Kata) -> Iterator[Path]:
-    """A file submission is graded from a folder of its own, as `<kata>.py`: beside the class's
-    other files it could import a classmate's module by name. A folder is its learner's own."""
-    if submission.folder:
-        yield submission.file
-        return
-    with tempfile.TemporaryDirectory(prefix="normkata-class-") as private:
-        copy = Path(private) / kata.file
-        shutil.copyfile(submission.file, copy)
-        yield copy

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
 from normkata.errors import InputError
+from normkata.grading.launch import python_module
+from normkata.grading.source import MAX_SOURCE_BYTES
 from normkata.katas import Kata
 from normkata.paths import content_root
 
@@ -53,12 +54,27 @@ mkdir -p "$ROOT/results"
 fallback() {{  # results.json when no grade was written: the reason, no points
   printf '{{"score": 0.0, "output": "%s", "tests": []}}\\n' "$1" > "$RESULTS"
 }}
-if [ ! -f "$ROOT/submission/$FILE" ]; then
+SUBMITTED="$ROOT/submission/$FILE"
+# A regular file only, never what a link points to (the reference, another file), and bounded.
+if [ -L "$SUBMITTED" ]; then
+  fallback "Your $FILE is a symbolic link: upload the file itself."
+  exit 0
+fi
+if [ ! -e "$SUBMITTED" ]; then
   fallback "Your submission has no $FILE: upload a file with exactly that name."
   exit 0
 fi
+if [ ! -f "$SUBMITTED" ]; then
+  fallback "Your $FILE is not a regular file: upload the file itself."
+  exit 0
+fi
+if [ "$(stat -c %s "$SUBMITTED")" -gt {max_bytes} ]; then
+  fallback "Your $FILE is larger than {max_kb} kB: upload the kata's file only."
+  exit 0
+fi
 WORK="$(mktemp -d)"
-cp "$ROOT/submission/$FILE" "$WORK/$FILE"
+cp -P "$SUBMITTED" "$WORK/$FILE"
+cd "$WORK" || exit 0  # the grader starts in a folder of its own, never the submission's
 normkata --lang "$GRADE_LANG" grade "$KATA" --file "$WORK/$FILE" --format gradescope --output "$RESULTS"
 status=$?
 if [ "$status" -gt 1 ] || [ ! -s "$RESULTS" ]; then
@@ -78,7 +94,8 @@ def build_bundle(kata: Kata, out: Path, *, wheel: Path | None, lang: str) -> Pat
         if not (wheel.is_file() and wheel.name.startswith("normkata-") and wheel.suffix == ".whl"):
             raise InputError(f"--wheel: {wheel} is not a normkata wheel (normkata-*.whl)")
         setup = _SETUP.format(torch=TORCH, index=TORCH_INDEX, wheel=shlex.quote(wheel.name))
-        run = _RUN.format(kata=shlex.quote(kata.id), file=shlex.quote(kata.file), lang=shlex.quote(lang))
+        run = _RUN.format(kata=shlex.quote(kata.id), file=shlex.quote(kata.file), lang=shlex.quote(lang),
+                          max_bytes=MAX_SOURCE_BYTES, max_kb=MAX_SOURCE_BYTES // 1024)  # fmt: skip
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:  # files at the root, as Gradescope asks
             _add(archive, "setup.sh", setup.encode(), _EXECUTABLE)
@@ -100,8 +117,8 @@ def build_wheel(folder: Path) -> Path:
     if not (root / "pyproject.toml").is_file():
         raise InputError("normkata runs from an installed wheel here: pass that wheel with --wheel FILE")
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(root)],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        [*python_module("pip"), "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(root)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=folder,  # nothing of the caller's folder
     )  # fmt: skip
     wheels = sorted(folder.glob("normkata-*.whl"))
     if built.returncode != 0 or not wheels:

@@ -1,14 +1,21 @@
-"""The class's gradebook: one row per submission in `gradebook.csv`, one JSON report beside it."""
+"""The class's gradebook: one row per submission in `gradebook.csv`, one JSON report beside it.
+
+What is written here is read by spreadsheets and terminals: cells are neutralised, report
+names are safe file names. Where the files go is `normkata.classroom.outfolder`'s job.
+"""
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, fields
-from pathlib import Path
 
 from normkata.grading.contract import GradeResult
+from normkata.grading.text import escape_name
 
 GRADEBOOK = "gradebook.csv"
 REPORTS = "reports"
@@ -36,49 +43,42 @@ class Row:
 
     @classmethod
     def failed(cls, submission: str, digest: str, error: str) -> Row:
-        return cls(submission, sha256=digest, error=" ".join(error.split()))
+        return cls(submission, sha256=digest, error=escape_name(" ".join(error.split())))
 
 
 COLUMNS = [f.name for f in fields(Row)]
 
-
-def report_path(out: Path, submission: str) -> Path:
-    return out / REPORTS / f"{submission}.json"
-
-
-def read_rows(out: Path) -> dict[str, Row]:
-    """The rows of an earlier run, by submission; none when there is no readable gradebook."""
-    path = out / GRADEBOOK
-    if not path.is_file():
-        return {}
-    with path.open(encoding="utf-8", newline="") as stream:
-        reader = csv.DictReader(stream)
-        if reader.fieldnames != COLUMNS:
-            return {}  # another layout: grade everything again rather than guess
-        return {row["submission"]: Row(**row) for row in reader}
+#: A cell starting with one of these is a formula to a spreadsheet (OWASP's CSV injection list).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: Report file names kept as they are: short, plain, not hidden; others get a safe name.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
-def write_rows(out: Path, rows: list[Row]) -> Path:
-    path = out / GRADEBOOK
-    with path.open("w", encoding="utf-8", newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=COLUMNS)
-        writer.writeheader()
-        for row in sorted(rows, key=lambda r: r.submission):
-            writer.writerow(vars(row))
-    return path
+def neutralise(cell: str) -> str:
+    """A cell a spreadsheet shows as text, never evaluates: a formula start gets a leading quote."""
+    return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
 
 
-def write_report(out: Path, submission: str, result: GradeResult) -> None:
-    path = report_path(out, submission)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+def report_name(submission: str) -> str:
+    """The report's file name: the submission's own when it is plain, else a slug and a hash of
+    the name (names may be 255 bytes long, hold escapes, dots or separators)."""
+    if _PLAIN_NAME.fullmatch(submission):
+        return f"{submission}.json"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", submission).strip("._-")[:60] or "submission"
+    return f"{slug}-{hashlib.sha256(submission.encode('utf-8', 'backslashreplace')).hexdigest()[:16]}.json"
 
 
-def read_report(out: Path, submission: str) -> GradeResult | None:
-    try:
-        return GradeResult.from_json(json.loads(report_path(out, submission).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+def gradebook_text(rows: list[Row]) -> str:
+    stream = io.StringIO()
+    writer = csv.DictWriter(stream, fieldnames=COLUMNS)
+    writer.writeheader()
+    for row in sorted(rows, key=lambda r: r.submission):
+        writer.writerow({key: neutralise(value) for key, value in vars(row).items()})
+    return stream.getvalue()
+
+
+def report_text(result: GradeResult) -> str:
+    return json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n"
 
 
 def common_misconceptions(results: list[GradeResult], limit: int = 5) -> list[tuple[str, str, int]]:

@@ -1,54 +1,74 @@
-"""What counts as a submission in a class folder, and the hash that says it changed."""
+"""What counts as a submission in a class folder, and what of it is graded (its snapshot)."""
 
 from __future__ import annotations
 
 import fnmatch
-import hashlib
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from normkata.errors import InputError
+from normkata.grading.source import Snapshot, snapshot_file, snapshot_folder
+from normkata.grading.text import escape_name
 
 
 @dataclass(frozen=True)
 class Submission:
-    """One learner's work: a file `DIR/alice.py`, or a folder `DIR/alice/` holding the kata's file."""
+    """One learner's work: a file `DIR/alice.py`, or a folder `DIR/alice/` holding the kata's file.
+
+    `name` is the entry's name made safe to show (undecodable bytes and control characters
+    escaped): the gradebook's key. Links, FIFOs and devices are submissions too, graded as
+    the error they are when their snapshot is taken."""
 
     name: str
     file: Path  # the file graded (it may be missing from a folder: graded as an error)
     folder: bool
 
-    def digest(self) -> str:
-        """sha256 of what is graded: the file, or every .py file of the folder with its path."""
-        hasher = hashlib.sha256()
-        if not self.folder:
-            hasher.update(self.file.read_bytes())
-            return hasher.hexdigest()
-        root = self.file.parent
-        for path in sorted(p for p in root.rglob("*.py") if p.is_file() and "__pycache__" not in p.parts):
-            hasher.update(path.relative_to(root).as_posix().encode() + b"\0")
-            hasher.update(path.read_bytes() + b"\0")
-        return hasher.hexdigest()
+    def snapshot(self) -> Snapshot:
+        """Its .py files as they are now, read without following links (SourceError otherwise)."""
+        if self.folder:
+            return snapshot_folder(self.file.parent, self.file.name)
+        return snapshot_file(self.file)
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool | None:
+    """True for a folder, False for a `.py` file of any type, None when it is no submission.
+    A link counts as what it points to, so that it becomes its submission's error row."""
+    try:
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if stat.S_ISLNK(mode):
+            mode = entry.stat(follow_symlinks=True).st_mode  # to classify only; never read through it
+    except OSError:  # a dangling link
+        mode = 0
+    if stat.S_ISDIR(mode):
+        return True
+    return False if entry.name.endswith(".py") else None
 
 
 def find_submissions(root: Path, kata_file: str, pattern: str, skip: Path | None = None) -> list[Submission]:
-    """Entries of `root` whose name matches `pattern`: `.py` files, and folders (each holding
-    `kata_file`, or graded as missing it). Hidden entries, `__pycache__` and `skip` (the
-    output folder) are left out. Two submissions with one name are an InputError."""
+    """Entries of `root` whose name matches `pattern`: `.py` files (FIFOs, devices and links
+    included, as errors), and folders (each holding `kata_file`, or graded as missing it).
+    Hidden entries, `__pycache__` and `skip` (the output folder) are left out. Two submissions
+    with one name are an InputError."""
     found: dict[str, Submission] = {}
-    for entry in sorted(root.iterdir()):
+    skipped = os.path.realpath(skip) if skip is not None else None
+    with os.scandir(root) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
+    for entry in entries:
         if entry.name.startswith(".") or entry.name == "__pycache__" or not fnmatch.fnmatch(entry.name, pattern):
             continue
-        if skip is not None and entry.resolve() == skip.resolve():
+        if skipped is not None and os.path.realpath(entry.path) == skipped:
             continue
-        if entry.is_dir():
-            submission = Submission(entry.name, entry / kata_file, folder=True)
-        elif entry.is_file() and entry.suffix == ".py":
-            submission = Submission(entry.stem, entry, folder=False)
-        else:
+        folder = _is_folder(entry)
+        if folder is None:
             continue
+        path = root / entry.name
+        stem = entry.name if folder else entry.name[: -len(".py")]
+        submission = Submission(escape_name(stem), path / kata_file if folder else path, folder)
         if submission.name in found:
-            raise InputError(f"{root}: {found[submission.name].file} and {submission.file} are both "
-                             f"submission {submission.name!r}: rename one")  # fmt: skip
+            raise InputError(f"{root}: {escape_name(str(found[submission.name].file))} and "
+                             f"{escape_name(str(submission.file))} are both submission {submission.name!r}: "
+                             "rename one")  # fmt: skip
         found[submission.name] = submission
     return list(found.values())

@@ -48,6 +48,7 @@ def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, 
       normkata grade-all rmsnorm submissions/
       normkata grade-all rmsnorm submissions/ --out grades --jobs 2 --pattern 'team-*'
     """
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from normkata.classroom.batch import grade_all as run_batch
@@ -71,9 +72,11 @@ def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, 
         task = progress.add_task(t("classroom.running", lang, kata=kata.id), total=len(submissions))
 
         def advance(outcome: Outcome) -> None:
-            progress.update(task, advance=1, description=outcome.submission.name)
+            # Names are escaped already (no control character reaches the terminal); markup too.
+            progress.update(task, advance=1, description=escape(outcome.submission.name))
 
-        outcomes = run_batch(kata, submissions, out, jobs=jobs, force=force, lang=lang, on_done=advance)
+        outcomes = run_batch(kata, submissions, out, jobs=jobs, force=force, lang=lang, on_done=advance,
+                             class_folder=folder)  # fmt: skip
     _summary(console, outcomes, kata.id, time.perf_counter() - started, min(jobs, len(submissions)), lang)
     console.print(f"[muted]{t('classroom.written', lang, gradebook=out / GRADEBOOK, reports=out / REPORTS)}[/]")
     raise click.exceptions.Exit(0 if all(o.result is not None and o.result.passed for o in outcomes) else 1)

@@ -83,12 +83,15 @@ def grade(
     target = file or workspace() / chosen.file
     if not target.is_file():
         raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
+    from normkata.grading.source import check_source
+
+    check_source(target)  # a link, a special or an oversized file: one line, exit 2, nothing run
     console = make_console(quiet=as_json)
     with console.status(t("grade.running", lang, kata=chosen.id)):
         result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang,
                             select=list(select))  # fmt: skip
     if not select:  # a run of some cases says nothing about the kata as a whole
-        log.attempt(chosen.id, str(target), result.to_json(), device)
+        log.attempt(chosen.id, result.file, result.to_json(), device)  # the name as the runner escaped it
     if fmt:
         path = output or Path(formats.DEFAULT_FILES[fmt])
         formats.write(fmt, path, result)

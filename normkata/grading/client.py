@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -12,7 +12,7 @@ import click
 
 from normkata.errors import EXIT_INPUT, InputError
 from normkata.grading.contract import GradeResult
-from normkata.grading.launch import runner_environment
+from normkata.grading.launch import PACKAGE_PARENT, python_module, runner_environment
 from normkata.grading.runner import BUDGET_CASES, BUDGET_CEILING_S
 
 #: The most a runner may print: a GradeResult is far smaller.
@@ -22,7 +22,8 @@ _MAX_RESULT_BYTES = 32 * 1024 * 1024
 def run_grader(kata_id: str, file: Path, *, device: str = "auto", timeout: float = 10.0, seed: int | None = None,
                lang: str = "en", select: list[str] | None = None) -> GradeResult:  # fmt: skip
     """Run the trusted runner in its own process; its verdict arrives on a pipe, never a file."""
-    command = [kata_id, str(file.resolve()), "--device", device, "--timeout", str(timeout), "--lang", lang]
+    # Absolute, not resolved: a link is refused by the runner, never swapped for its target.
+    command = [kata_id, os.path.abspath(file), "--device", device, "--timeout", str(timeout), "--lang", lang]
     if seed is not None:
         command += ["--seed", str(seed)]
     for pattern in select or []:
@@ -45,10 +46,11 @@ def list_cases(kata_id: str, lang: str = "en") -> list[tuple[str, str]]:
 
 def _run_runner(arguments: list[str], *, ceiling: float) -> bytes:
     """The runner's standard output; its exit code 2 becomes an InputError, others a ClickException."""
-    command = [sys.executable, "-m", "normkata.grading.runner", *arguments]
+    command = [*python_module("normkata.grading.runner"), *arguments]
     env = runner_environment()
     with tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, env=env)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL, env=env,
+                                   cwd=PACKAGE_PARENT)  # never the caller's folder (launch.ISOLATION_FLAGS)
         assert process.stdout is not None
         try:
             out, _ = process.communicate(timeout=ceiling)

@@ -55,18 +55,34 @@ class Launcher(Protocol):
 #: The folder this normkata is imported from: child processes must import the same one.
 PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 
+#: Every Python the grader starts ignores the current folder and the user's site-packages: a
+#: class folder graded from inside holds students' `pytest.py` or `torch.py`, which `python -m`
+#: would import first, before any confinement. `-P` (3.11+) keeps the current folder off
+#: sys.path; `-I` would also drop PYTHONPATH, through which children find this normkata. Children
+#: also start in PACKAGE_PARENT (trusted: it is where normkata comes from), so a relative entry
+#: of PYTHONPATH, or Python 3.10 without -P, finds nothing of the caller's folder.
+ISOLATION_FLAGS = ("-s", "-P") if sys.version_info >= (3, 11) else ("-s",)
+
+
+def python_module(module: str) -> list[str]:
+    """The command that runs `module` in an isolated interpreter (see ISOLATION_FLAGS)."""
+    return [sys.executable, *ISOLATION_FLAGS, "-m", module]
+
 
 def runner_environment(package_parent: Path = PACKAGE_PARENT) -> dict[str, str]:
     """For a runner process (one-off or the service): normkata from `package_parent`, and pytest
     with no entry-point plugin that a submission could have dropped into site-packages."""
     path = os.pathsep.join(p for p in (str(package_parent), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "PYTHONPATH": path, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    # PYTHONSAFEPATH and PYTHONNOUSERSITE: what ISOLATION_FLAGS say, for every grandchild too.
+    return {**os.environ, "PYTHONPATH": path, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONSAFEPATH": "1",
+            "PYTHONNOUSERSITE": "1"}  # fmt: skip
 
 
 def worker_environment() -> dict[str, str]:
     """The worker runs in a neutral folder, so it must find normkata the way we did."""
     path = os.pathsep.join(p for p in (str(PACKAGE_PARENT), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1"}
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1",
+           "PYTHONSAFEPATH": "1"}  # fmt: skip
     env.pop("PYTHONSTARTUP", None)
     return env
 
@@ -79,7 +95,7 @@ class SpawnLauncher:
     def start(self, request_read: int, reply_write: int, output_write: int, scratch: Path, learner_folder: str,
               protected: list[str]) -> WorkerProcess:  # fmt: skip
         return subprocess.Popen(
-            [sys.executable, "-m", "normkata.grading.worker", str(request_read), str(reply_write), str(scratch),
+            [*python_module("normkata.grading.worker"), str(request_read), str(reply_write), str(scratch),
              learner_folder, *protected],
             pass_fds=(request_read, reply_write),
             stdin=subprocess.DEVNULL,

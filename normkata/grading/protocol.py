@@ -2,20 +2,30 @@
 
 Payloads are torch.save()d containers of tensors and plain values; the runner loads them
 with weights_only=True, so a hostile worker cannot make it execute code.
+
+The worker is untrusted, so every step on the runner's side is bounded: a write waits at most
+until the deadline (a worker that stops reading cannot block the runner), a reply larger than
+MAX_MESSAGE is refused by its header before it is read, and decoding, which torch's weights-only
+unpickler does in Python at a few microseconds per item, is stopped at the same deadline.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import select
+import signal
 import struct
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _HEADER = struct.Struct("!Q")
-MAX_MESSAGE = 512 * 1024 * 1024
+#: The largest message read: the largest reply a suite asks for is about 42 kB (prenorm), and a
+#: runner holding this much plus its decoded copy stays far below 1 GiB.
+MAX_MESSAGE = 64 * 1024 * 1024
 
 
 class ChannelClosed(Exception):
@@ -23,7 +33,15 @@ class ChannelClosed(Exception):
 
 
 class ChannelTimeout(Exception):
-    """No complete message arrived in time."""
+    """No complete message arrived, was written or was decoded in time."""
+
+
+class MessageTooLarge(ChannelClosed):
+    """The other side announced a message larger than MAX_MESSAGE."""
+
+
+class _Expired(BaseException):
+    """Raised by the decoding alarm; a BaseException so no `except Exception` in torch keeps it."""
 
 
 def encode(obj: Any) -> bytes:
@@ -41,26 +59,66 @@ def decode(payload: bytes) -> Any:
     return torch.load(io.BytesIO(payload), weights_only=True)
 
 
-def send(fd: int, obj: Any) -> None:
+def send(fd: int, obj: Any, timeout: float | None = None, alive: Callable[[], bool] | None = None) -> None:
+    """Write one message; with `timeout`, `fd` must be non-blocking and the write stops at the
+    deadline (ChannelTimeout), or as soon as the reader died (ChannelClosed) when `alive` says so."""
     data = encode(obj)
+    deadline = None if timeout is None else time.monotonic() + timeout
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ChannelTimeout()
+            if not select.select([], [fd], [], min(left, 0.1))[1]:
+                if alive is not None and not alive():
+                    raise ChannelClosed("the other side died")
+                continue
+        try:
+            written = os.write(fd, view)
+        except BlockingIOError:
+            continue
         view = view[written:]
 
 
-def receive(fd: int, timeout: float | None = None, alive: Callable[[], bool] | None = None) -> Any:
-    """One message from `fd`, waiting at most `timeout` seconds for all of it.
+def receive(fd: int, timeout: float | None = None, alive: Callable[[], bool] | None = None,
+            convert: Callable[[Any], Any] = lambda message: message) -> Any:  # fmt: skip
+    """One message from `fd`, read and decoded (then passed through `convert`) within `timeout`.
 
     With `alive`, a sender that died is noticed within a tenth of a second, even when some
-    other process still holds the pipe open.
+    other process still holds the pipe open. Decoding is stopped at the deadline only in the
+    main thread (by an alarm signal), where the runner reads its worker.
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     header = _read_exact(fd, _HEADER.size, deadline, alive)
     (size,) = _HEADER.unpack(header)
     if size > MAX_MESSAGE:
-        raise ChannelClosed(f"message of {size} bytes is larger than allowed")
-    return decode(_read_exact(fd, size, deadline, alive))
+        raise MessageTooLarge(f"message of {size} bytes is larger than allowed ({MAX_MESSAGE})")
+    payload = _read_exact(fd, size, deadline, alive)
+    try:
+        with _alarm(deadline):
+            return convert(decode(payload))
+    except _Expired:
+        raise ChannelTimeout() from None
+
+
+@contextlib.contextmanager
+def _alarm(deadline: float | None) -> Iterator[None]:
+    """Interrupt the body at `deadline` (main thread only: elsewhere it runs to its end)."""
+    if deadline is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise _Expired()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.001))
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _read_exact(fd: int, size: int, deadline: float | None, alive: Callable[[], bool] | None) -> bytes:

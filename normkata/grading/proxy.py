@@ -14,7 +14,7 @@ from typing import NoReturn, TypeVar
 from normkata.grading import sandbox
 from normkata.grading.contract import Failure, Hello, LoadReply, LoadRequest, Program, Request, RunReply
 from normkata.grading.launch import Launcher, SpawnLauncher
-from normkata.grading.protocol import ChannelClosed, ChannelTimeout, receive, send
+from normkata.grading.protocol import MAX_MESSAGE, ChannelClosed, ChannelTimeout, MessageTooLarge, receive, send
 from normkata.grading.wire import WireError, from_wire, to_wire
 
 #: Seconds the worker may take to import torch and confine itself, before any learner code runs.
@@ -23,6 +23,9 @@ STARTUP_TIMEOUT = 180.0
 MAX_RESTARTS = 3
 #: How much of the worker's own output (prints, tracebacks) is kept: the tail only.
 OUTPUT_TAIL_BYTES = 4096
+#: The part of a grade's budget kept for what follows the last case (killing the worker,
+#: checking the grader's files, the verdict): the cases get the rest, so the grade ends in time.
+BUDGET_RESERVE = 0.1
 
 
 _Reply = TypeVar("_Reply", Hello, LoadReply, RunReply)
@@ -41,6 +44,9 @@ class SubmissionError(Exception):
 
 class TimeBudgetUsed(SubmissionError):
     """The whole grade's time budget is spent: the remaining cases are not run."""
+
+
+_BUDGET_USED = ("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
 
 
 class _Tail:
@@ -66,6 +72,7 @@ class Worker:
 
     def __init__(self, scratch: Path, learner_folder: str, protected: list[str], launcher: Launcher) -> None:
         request_read, self.request_fd = os.pipe()
+        os.set_blocking(self.request_fd, False)  # writes wait in select, up to a deadline
         self.reply_fd, reply_write = os.pipe()
         output_read, output_write = os.pipe()
         try:
@@ -79,32 +86,46 @@ class Worker:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def wait_ready(self) -> Hello:
+    def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> Hello:
         if self.hello is None:
-            self.hello = self._receive(Hello, STARTUP_TIMEOUT)
+            self.hello = self._receive(Hello, min(timeout, STARTUP_TIMEOUT))
         return self.hello
 
     def ask_load(self, request: LoadRequest, timeout: float) -> LoadReply:
-        self._send(Request("load", load=request))
-        return self._receive(LoadReply, timeout)
+        """Send and wait for the reply: `timeout` covers both, and the reply's decoding."""
+        deadline = time.monotonic() + timeout
+        self._send(Request("load", load=request), timeout)
+        return self._receive(LoadReply, timeout, deadline)
 
     def ask_run(self, program: Program, timeout: float) -> RunReply:
-        self._send(Request("run", program=program))
-        return self._receive(RunReply, timeout)
+        deadline = time.monotonic() + timeout
+        self._send(Request("run", program=program), timeout)
+        return self._receive(RunReply, timeout, deadline)
 
-    def _send(self, request: Request) -> None:
+    def _send(self, request: Request, timeout: float) -> None:
         try:
-            send(self.request_fd, to_wire(request))
-        except OSError:
+            send(self.request_fd, to_wire(request), timeout, self.alive)
+        except ChannelTimeout:  # it stopped reading its requests
+            self._timed_out(timeout)
+        except (ChannelClosed, OSError):
             self._died()
 
-    def _receive(self, kind: type[_Reply], timeout: float) -> _Reply:
+    def _timed_out(self, timeout: float) -> NoReturn:
+        self.kill()
+        raise SubmissionError(f"timed out after {timeout:g} s (an endless loop?)",
+                              f"{timeout:g} 秒后超时（死循环？）")  # fmt: skip
+
+    def _receive(self, kind: type[_Reply], timeout: float, deadline: float | None = None) -> _Reply:
+        left = timeout if deadline is None else max(deadline - time.monotonic(), 0.0)
         try:
-            return from_wire(kind, receive(self.reply_fd, timeout, self.alive))
+            return receive(self.reply_fd, left, self.alive, convert=lambda message: from_wire(kind, message))
         except ChannelTimeout:
+            self._timed_out(timeout)
+        except MessageTooLarge:
             self.kill()
-            raise SubmissionError(f"timed out after {timeout:g} s (an endless loop?)",
-                                  f"{timeout:g} 秒后超时（死循环？）") from None
+            limit = MAX_MESSAGE // 1024**2
+            raise SubmissionError(f"your code's process sent a reply larger than {limit} MB (a huge output?)",
+                                  f"运行你代码的进程发回的结果超过 {limit} MB（输出过大？）") from None
         except (ChannelClosed, OSError):
             self._died()
         except (WireError, Exception) as exc:  # not a valid message: the worker is not ours any more
@@ -155,7 +176,7 @@ class Submission:
         self.protected = [str(p) for p in protected]
         self.learner_folder = str(Path(request.file).parent)
         self.timeout = timeout
-        self.deadline = time.monotonic() + budget
+        self.deadline = time.monotonic() + budget * (1 - BUDGET_RESERVE)
         self.restarts = 0
         self.scratch = Path(tempfile.mkdtemp(prefix="normkata-scratch-"))
         # It starts importing torch now, while the runner does the same.
@@ -164,12 +185,11 @@ class Submission:
         self.hello: Hello | None = None
         self.forbidden_seen: set[str] = set()
 
-    def _case_timeout(self) -> float:
+    def _case_timeout(self, timeout: float | None = None) -> float:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise TimeBudgetUsed("stopped: the time budget for this grade is used up",
-                                 "已停止：本次评测的时间预算已用完")
-        return min(self.timeout, left)
+            raise TimeBudgetUsed(*_BUDGET_USED)
+        return min(self.timeout if timeout is None else timeout, left)
 
     def load(self) -> LoadReply:
         if self.loaded is None:
@@ -179,11 +199,14 @@ class Submission:
     def _load(self) -> LoadReply:
         assert self.worker is not None
         try:
-            self.hello = self.worker.wait_ready()
+            self.hello = self.worker.wait_ready(self._case_timeout(STARTUP_TIMEOUT))
             return self.worker.ask_load(self.request, self._case_timeout())
         except SubmissionError as exc:
+            self.worker.kill()
             self.worker = None
-            return LoadReply(False, failure=Failure("Crash", str(exc), 0, "import"))
+            # Cut short by the budget rather than by its own time-out: say so.
+            message = _BUDGET_USED[0] if time.monotonic() >= self.deadline else str(exc)
+            return LoadReply(False, failure=Failure("Crash", message, 0, "import"))
 
     def run(self, program: Program) -> RunReply:
         """The worker's reply to `program`; SubmissionError when it crashed or hung."""
@@ -213,8 +236,8 @@ class Submission:
     def close(self) -> None:
         if self.worker is not None:
             try:
-                send(self.worker.request_fd, to_wire(Request("exit")))
-            except OSError:
+                send(self.worker.request_fd, to_wire(Request("exit")), timeout=0.1)
+            except (OSError, ChannelTimeout):
                 pass
             self.worker.kill()
             self.worker = None

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 from normkata.errors import InputError
 from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, LoadReply, LoadRequest, Status
 from normkata.grading.launch import Launcher, SpawnLauncher
-from normkata.grading.text import sanitize
+from normkata.grading.source import read_source
+from normkata.grading.text import escape_name, sanitize
 from normkata.katas import Kata, get_kata
 from normkata.paths import katas_dir, quizzes_dir, solutions_dir, state_dir
 
@@ -103,7 +104,10 @@ def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
     """Grade one file in a fresh confined worker started by `launcher`."""
     started = time.perf_counter()
     kata = get_kata(request.kata)
-    file = Path(request.file).resolve()
+    # Not resolved: a link would make its target's folder the readable one. A link, a special
+    # file or an oversized one is refused (SourceError, exit code 2) before anything runs.
+    file = Path(os.path.abspath(request.file))
+    source = read_source(file).decode("utf-8", "replace")
     seed = request.seed if request.seed is not None else random.SystemRandom().randrange(1, 2**31)
     budget = request.budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * request.timeout)
     protected = [str(p) for p in (katas_dir(), solutions_dir(), quizzes_dir(), Path(__file__).resolve().parents[1])]
@@ -126,7 +130,7 @@ def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
             from normkata.grading import checks, plugin  # noqa: F401
 
             trusted = _TrustedCopy(kata, Path(private))
-            result = _grade(kata, file, submission, trusted, request, seed)
+            result = _grade(kata, file, source, submission, trusted, request, seed)
         finally:
             submission.close()
             from normkata.grading.sandbox import kill_descendants
@@ -173,8 +177,8 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy, request: GradeRequest,
-           seed: int) -> GradeResult:  # fmt: skip
+def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted: _TrustedCopy,
+           request: GradeRequest, seed: int) -> GradeResult:  # fmt: skip
 
     from normkata.grading import checks
     from normkata.grading.plugin import GradingPlugin
@@ -207,7 +211,7 @@ def _grade(kata: Kata, file: Path, submission: Submission, trusted: _TrustedCopy
                                      patterns=" ".join(request.select), kata=kata.id), EXIT_USAGE)  # fmt: skip
     if plugin.suite_errors:
         raise RunnerError("the hidden suite breaks the grading contract: " + "; ".join(plugin.suite_errors[:3]))
-    cases = [*plugin.results, _forbidden_case(kata, file, sorted(submission.forbidden_seen)),
+    cases = [*plugin.results, _forbidden_case(kata, file, source, sorted(submission.forbidden_seen)),
              _global_case(loaded.global_changes)]  # fmt: skip
     diagnosis = [Diagnosis(m.id, m.title(request.lang), m.hint(request.lang), n) for m, n in plugin.diagnoses.values()]
     return result(cases, diagnosis)
@@ -270,12 +274,11 @@ def _import_case(file: Path, loaded: LoadReply) -> CaseResult:
     return CaseResult("import", Category.STATE, Status.ERROR, text)
 
 
-def _forbidden_case(kata: Kata, file: Path, called: list[str]) -> CaseResult:
+def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:
     from normkata.grading.checks import say
 
     name = say("uses no forbidden API", "未使用禁止的 API")
-    found = sorted(set(called) | set(static_forbidden_uses(file.read_text(encoding="utf-8", errors="replace"),
-                                                            kata.forbidden)))  # fmt: skip
+    found = sorted(set(called) | set(static_forbidden_uses(source, kata.forbidden)))
     if not found:
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
     message = say("{file} uses {names}: this kata asks you to write the computation yourself.",
@@ -323,6 +326,7 @@ def _load_reference(kata: Kata, path: Path) -> ModuleType:
 
 
 def _sanitize(result: GradeResult) -> None:
+    result.file = escape_name(result.file)  # a name that is not UTF-8 could not be written as JSON
     for case in result.cases:
         case.name, case.message = sanitize(case.name, 200), sanitize(case.message)
 

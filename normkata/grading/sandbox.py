@@ -15,9 +15,10 @@ learner's file. From then on the process, and the learner's code in it, is held 
 - **seccomp**: no new processes (fork, vfork, clone without CLONE_THREAD, clone3, exec), no
   sockets, no signals except to itself, no ptrace or cross-process memory access, no leaving
   the process group, no changing resource limits or the parent-death signal, no mount, module,
-  bpf, io_uring or terminal-injection (TIOCSTI) calls. Denied calls fail with EPERM, so the
-  learner sees an ordinary Python exception rather than a dead process; threads still work
-  (torch needs them).
+  bpf, io_uring or terminal-injection (TIOCSTI) calls, and no change of any file's metadata
+  (modes, owners, times, extended attributes and flags: Landlock does not govern them).
+  Denied calls fail with EPERM, so the learner sees an ordinary Python exception rather than
+  a dead process; threads still work (torch needs them).
 - **resource limits**: CPU seconds, file size, address space, open files, no core dumps.
 
 Each layer is applied best-effort and recorded in the returned `SandboxLevel`, which reports
@@ -511,7 +512,40 @@ _DENIED_SYSCALLS = (
     "io_uring_setup",
     "io_uring_enter",
     "io_uring_register",
+    # metadata: Landlock governs contents, not modes, owners, times or attributes, and an owner
+    # (root with no capabilities included) may change those of any file it can open for reading:
+    # its class folder, a classmate's file, the installation. The worker needs none of them (its
+    # scratch files are created with their modes), so every form is refused, by path or by
+    # descriptor. setxattr covers ACLs (system.posix_acl_access), which are modes too.
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "chown",
+    "fchown",
+    "lchown",
+    "fchownat",
+    "utime",
+    "utimes",
+    "utimensat",
+    "futimesat",
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "setxattrat",
+    "removexattr",
+    "lremovexattr",
+    "fremovexattr",
+    "removexattrat",
+    "file_setattr",
 )
+
+#: System calls newer than some libseccomp releases: since Linux 5.1 a new call has one number
+#: on every architecture, so the filter can name it by number where libseccomp does not know it.
+_UNIFIED_NUMBERS = {"fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "file_setattr": 469}
+#: ioctls that change a file's attributes (chattr: append-only, no-dump, ...; project ids).
+_FS_IOC_SETFLAGS = 0x40086602
+_FS_IOC_FSSETXATTR = 0x401C5820
 
 
 def _import_pyseccomp() -> Any:
@@ -568,8 +602,8 @@ def _seccomp(sc: Any, active: list[str], missing: list[str]) -> None:
         _rule(f, deny, "prlimit64", sc.Arg(2, sc.NE, 0))
         # The parent-death signal must stay SIGKILL.
         _rule(f, deny, "prctl", sc.Arg(0, sc.EQ, _PR_SET_PDEATHSIG))
-        # Typing into the terminal the grade was started from.
-        for request in (_TIOCSTI, _TIOCLINUX):
+        # Typing into the terminal the grade was started from; a file's attribute flags.
+        for request in (_TIOCSTI, _TIOCLINUX, _FS_IOC_SETFLAGS, _FS_IOC_FSSETXATTR):
             _rule(f, deny, "ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, request))
         # personality() may be queried, not changed (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE).
         _rule(f, deny, "personality", sc.Arg(0, sc.NE, 0xFFFFFFFF))
@@ -581,10 +615,14 @@ def _seccomp(sc: Any, active: list[str], missing: list[str]) -> None:
 
 
 def _rule(f: Any, action: int, name: str, *args: Any) -> None:
-    try:
-        f.add_rule(action, name, *args)
-    except (OSError, ValueError, RuntimeError):
-        pass  # a syscall this architecture or libseccomp does not have cannot be called either
+    for syscall in (name, _UNIFIED_NUMBERS.get(name)):
+        if syscall is None:
+            return  # a syscall this architecture or libseccomp does not have cannot be called either
+        try:
+            f.add_rule(action, syscall, *args)
+            return
+        except (OSError, ValueError, RuntimeError):
+            continue
 
 
 # -- resource limits and capabilities -----------------------------------------------------------

@@ -14,7 +14,6 @@ import json
 import os
 import select
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -27,7 +26,7 @@ import click
 
 from normkata.errors import EXIT_INPUT, InputError
 from normkata.grading.contract import GradeResult
-from normkata.grading.launch import PACKAGE_PARENT, runner_environment
+from normkata.grading.launch import PACKAGE_PARENT, python_module, runner_environment
 from normkata.grading.runner import BUDGET_CASES, BUDGET_CEILING_S, GradeRequest
 
 #: Seconds the server may take to import torch and pytest and start its zygote.
@@ -60,11 +59,12 @@ class GradingService:
         env = {**runner_environment(self.package_parent), **self.extra_env}
         self._errors = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "normkata.grading.server"],
+            python_module("normkata.grading.server"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._errors,
             env=env,
+            cwd=self.package_parent,  # never the caller's folder (launch.ISOLATION_FLAGS)
             text=True,
             encoding="utf-8",
             start_new_session=True,  # Ctrl-C in the terminal is ours to handle, not the server's
@@ -74,10 +74,13 @@ class GradingService:
             raise click.ClickException(f"the grading service did not start: {self._stderr_tail()}")
 
     def grade(self, kata_id: str, file: Path, *, device: str = "auto", timeout: float = 10.0, seed: int | None = None,
-              lang: str = "en", select: list[str] | None = None) -> GradeResult:  # fmt: skip
-        """Grade `file` as `normkata grade` would; a dead or stuck server is restarted next time."""
-        request = GradeRequest(kata_id, str(file.resolve()), device, timeout, seed, lang, None, list(select or []))
-        ceiling = min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout) + 60
+              lang: str = "en", select: list[str] | None = None,
+              budget: float | None = None) -> GradeResult:  # fmt: skip
+        """Grade `file` as `normkata grade` would; a dead or stuck server is restarted next time.
+        `budget`: seconds for the whole grade (default: the runner's, from `timeout`)."""
+        # Absolute, not resolved: a link is refused by the runner, never swapped for its target.
+        request = GradeRequest(kata_id, os.path.abspath(file), device, timeout, seed, lang, budget, list(select or []))
+        ceiling = (budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * timeout)) + 60
         with self._lock:
             self.start()
             assert self._process is not None and self._process.stdin is not None

@@ -152,3 +152,77 @@ def test_hostile_submission_fails_and_harms_nothing(submission: Path, installati
     attempts = database.execute("SELECT COUNT(*), MAX(passed) FROM kata_attempts WHERE kata = 'rmsnorm'").fetchone()
     assert tuple(attempts) == (1, 0)
 
+
+
+def _metadata(folder: Path) -> dict[str, tuple[object, ...]]:
+    """Mode, owner, times (not atime: reading is allowed) and extended attributes of everything
+    under `folder`, the folder included."""
+    found: dict[str, tuple[object, ...]] = {}
+    for path in [folder, *sorted(folder.rglob("*"))]:
+        info = path.lstat()
+        try:
+            xattrs = tuple(sorted(os.listxattr(path, follow_symlinks=False)))
+        except OSError:
+            xattrs = ()
+        found[str(path.relative_to(folder))] = (info.st_mode, info.st_uid, info.st_gid, info.st_mtime_ns,
+                                                info.st_ctime_ns, xattrs)  # fmt: skip
+    return found
+
+
+def test_metadata_outside_scratch_cannot_change(installation: Path, service: tuple[GradingService, Path],
+                                                tmp_path: Path) -> None:  # fmt: skip
+    """chmod, chown, utime and setxattr, by path and by descriptor, on the class folder, a
+    classmate's file, the installation, the progress store and the workspace: all refused."""
+    grader, home = service
+    folder = tmp_path / "class"
+    (folder / "mallory").mkdir(parents=True)
+    shutil.copy(HERE / "changes_metadata.py", folder / "mallory" / "rmsnorm.py")
+    (folder / "bob.py").write_text("# a classmate's file\n")
+    workspace = Path(grader.extra_env["NORMKATA_WORKSPACE"])
+    watched = {"class": folder, "installation": installation, "home": home, "workspace": workspace}
+    time.sleep(0.05)  # a change within the same clock tick as the set-up would still show
+    before = {name: _metadata(path) for name, path in watched.items()}
+    result = grader.grade("rmsnorm", folder / "mallory" / "rmsnorm.py", timeout=3).to_json()
+    assert not result["passed"] and result["sandbox"] == "full"
+    for name, path in watched.items():
+        after = _metadata(path)
+        changed = sorted(k for k in after if after[k] != before[name].get(k))
+        assert not changed, f"{name}: metadata changed for {changed[:5]}"
+
+
+#: Submissions aimed at the pipe between runner and worker, and at the grade's budget.
+PIPE_AND_BUDGET = sorted((Path(__file__).parent / "hostile_v3").glob("*.py"))
+#: The budget these are graded with (cases of 2 s): far below the ceilings they used to reach.
+BUDGET_S = 12.0
+
+
+def _peak_memory(pid: int) -> int:
+    """The process's peak resident memory (VmHWM) in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmHWM for {pid}")
+
+
+@pytest.mark.parametrize("submission", PIPE_AND_BUDGET, ids=lambda p: p.stem)
+def test_pipe_and_budget_attacks_end_within_the_budget_and_bounded_memory(
+    submission: Path, installation: Path, service: tuple[GradingService, Path], tmp_path: Path
+) -> None:
+    """A worker that stops reading, a huge or slow-to-decode reply, a submission that burns its
+    budget: each grade ends within its budget, the runner stays under 1 GiB, nothing survives."""
+    grader, _ = service
+    assert grader.pid is not None
+    helpers = set(descendants(grader.pid))
+    learner = tmp_path / "rmsnorm.py"
+    shutil.copy(submission, learner)
+    before = _tree_hash(installation)
+    started = time.monotonic()
+    result = grader.grade("rmsnorm", learner, timeout=2, budget=BUDGET_S).to_json()
+    took = time.monotonic() - started
+    assert not result["passed"] and result["sandbox"] == "full"
+    assert result["duration_s"] <= BUDGET_S and took <= BUDGET_S + 1.5, (result["duration_s"], took)
+    assert grader.pid is not None, "the service died"
+    assert _peak_memory(grader.pid) < 1024**3, "the runner went over 1 GiB"
+    time.sleep(0.2)
+    assert set(descendants(grader.pid)) == helpers, "a process outlived the grade"
+    assert _tree_hash(installation) == before

@@ -56,6 +56,7 @@ PROBE = textwrap.dedent(
         cpu_seconds=120,
         file_size_bytes=8 * 1024**2,
     )
+    outside_fd = os.open(outside, os.O_RDONLY)  # opened before: only seccomp can refuse fchmod and futimens
     started = time.perf_counter()
     level = sandbox.confine(policy)
     confine_ms = (time.perf_counter() - started) * 1000
@@ -125,6 +126,17 @@ PROBE = textwrap.dedent(
     attempt("unshare", lambda: c_call(libc.unshare(0x10000000)))  # CLONE_NEWUSER
     attempt("io_uring_setup", lambda: c_call(libc.syscall(425, 1, None)))
     attempt("ptrace parent", lambda: c_call(libc.ptrace(16, os.getppid(), None, None)))  # PTRACE_ATTACH
+    # Metadata of a folder it may not write (modes, owners, times, attributes), by path and descriptor;
+    # 452 fchmodat2 and 466 removexattrat by number (newer than some libseccomp releases).
+    attempt("chmod outside", lambda: os.chmod(outside, 0o777))
+    attempt("fchmod outside", lambda: os.fchmod(outside_fd, 0o777))
+    attempt("fchmodat2 outside", lambda: c_call(libc.syscall(452, -100, str(outside).encode(), 0o777, 0)))
+    attempt("chown outside", lambda: os.chown(outside, os.getuid(), os.getgid()))
+    attempt("utime outside", lambda: os.utime(outside, (1, 1)))
+    attempt("futimens outside", lambda: os.utime(outside_fd, (1, 1)))
+    attempt("setxattr outside", lambda: os.setxattr(outside, "user.normkata", b"x"))
+    attempt("removexattrat outside",
+            lambda: c_call(libc.syscall(466, -100, str(outside).encode(), 0, b"user.normkata")))
 
     works = {}
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
@@ -223,10 +235,17 @@ def _probe(tmp_path: Path, prefix: list[str] | None = None) -> dict[str, Any]:
     return report
 
 
+#: Refused by seccomp itself (EPERM), not by a missing attribute or file system support.
+METADATA = ["chmod outside", "fchmod outside", "fchmodat2 outside", "chown outside", "utime outside",
+            "futimens outside", "setxattr outside", "removexattrat outside"]  # fmt: skip
+
+
 def _assert_confined(report: dict[str, Any]) -> None:
     results = report["results"]
     allowed = {name: results[name] for name in MUST_BE_BLOCKED if not results[name].startswith("blocked")}
     assert not allowed, f"not blocked: {allowed}"
+    not_refused = {name: results[name] for name in METADATA if results[name] != "blocked EPERM"}
+    assert not not_refused, f"metadata not refused: {not_refused}"
     assert results["write 2 GiB"] == "blocked EFBIG"
     assert report["big size"] == 8 * 1024**2  # stopped at RLIMIT_FSIZE
     assert report["decoy state"] != "T"
