@@ -8,6 +8,7 @@ seed (`configure`), so a suite cannot be memorised and `--seed` reproduces a run
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any, NoReturn
 import torch
 
 from normkata.grading.contract import (
+    PERTURBATION_DRAWS,
     TOLERANCES,
     Failure,
     Inspection,
@@ -24,6 +26,7 @@ from normkata.grading.contract import (
     Step,
     StepReply,
     Tolerance,
+    achievable,
     dtype_name,
     tolerance_for,
 )
@@ -109,6 +112,46 @@ def randn(shape: Sequence[int], key: int, *, scale: float = 1.0, shift: float = 
 def draw(key: int, low: int, high: int) -> int:
     """A whole number in [low, high], drawn from the run's seed."""
     return int(torch.randint(low, high + 1, (1,), generator=seeded(key)).item())
+
+
+# -- what a precision can deliver on an input --------------------------------------------------
+
+
+def rounding_unit(dtype: torch.dtype) -> float:
+    """The relative rounding of the precision correct code computes in for inputs of `dtype`:
+    float64's for float64, float32's otherwise (half-precision inputs are computed in float32)."""
+    return 2.0**-53 if dtype == torch.float64 else 2.0**-24
+
+
+def _max_error(got: torch.Tensor, truth: torch.Tensor) -> float:
+    """The largest finite |got − truth| (a non-finite truth or result widens nothing)."""
+    if tuple(got.shape) != tuple(truth.shape) or got.numel() == 0:
+        return 0.0
+    error = (got.detach().double().cpu() - truth.detach().double().cpu()).abs()
+    error = error[torch.isfinite(error)]
+    return float(error.max()) if error.numel() else 0.0
+
+
+def own_errors(
+    truth: Callable[[list[torch.Tensor]], Sequence[torch.Tensor]],
+    inputs: Sequence[torch.Tensor],
+    expected: Sequence[torch.Tensor],
+    in_dtype: Sequence[torch.Tensor] = (),
+) -> list[float]:
+    """Per expected tensor, how far the case's own precision lands from it on these inputs
+    (contract.ACHIEVABLE_FACTOR): the error of `in_dtype` (the truth computed in the case's dtype,
+    where the suite gives it) and of `truth` (float64) on the inputs moved by one rounding."""
+    worst = [_max_error(own, want) if own is not None else 0.0
+             for own, want in zip([*in_dtype, *[None] * len(expected)], expected, strict=False)]  # fmt: skip
+    unit = rounding_unit(inputs[0].dtype)
+    generator = torch.Generator().manual_seed(_RUN.seed)
+    for _ in range(PERTURBATION_DRAWS):
+        moved = [t.detach().double().cpu() * (1 + unit * (torch.rand(t.shape, generator=generator,
+                                                                     dtype=torch.float64) * 2 - 1))
+                 if t.is_floating_point() else t for t in inputs]  # fmt: skip
+        for index, (got, want) in enumerate(zip(truth(moved), expected, strict=True)):
+            worst[index] = max(worst[index], _max_error(got, want))
+    return worst
 
 
 def shape_id(shape: Sequence[int]) -> str:
@@ -271,11 +314,14 @@ class Harness:
         dtype: torch.dtype | None = None,
         mode: str = "train",
         tol: Tolerance | None = None,
+        in_dtype: Callable[[torch.Tensor, dict[str, torch.Tensor]], torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """Run forward on the learner's module and compare with `expected(x, state as quantised)`.
 
         In half precision the output must also come back in the input's dtype (the learner's
-        parameters are moved to that dtype, so they share it).
+        parameters are moved to that dtype, so they share it). The tolerance is never tighter
+        than what the case's precision delivers on this input (`own_errors`; `in_dtype`: the truth
+        computed in the input's dtype, torch's own kernel, where the suite has one).
         """
         program = self.program(cls, args, kwargs, state=state, dtype=dtype, mode=mode, steps=[Step([x.tensor])])
         got = self.run(program, error_suspects).steps[0].output
@@ -283,10 +329,14 @@ class Harness:
         call, on = call_text(cls, args, kwargs), x.describe(self.device)
         if dtype in (torch.float16, torch.bfloat16):
             self.assert_dtype(got, dtype, call=call, on=on)
+        want = expected(x.tensor, quantised)
+        with torch.no_grad():
+            own = [in_dtype(x.tensor, quantised)] if in_dtype and x.tensor.dtype == torch.float32 else []
+            error = own_errors(lambda moved: [expected(moved[0], quantised)], [x.tensor], [want], own)[0]
         self.assert_close(
             got,
-            expected(x.tensor, quantised),
-            tol=tol or tolerance_for(x.tensor.dtype),
+            want,
+            tol=achievable(tol or tolerance_for(x.tensor.dtype), error),
             call=call,
             on=on,
             suspects=suspects(x.tensor, quantised) if suspects else (),
@@ -339,25 +389,35 @@ class Harness:
         reference = reference.double().train(mode == "train")
         if state:
             reference.load_state_dict({k: v.double() if v.is_floating_point() else v for k, v in state.items()})
-        x64 = x.tensor.double().requires_grad_(True)
-        reference(x64).backward(grad_output.double())
+        names = [name for name, _ in reference.named_parameters()]
+
+        def truth(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+            """The gradients of the input and of each parameter, by the reference in the inputs' dtype."""
+            module = copy.deepcopy(reference).to(tensors[0].dtype)
+            leaf = tensors[0].detach().clone().requires_grad_(True)
+            module(leaf).backward(tensors[1].to(tensors[0].dtype))
+            grads = [leaf.grad, *(p.grad for _, p in module.named_parameters())]
+            return [g if g is not None else torch.zeros(0) for g in grads]
+
+        inputs = [x.tensor, grad_output.to(x.tensor.dtype)]
+        want = truth([t.double() for t in inputs])
+        errors = own_errors(truth, inputs, want, truth(inputs) if x.tensor.dtype == torch.float32 else [])
         call, on = call_text(cls, args, kwargs, method="backward"), x.describe(self.device)
         tol = TOLERANCES["gradient"]
         if not got.input_grads or got.input_grads[0] is None:
             fail(say("{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)",
                      "{call}，{on}：输入没有得到梯度（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
                      call=call, on=on))  # fmt: skip
-        assert x64.grad is not None
         what = say("gradient of the input", "输入的梯度")
-        self.assert_close(got.input_grads[0], x64.grad, tol=tol, call=call, on=on, what=what)
-        for name, parameter in reference.named_parameters():
+        self.assert_close(got.input_grads[0], want[0], tol=achievable(tol, errors[0]), call=call, on=on, what=what)
+        for index, name in enumerate(names, start=1):
             learner_grad = got.param_grads.get(name)
             if learner_grad is None:
                 fail(say("{call} on {on}: parameter `{name}` got no gradient",
                          "{call}，{on}：参数 `{name}` 没有得到梯度", call=call, on=on, name=name))
-            assert parameter.grad is not None
             what = say("gradient of {name}", "{name} 的梯度", name=name)
-            self.assert_close(learner_grad, parameter.grad, tol=tol, call=call, on=on, what=what)
+            self.assert_close(learner_grad, want[index], tol=achievable(tol, errors[index]), call=call, on=on,
+                              what=what)  # fmt: skip
 
     # -- comparing -----------------------------------------------------------------------------
 
@@ -571,21 +631,29 @@ def backward_case(
     expected: Sequence[torch.Tensor],
     suspects: Sequence[Suspects] = (),
     error_suspects: Sequence[ErrorSuspect] = (),
+    truth: Callable[[list[torch.Tensor]], Sequence[torch.Tensor]] | None = None,
 ) -> StepReply:
     """Forward, then backward with `grad_output`: the output and the gradient of every tensor.
 
     `expected` is the output then one gradient per tensor (float64); `suspects` lines up with it.
-    Outputs use the input dtype's tolerance, gradients the gradient tolerance (float64's in float64).
+    Outputs use the input dtype's tolerance, gradients the gradient tolerance (float64's in float64),
+    never tighter than what the case's precision delivers on this input (`own_errors`), when the
+    suite gives `truth`: [*tensors, grad_output] → the same output and gradients, computed in the
+    tensors' dtype (torch's own norm and its autograd).
     """
     got = call.run(harness, grad_output, error_suspects)
     dtype = call.tensors[0].dtype
+    errors = [0.0] * len(expected)
+    if truth is not None:
+        inputs = [*call.tensors, grad_output]
+        errors = own_errors(truth, inputs, expected, truth(list(inputs)) if dtype == torch.float32 else [])
     on = Input(call.tensors[0], call.label).describe(harness.device)
     found = [*suspects, *([()] * (len(expected) - len(suspects)))]
     if not got.outputs:
         fail(say("{call} on {on}: forward returned nothing", "{call}，{on}：forward 没有返回值",
                  call=call.text(), on=on))  # fmt: skip
-    harness.assert_close(got.output, expected[0], tol=tolerance_for(dtype), call=call.text(), on=on,
-                         suspects=found[0])  # fmt: skip
+    harness.assert_close(got.output, expected[0], tol=achievable(tolerance_for(dtype), errors[0]), call=call.text(),
+                         on=on, suspects=found[0])  # fmt: skip
     tol = TOLERANCES["float64" if dtype == torch.float64 else "gradient"]
     backward = say("{call}, then backward", "{call} 之后反向传播", call=call.text())
     for index, name in enumerate(call.names):
@@ -595,8 +663,8 @@ def backward_case(
                      "{call}，{on}：{name} 没有得到梯度（backward 是否在它的位置返回了 None？）",
                      call=backward, on=on, name=name))  # fmt: skip
         what = say("gradient of {name}", "{name} 的梯度", name=name)
-        harness.assert_close(grad, expected[index + 1], tol=tol, call=backward, on=on, what=what,
-                             suspects=found[index + 1])  # fmt: skip
+        harness.assert_close(grad, expected[index + 1], tol=achievable(tol, errors[index + 1]), call=backward, on=on,
+                             what=what, suspects=found[index + 1])  # fmt: skip
     return got
 
 
