@@ -184,7 +184,7 @@ def test_one_channel(harness: Harness) -> None:
     check(harness, randn((6, 1, 4), 150), "N(0,1)", key=151)
 
 
-@pytest.mark.category(Category.FORWARD)
+@pytest.mark.category(Category.FLOAT64)
 @pytest.mark.parametrize("shape", [(8, 5), (3, 4, 6)], ids=lambda s: "x".join(map(str, s)))
 def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
     key = 300 + sum(shape)

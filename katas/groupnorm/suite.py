@@ -308,7 +308,8 @@ def test_called_several_times(harness: Harness) -> None:
               Input(randn((3, 8, 2, 3), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
     harness.repeated_calls_case("GroupNorm", [4, 8], {"eps": 1e-5}, inputs, state=state,
-                                expected=lambda x: reference_output(x, state, 4, 1e-5))  # fmt: skip
+                                expected=lambda x: reference_output(x, state, 4, 1e-5),
+                                suspects=lambda x: suspects(x, state, 4, 1e-5))  # fmt: skip
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -387,4 +388,5 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], groups: int, device
         Input(randn(shape, 40, scale=1.5), "1.5·N(0,1)"),
         reference=GroupNorm(groups, shape[1]),
         state=random_affine(shape[1], 41),
+        suspects=lambda x, state: suspects(x, state, groups, 1e-5),
     )

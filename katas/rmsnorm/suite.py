@@ -237,7 +237,8 @@ def test_called_several_times(harness: Harness) -> None:
               Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
     harness.repeated_calls_case("RMSNorm", [d], {"eps": 1e-5}, inputs, state={"weight": weight},
-                                expected=lambda x: reference_output(x, weight, 1e-5))  # fmt: skip
+                                expected=lambda x: reference_output(x, weight, 1e-5),
+                                suspects=lambda x: suspects(x, weight, 1e-5))  # fmt: skip
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -332,4 +333,5 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> Non
         Input(randn(shape, 130 + d), "N(0,1)"),
         reference=RMSNorm(d),
         state={"weight": random_weight(d, 131 + d)},
+        suspects=lambda x, state: suspects(x, state["weight"], 1e-5),
     )

@@ -141,7 +141,7 @@ def test_four_dimensional_input(harness: Harness) -> None:
     check(harness, randn((2, 2, 3, 9), 200), "N(0,1)", key=201)
 
 
-@pytest.mark.category(Category.FORWARD)
+@pytest.mark.category(Category.FLOAT64)
 @pytest.mark.parametrize("shape", [(3, 17), (2, 4, 6)], ids=lambda s: "x".join(map(str, s)))
 def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
     key = 300 + sum(shape)

@@ -353,15 +353,17 @@ class Harness:
         expected: Callable[[torch.Tensor], torch.Tensor],
         state: dict[str, torch.Tensor] | None = None,
         mode: str = "train",
+        suspects: Callable[[torch.Tensor], list[tuple[Misconception, torch.Tensor]]] | None = None,
     ) -> None:
         """One module called on each input in turn: every output must match its own reference.
 
         Each input is first checked on a fresh module, so that a mistake in the computation is
-        reported as itself; only a module that is right when fresh and wrong on a later call
-        is named as depending on earlier calls.
+        reported as itself (named by `suspects`, as the forward cases name it); only a module
+        that is right when fresh and wrong on a later call is named as depending on earlier calls.
         """
         for x in {id(x): x for x in inputs}.values():
-            self.forward_case(cls, args, kwargs, x, state=state, mode=mode, expected=lambda t, _: expected(t))
+            self.forward_case(cls, args, kwargs, x, state=state, mode=mode, expected=lambda t, _: expected(t),
+                              suspects=(lambda t, _: suspects(t)) if suspects else None)  # fmt: skip
         steps = [Step([x.tensor]) for x in inputs]
         replies = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=steps)).steps
         for number, (x, reply) in enumerate(zip(inputs, replies, strict=True), start=1):
@@ -381,8 +383,14 @@ class Harness:
         state: dict[str, torch.Tensor] | None = None,
         mode: str = "train",
         key: int = 99,
+        suspects: Callable[[torch.Tensor, dict[str, torch.Tensor]], list[tuple[Misconception, torch.Tensor]]]
+        | None = None,
     ) -> None:
-        """Gradients of input and parameters against the float64 reference's autograd."""
+        """Gradients of input and parameters against the float64 reference's autograd.
+
+        `suspects(x, state)` (the forward variants, each with one mistake) are differentiated
+        too, on float64 leaves, so that a gradient that matches a mistake's gradient is named.
+        """
         grad_output = randn(x.tensor.shape, key)
         step = Step([x.tensor], input_grad=True, grad_output=grad_output)
         got = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=[step])).steps[0]
@@ -408,8 +416,10 @@ class Harness:
             fail(say("{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)",
                      "{call}，{on}：输入没有得到梯度（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
                      call=call, on=on))  # fmt: skip
+        found = _gradient_suspects(suspects, x.tensor, state or {}, names, grad_output) if suspects else {}
         what = say("gradient of the input", "输入的梯度")
-        self.assert_close(got.input_grads[0], want[0], tol=achievable(tol, errors[0]), call=call, on=on, what=what)
+        self.assert_close(got.input_grads[0], want[0], tol=achievable(tol, errors[0]), call=call, on=on, what=what,
+                          suspects=found.get("", []))  # fmt: skip
         for index, name in enumerate(names, start=1):
             learner_grad = got.param_grads.get(name)
             if learner_grad is None:
@@ -417,7 +427,7 @@ class Harness:
                          "{call}，{on}：参数 `{name}` 没有得到梯度", call=call, on=on, name=name))
             what = say("gradient of {name}", "{name} 的梯度", name=name)
             self.assert_close(learner_grad, want[index], tol=achievable(tol, errors[index]), call=call, on=on,
-                              what=what)  # fmt: skip
+                              what=what, suspects=found.get(name, []))  # fmt: skip
 
     # -- comparing -----------------------------------------------------------------------------
 
@@ -459,11 +469,17 @@ class Harness:
             call=call, on=on, what=what, err=error.max().item(), index=index, exp=expected64[index].item(),
             got=got64[index].item(), tol=tol.describe(_RUN.lang),
         )  # fmt: skip
+        # A mistake is named only where its signature shows: its output differs from the truth on
+        # this input (else every wrong file near the truth would "match" it) and the learner's
+        # output matches it everywhere (NaN where it gives NaN).
         near = tol.at_least(TOLERANCES["misconception"])
         for misconception, variant in suspects:
-            if tuple(variant.shape) == tuple(got.shape) and bool(
-                torch.isclose(got64, variant.double(), rtol=near.rtol, atol=near.atol).all()
-            ):
+            if tuple(variant.shape) != tuple(got.shape):
+                continue
+            variant64 = variant.detach().double().cpu()
+            if bool(torch.isclose(variant64, expected64.cpu(), rtol=tol.rtol, atol=tol.atol, equal_nan=True).all()):
+                continue
+            if bool(torch.isclose(got64.cpu(), variant64, rtol=near.rtol, atol=near.atol, equal_nan=True).all()):
                 cause = misconception
                 break
         if cause is not None:
@@ -485,6 +501,30 @@ class Harness:
                      call=call, on=on, got=dtype_name(got.dtype), expected=dtype_name(expected)))
 
 
+
+
+def _gradient_suspects(
+    suspects: Callable[[torch.Tensor, dict[str, torch.Tensor]], list[tuple[Misconception, torch.Tensor]]],
+    x: torch.Tensor,
+    state: dict[str, torch.Tensor],
+    names: Sequence[str],
+    grad_output: torch.Tensor,
+) -> dict[str, list[tuple[Misconception, torch.Tensor]]]:
+    """Each mistaken forward's gradients, by what they are of: "" (the input) or a parameter's name."""
+    leaf = x.detach().double().cpu().requires_grad_(True)
+    params = {k: v.detach().double().cpu().requires_grad_(True) if v.is_floating_point() else v
+              for k, v in state.items()}  # fmt: skip
+    found: dict[str, list[tuple[Misconception, torch.Tensor]]] = {}
+    with torch.enable_grad():
+        for misconception, output in suspects(leaf, params):
+            if not output.requires_grad or tuple(output.shape) != tuple(grad_output.shape):
+                continue
+            wrt = [leaf, *(params[n] for n in names if n in params)]
+            grads = torch.autograd.grad(output, wrt, grad_output.double(), retain_graph=True, allow_unused=True)
+            for name, grad in zip(["", *(n for n in names if n in params)], grads, strict=True):
+                if grad is not None:
+                    found.setdefault(name, []).append((misconception, grad))
+    return found
 
 
 # -- module state ------------------------------------------------------------------------------

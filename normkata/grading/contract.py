@@ -28,6 +28,8 @@ class Category(str, Enum):
     SHAPES = "shapes"
     STABILITY = "numerical stability"
     LOW_PRECISION = "low precision"
+    #: Output and gradients of float64 input, held to float64's tolerance (the backward katas).
+    FLOAT64 = "float64"
     GRADIENTS = "gradients"
     STATE = "module state"
     TRAIN_EVAL = "train/eval"
@@ -45,6 +47,7 @@ _CATEGORY_ZH = {
     Category.SHAPES: "形状",
     Category.STABILITY: "数值稳定性",
     Category.LOW_PRECISION: "低精度",
+    Category.FLOAT64: "float64",
     Category.GRADIENTS: "梯度",
     Category.STATE: "模块状态",
     Category.TRAIN_EVAL: "训练/评估模式",
