@@ -217,8 +217,9 @@ def test_constant_channel(harness: Harness) -> None:
 
 
 @pytest.mark.category(Category.STABILITY)
-def test_large_eps(harness: Harness) -> None:
-    check(harness, randn((12, 3, 2), 430, scale=0.05), "0.05·N(0,1)", key=431, eps=1e-2)
+@pytest.mark.parametrize("shape", [(12, 3, 2), (16, 3)], ids=lambda s: "x".join(map(str, s)))
+def test_large_eps(harness: Harness, shape: tuple[int, ...]) -> None:
+    check(harness, randn(shape, 430 + len(shape), scale=0.05), "0.05·N(0,1)", key=431, eps=1e-2)
 
 
 # -- the rule of the kata ----------------------------------------------------------------------

@@ -217,6 +217,16 @@ def test_without_affine(harness: Harness) -> None:
     info = harness.inspect("GroupNorm", [2, 6], {"affine": False})
     expect_parameters(call, info, {})
     expect_keys(call, "state_dict", info.state_dict, [])
+    # The instructions say `weight` and `bias` are None (as nn.GroupNorm's): read them.
+    reads = [Step([], attribute="weight"), Step([], attribute="bias")]
+    replies = harness.run(harness.program("GroupNorm", [2, 6], {"affine": False}, steps=reads)).steps
+    for name, reply in zip(["weight", "bias"], replies, strict=True):
+        if reply.outputs:
+            fail(say("{call}.{name} should be None (as nn.GroupNorm's is without affine), got a tensor of shape "
+                     "{shape}. Fix: self.register_parameter(\"{name}\", None).",
+                     "{call}.{name} 应为 None（与不带仿射参数的 nn.GroupNorm 相同），实际是形状为 {shape} 的张量。"
+                     "修改：self.register_parameter(\"{name}\", None)。",
+                     call=call, name=name, shape=tuple(reply.outputs[0].shape)))  # fmt: skip
 
 
 @pytest.mark.category(Category.STATE)

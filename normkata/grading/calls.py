@@ -93,8 +93,10 @@ class _AutogradWatch(TorchFunctionMode):
 
 
 @contextlib.contextmanager
-def watch_backward(cls: type[torch.autograd.Function], found: set[str]) -> Iterator[None]:
-    """While open, the Function's backward (or vjp) adds to `found` how it used autograd."""
+def watch_backward(cls: type[torch.autograd.Function], found: set[str],
+                   shapes: list[list[int] | None] | None = None) -> Iterator[None]:  # fmt: skip
+    """While open, the Function's backward (or vjp) adds to `found` how it used autograd, and
+    puts in `shapes` the shape of each gradient it returned (autograd sums one that broadcasts)."""
     name = "vjp" if cls.vjp is not torch.autograd.Function.vjp else "backward"
     own = cls.__dict__.get(name)
     learner_fn = getattr(cls, name)
@@ -107,6 +109,8 @@ def watch_backward(cls: type[torch.autograd.Function], found: set[str]) -> Itera
         returned = result if isinstance(result, (tuple, list)) else (result,)
         if any(isinstance(g, torch.Tensor) and g.grad_fn is not None for g in returned):
             found.add(GRAD_FN)
+        if shapes is not None:
+            shapes[:] = [list(g.shape) if isinstance(g, torch.Tensor) else None for g in returned]
         return result
 
     setattr(cls, name, staticmethod(watched))

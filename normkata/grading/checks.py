@@ -207,6 +207,9 @@ _NO_ATTRIBUTE = re.compile(r"object has no attribute '(\w+)'")
 def explain(failure: Failure, call: str) -> str:
     """The learner's exception as a sentence: what was called, where, what went wrong."""
     en_stage, zh_stage = _STAGES.get(failure.stage, ("", ""))
+    if failure.stage.startswith("method:"):  # a plain object's method: `in merge`
+        method = failure.stage.removeprefix("method:")
+        en_stage, zh_stage = f"in {method}", f"在 {method} 中"
     # `path:line`, the form editors and terminals jump to.
     where = ""
     if failure.line:
@@ -559,9 +562,12 @@ def expect_keys(call: str, what: str, got: Sequence[str], expected: Sequence[str
         parts.append(say("missing {names}", "缺少 {names}", names=_names(missing)))
     if extra:
         parts.append(say("unexpected {names}", "多出了 {names}", names=_names(extra)))
+    if not expected:
+        fail(say("{call}: {what}: {parts}. Fix: there should be none.",
+                 "{call}：{what}：{parts}。修改：这里不应有任何名称。", call=call, what=what, parts="; ".join(parts)))
     fail(say("{call}: {what}: {parts}. Fix: use exactly these names: {expected}.",
              "{call}：{what}：{parts}。修改：名称应恰好是 {expected}。",
-             call=call, what=what, parts="; ".join(parts), expected=_names(expected) or "-"))  # fmt: skip
+             call=call, what=what, parts="; ".join(parts), expected=_names(expected)))  # fmt: skip
 
 
 def expect_contains(call: str, what: str, got: Sequence[str], required: Sequence[str]) -> None:
@@ -696,6 +702,14 @@ def backward_case(
                          on=on, suspects=found[0])  # fmt: skip
     tol = TOLERANCES["float64" if dtype == torch.float64 else "gradient"]
     backward = say("{call}, then backward", "{call} 之后反向传播", call=call.text())
+    for name, tensor, shape in zip(call.names, call.tensors, got.backward_shapes, strict=False):
+        if shape is not None and shape != list(tensor.shape):
+            fail(say("{call} on {on}: backward returned the gradient of {name} with shape {got}, expected {want}, "
+                     "the shape of {name} (autograd would sum it for you, but the instructions ask backward for it: "
+                     "sum over every dimension {name} does not have)",
+                     "{call}，{on}：backward 返回的 {name} 的梯度形状为 {got}，应为 {want}，即 {name} 的形状"
+                     "（autograd 会替你求和，但题目要求 backward 自己给出：在 {name} 没有的维度上求和）",
+                     call=backward, on=on, name=name, got=tuple(shape), want=tuple(tensor.shape)))  # fmt: skip
     for index, name in enumerate(call.names):
         grad = got.input_grads[index] if index < len(got.input_grads) else None
         if grad is None:

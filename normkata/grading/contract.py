@@ -283,6 +283,9 @@ class StepReply:
     #: Function kind: how the learner's backward used autograd during this step's backward
     #: (`torch.autograd.grad`, `Tensor.backward`, `grad mode enabled`, `grad_fn on a gradient`).
     autograd_in_backward: list[str] = field(default_factory=list)
+    #: Function kind: the shape of each gradient the learner's backward returned, before autograd
+    #: sums one that merely broadcasts to its input (None where it returned None).
+    backward_shapes: list[list[int] | None] = field(default_factory=list)
 
     @property
     def output(self) -> torch.Tensor:

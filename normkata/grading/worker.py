@@ -122,9 +122,10 @@ class _Session:
         target = calls.build(cls, program)
         if program.kind == "function":
             watched: set[str] = set()
+            shapes: list[list[int] | None] = []
             stage[0] = "forward"
-            with calls.watch_backward(cls, watched):
-                steps = [self._step(target, step, program, stage, watched) for step in program.steps]
+            with calls.watch_backward(cls, watched, shapes):
+                steps = [self._step(target, step, program, stage, watched, shapes) for step in program.steps]
             return RunReply(True, steps)
         if program.kind == "object":
             stage[0] = "forward"
@@ -143,8 +144,8 @@ class _Session:
         inspection = _inspect(module) if program.inspect else None
         return RunReply(True, steps, inspection, state_load)
 
-    def _step(self, target: Any, step: Step, program: Program, stage: list[str],
-              watched: set[str] | None = None) -> StepReply:  # fmt: skip
+    def _step(self, target: Any, step: Step, program: Program, stage: list[str], watched: set[str] | None = None,
+              shapes: list[list[int] | None] | None = None) -> StepReply:  # fmt: skip
         module = target if program.kind == "module" else None
         if step.mode and module is not None:
             module.train(step.mode == "train")
@@ -158,7 +159,8 @@ class _Session:
                 self._step(other, other_step, program, stage)
             leading.append(other)
         context = torch.no_grad() if step.no_grad else contextlib.nullcontext()
-        stage[0] = "forward"
+        # An object's method is named as itself (an error in `merge` is not "in forward").
+        stage[0] = f"method:{step.method}" if program.kind == "object" and step.method else "forward"
         try:
             with context:
                 output = calls.invoke(target, program.kind, step, inputs, leading)
@@ -174,6 +176,8 @@ class _Session:
                 module.zero_grad(set_to_none=True)
             if watched is not None:
                 watched.clear()
+            if shapes is not None:
+                shapes.clear()
             first = outputs[0]
             first.backward(step.grad_output.to(device=first.device, dtype=first.dtype))
             result.input_grads = [_plain(t.grad) if t.grad is not None else None for t in inputs]
@@ -182,6 +186,7 @@ class _Session:
                     name: _plain(p.grad) if p.grad is not None else None for name, p in module.named_parameters()
                 }
             result.autograd_in_backward = sorted(watched or ())
+            result.backward_shapes = list(shapes or [])
         if step.buffers and module is not None:
             result.buffers = {name: _describe(b) for name, b in module.named_buffers()}
         return result
