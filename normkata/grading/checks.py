@@ -725,8 +725,9 @@ def backward_case(
 def expect_no_autograd(harness: Harness, call: FunctionCall, got: StepReply) -> None:
     """Fail, naming the mistake, when the learner's backward used autograd (what the worker saw)."""
     if got.autograd_in_backward:
-        fail(say("{call}: backward used autograd ({found}); this kata asks for the gradients written out. ",
-                 "{call}：backward 使用了 autograd（{found}）；本练习要求手写出梯度。",
+        fail(say("{call}: the gradient did not come from backward's own formula alone ({found}); this kata asks "
+                 "for the gradients written out in backward. ",
+                 "{call}：梯度并非只来自 backward 自己的公式（{found}）；本练习要求在 backward 中手写出梯度。",
                  call=call.text(), found=", ".join(got.autograd_in_backward))
              + harness.diagnose(AUTOGRAD_IN_BACKWARD))  # fmt: skip
 
