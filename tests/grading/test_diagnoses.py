@@ -19,8 +19,10 @@ from normkata.katas import load_katas
 
 HERE = Path(__file__).parent
 KATAS = {k.id: k for k in load_katas()[0]}
-#: Katas whose classes are nn.Modules (the wrapper below scales what forward returns).
-MODULE_KATAS = ["rmsnorm", "layernorm", "batchnorm", "prenorm", "groupnorm", "fused_add_rmsnorm", "qknorm_attention"]
+#: Katas whose class has a forward (an nn.Module or an autograd Function): the wrapper below
+#: scales what forward returns.
+SCALED_KATAS = ["rmsnorm", "layernorm", "batchnorm", "prenorm", "groupnorm", "fused_add_rmsnorm", "qknorm_attention",
+                "rmsnorm_backward", "layernorm_backward", "batchnorm_backward"]  # fmt: skip
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +35,8 @@ def _nk_scaled(out):
 
 def _nk_scale_forward(cls):
     forward = cls.forward
-    cls.forward = lambda self, *args, **kwargs: _nk_scaled(forward(self, *args, **kwargs))
+    scaled = lambda first, *args, **kwargs: _nk_scaled(forward(first, *args, **kwargs))
+    cls.forward = staticmethod(scaled) if "Function" in [k.__name__ for k in cls.__mro__] else scaled
 
 
 _nk_scale_forward({cls})
@@ -58,7 +61,7 @@ def report(result: GradeResult) -> str:
 
 
 def correct_styles() -> list[Fixture]:
-    return [f for kata in MODULE_KATAS for f in kata_fixtures(kata, HERE) if f.passes]
+    return [f for kata in SCALED_KATAS for f in kata_fixtures(kata, HERE) if f.passes]
 
 
 @pytest.mark.parametrize("style", correct_styles(), ids=lambda f: f.id)
