@@ -16,6 +16,7 @@ import torch
 from normkata.grading.checks import (
     Harness,
     Input,
+    LearnerError,
     Misconception,
     broadcast_sizes,
     build_failure,
@@ -218,15 +219,19 @@ def test_without_affine(harness: Harness) -> None:
     expect_parameters(call, info, {})
     expect_keys(call, "state_dict", info.state_dict, [])
     # The instructions say `weight` and `bias` are None (as nn.GroupNorm's): read them.
-    reads = [Step([], attribute="weight"), Step([], attribute="bias")]
-    replies = harness.run(harness.program("GroupNorm", [2, 6], {"affine": False}, steps=reads)).steps
-    for name, reply in zip(["weight", "bias"], replies, strict=True):
-        if reply.outputs:
-            fail(say("{call}.{name} should be None (as nn.GroupNorm's is without affine), got a tensor of shape "
-                     "{shape}. Fix: self.register_parameter(\"{name}\", None).",
-                     "{call}.{name} 应为 None（与不带仿射参数的 nn.GroupNorm 相同），实际是形状为 {shape} 的张量。"
-                     "修改：self.register_parameter(\"{name}\", None)。",
-                     call=call, name=name, shape=tuple(reply.outputs[0].shape)))  # fmt: skip
+    for name in ("weight", "bias"):
+        try:
+            reply = harness.run(harness.program("GroupNorm", [2, 6], {"affine": False},
+                                                steps=[Step([], attribute=name)])).steps[0]  # fmt: skip
+            got = say("a tensor of shape {shape}", "形状为 {shape} 的张量",
+                      shape=tuple(reply.outputs[0].shape)) if reply.outputs else None  # fmt: skip
+        except LearnerError as exc:
+            got = str(exc)
+        if got is not None:
+            fail(say("{call}.{name} should be None (as nn.GroupNorm's is without affine); instead: {got}. "
+                     "Fix: self.register_parameter(\"{name}\", None).",
+                     "{call}.{name} 应为 None（与不带仿射参数的 nn.GroupNorm 相同）；实际上：{got}。"
+                     "修改：self.register_parameter(\"{name}\", None)。", call=call, name=name, got=got))  # fmt: skip
 
 
 @pytest.mark.category(Category.STATE)
