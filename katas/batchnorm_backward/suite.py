@@ -103,15 +103,16 @@ def _batch_norm(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, d
 
 
 def _autograd(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, dy: torch.Tensor, eps: float,
-              variant: tuple[list[int], int] | None = None) -> list[torch.Tensor]:  # fmt: skip
-    """Output and the gradients of x, weight, bias in float64: torch's batch_norm in training
-    mode, or the same computation over other dims (and variance correction) when `variant`."""
-    leaves = [t.detach().to("cpu", torch.float64, copy=True).requires_grad_(True) for t in (x, w, b)]
+              variant: tuple[list[int], int] | None = None, dtype: torch.dtype = torch.float64
+              ) -> list[torch.Tensor]:  # fmt: skip
+    """Output and the gradients of x, weight, bias in float64 (or `dtype`): torch's batch_norm in
+    training mode, or the same computation over other dims (and variance correction) when `variant`."""
+    leaves = [t.detach().to("cpu", dtype, copy=True).requires_grad_(True) for t in (x, w, b)]
     if variant is None:
         y = torch.nn.functional.batch_norm(leaves[0], None, None, leaves[1], leaves[2], training=True, eps=eps)
     else:
         y = _batch_norm(*leaves, eps, *variant)
-    y.backward(dy.double().cpu())
+    y.backward(dy.to("cpu", dtype))
     return [y.detach(), *(leaf.grad if leaf.grad is not None else torch.zeros_like(leaf) for leaf in leaves)]
 
 
@@ -147,7 +148,8 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
     dy = randn(x.shape, key + 3).to(x.dtype)
     call = FunctionCall("BatchNormFunction", NAMES, [x, weight, bias], {"eps": eps}, label)
     backward_case(harness, call, grad_output=dy, expected=_autograd(x, weight, bias, dy, eps),
-                  suspects=suspects(x, weight, bias, dy, eps), error_suspects=ERROR_SUSPECTS)  # fmt: skip
+                  suspects=suspects(x, weight, bias, dy, eps), error_suspects=ERROR_SUSPECTS,
+                  truth=lambda t: _autograd(*t, eps, dtype=t[0].dtype))  # fmt: skip
 
 
 # -- gradients in float32 ----------------------------------------------------------------------
@@ -182,7 +184,7 @@ def test_one_channel(harness: Harness) -> None:
     check(harness, randn((6, 1, 4), 150), "N(0,1)", key=151)
 
 
-@pytest.mark.category(Category.FORWARD)
+@pytest.mark.category(Category.FLOAT64)
 @pytest.mark.parametrize("shape", [(8, 5), (3, 4, 6)], ids=lambda s: "x".join(map(str, s)))
 def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
     key = 300 + sum(shape)
@@ -215,8 +217,9 @@ def test_constant_channel(harness: Harness) -> None:
 
 
 @pytest.mark.category(Category.STABILITY)
-def test_large_eps(harness: Harness) -> None:
-    check(harness, randn((12, 3, 2), 430, scale=0.05), "0.05·N(0,1)", key=431, eps=1e-2)
+@pytest.mark.parametrize("shape", [(12, 3, 2), (16, 3)], ids=lambda s: "x".join(map(str, s)))
+def test_large_eps(harness: Harness, shape: tuple[int, ...]) -> None:
+    check(harness, randn(shape, 430 + len(shape), scale=0.05), "0.05·N(0,1)", key=431, eps=1e-2)
 
 
 # -- the rule of the kata ----------------------------------------------------------------------

@@ -16,6 +16,7 @@ import torch
 from normkata.grading.checks import (
     Harness,
     Input,
+    LearnerError,
     Misconception,
     broadcast_sizes,
     build_failure,
@@ -193,6 +194,9 @@ def check_forward(
         dtype=dtype,
         tol=tol,
         expected=lambda x, state: reference_output(x, state, groups, eps),
+        # torch's own kernel in the input's dtype: what that precision delivers on this input
+        in_dtype=lambda x, state: torch.nn.functional.group_norm(x, groups, state.get("weight"), state.get("bias"),
+                                                                 eps),
         suspects=lambda x, state: suspects(x, state, groups, eps),
         error_suspects=[affine_last_axis(x.tensor)],
     )
@@ -214,6 +218,20 @@ def test_without_affine(harness: Harness) -> None:
     info = harness.inspect("GroupNorm", [2, 6], {"affine": False})
     expect_parameters(call, info, {})
     expect_keys(call, "state_dict", info.state_dict, [])
+    # The instructions say `weight` and `bias` are None (as nn.GroupNorm's): read them.
+    for name in ("weight", "bias"):
+        try:
+            reply = harness.run(harness.program("GroupNorm", [2, 6], {"affine": False},
+                                                steps=[Step([], attribute=name)])).steps[0]  # fmt: skip
+            got = say("a tensor of shape {shape}", "形状为 {shape} 的张量",
+                      shape=tuple(reply.outputs[0].shape)) if reply.outputs else None  # fmt: skip
+        except LearnerError as exc:
+            got = str(exc)
+        if got is not None:
+            fail(say("{call}.{name} should be None (as nn.GroupNorm's is without affine); instead: {got}. "
+                     "Fix: self.register_parameter(\"{name}\", None).",
+                     "{call}.{name} 应为 None（与不带仿射参数的 nn.GroupNorm 相同）；实际上：{got}。"
+                     "修改：self.register_parameter(\"{name}\", None)。", call=call, name=name, got=got))  # fmt: skip
 
 
 @pytest.mark.category(Category.STATE)
@@ -305,7 +323,8 @@ def test_called_several_times(harness: Harness) -> None:
               Input(randn((3, 8, 2, 3), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
     harness.repeated_calls_case("GroupNorm", [4, 8], {"eps": 1e-5}, inputs, state=state,
-                                expected=lambda x: reference_output(x, state, 4, 1e-5))  # fmt: skip
+                                expected=lambda x: reference_output(x, state, 4, 1e-5),
+                                suspects=lambda x: suspects(x, state, 4, 1e-5))  # fmt: skip
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -384,4 +403,5 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], groups: int, device
         Input(randn(shape, 40, scale=1.5), "1.5·N(0,1)"),
         reference=GroupNorm(groups, shape[1]),
         state=random_affine(shape[1], 41),
+        suspects=lambda x, state: suspects(x, state, groups, 1e-5),
     )

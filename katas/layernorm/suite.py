@@ -187,6 +187,8 @@ def check_forward(
         dtype=dtype,
         tol=tol,
         expected=lambda x, st: reference_output(x, st, tuple_shape, eps),
+        # torch's own kernel in the input's dtype: what that precision delivers on this input
+        in_dtype=lambda x, st: torch.nn.functional.layer_norm(x, tuple_shape, st.get("weight"), st.get("bias"), eps),
         suspects=lambda x, st: suspects(x, st, tuple_shape, eps),
     )
 
@@ -242,7 +244,8 @@ def test_loads_torch_layernorm_state_dict(harness: Harness) -> None:
     harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],
                          call=say("load_state_dict(nn.LayerNorm(8).state_dict()) then forward",
                                   "load_state_dict(nn.LayerNorm(8).state_dict()) 后 forward"),
-                         on=Input(x, "2·N(0,1)").describe())  # fmt: skip
+                         on=Input(x, "2·N(0,1)").describe(),
+                         suspects=suspects(x, dict(torch_module.state_dict()), (8,), 1e-5))  # fmt: skip
 
 
 @pytest.mark.category(Category.STATE)
@@ -293,7 +296,8 @@ def test_called_several_times(harness: Harness) -> None:
               Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
     harness.repeated_calls_case("LayerNorm", [d], {"eps": 1e-5}, inputs, state=state,
-                                expected=lambda x: reference_output(x, state, (d,), 1e-5))  # fmt: skip
+                                expected=lambda x: reference_output(x, state, (d,), 1e-5),
+                                suspects=lambda x: suspects(x, state, (d,), 1e-5))  # fmt: skip
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -381,6 +385,7 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], normalized: tuple[i
         Input(randn(shape, 40, scale=1.5), "1.5·N(0,1)"),
         reference=LayerNorm(normalized),
         state=random_affine(normalized, 41),
+        suspects=lambda x, state: suspects(x, state, normalized, 1e-5),
     )
 
 
@@ -391,4 +396,5 @@ def test_gradients_through_a_constant_row(harness: Harness) -> None:
     x = randn((3, 8), 43)
     x[1] = 2.0
     harness.gradient_case("LayerNorm", [8], {}, Input(x, say("row-1-constant", "第 1 行为常数的")),
-                          reference=LayerNorm(8), state=random_affine((8,), 44))  # fmt: skip
+                          reference=LayerNorm(8), state=random_affine((8,), 44),
+                          suspects=lambda x, state: suspects(x, state, (8,), 1e-5))  # fmt: skip

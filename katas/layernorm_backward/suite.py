@@ -81,15 +81,15 @@ def _layer_norm(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, c
 
 
 def _autograd(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, dy: torch.Tensor, eps: float,
-              correction: int | None) -> list[torch.Tensor]:  # fmt: skip
-    """Output and the gradients of x, weight, bias in float64: torch's LayerNorm (correction None)
-    or the same computation with another variance correction."""
-    leaves = [t.detach().to("cpu", torch.float64, copy=True).requires_grad_(True) for t in (x, w, b)]
+              correction: int | None, dtype: torch.dtype = torch.float64) -> list[torch.Tensor]:  # fmt: skip
+    """Output and the gradients of x, weight, bias in float64 (or `dtype`): torch's LayerNorm
+    (correction None) or the same computation with another variance correction."""
+    leaves = [t.detach().to("cpu", dtype, copy=True).requires_grad_(True) for t in (x, w, b)]
     if correction is None:
         y = torch.nn.functional.layer_norm(leaves[0], (x.shape[-1],), leaves[1], leaves[2], eps)
     else:
         y = _layer_norm(*leaves, eps, correction)
-    y.backward(dy.double().cpu())
+    y.backward(dy.to("cpu", dtype))
     return [y.detach(), *(leaf.grad if leaf.grad is not None else torch.zeros_like(leaf) for leaf in leaves)]
 
 
@@ -123,7 +123,8 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
     dy = randn(x.shape, key + 3).to(x.dtype)
     call = FunctionCall("LayerNormFunction", NAMES, [x, weight, bias], {"eps": eps}, label)
     backward_case(harness, call, grad_output=dy, expected=_autograd(x, weight, bias, dy, eps, None),
-                  suspects=suspects(x, weight, bias, dy, eps))  # fmt: skip
+                  suspects=suspects(x, weight, bias, dy, eps),
+                  truth=lambda t: _autograd(*t, eps, None, dtype=t[0].dtype))  # fmt: skip
 
 
 # -- gradients in float32 ----------------------------------------------------------------------
@@ -157,7 +158,7 @@ def test_four_dimensional_input(harness: Harness) -> None:
     check(harness, randn((2, 2, 3, 9), 200), "N(0,1)", key=201)
 
 
-@pytest.mark.category(Category.FORWARD)
+@pytest.mark.category(Category.FLOAT64)
 @pytest.mark.parametrize("shape", [(3, 17), (2, 4, 6)], ids=lambda s: "x".join(map(str, s)))
 def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
     key = 300 + sum(shape)

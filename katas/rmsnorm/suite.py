@@ -158,6 +158,8 @@ def check_forward(harness: Harness, x: Input, *, eps: float = 1e-5, dtype: torch
         dtype=dtype,
         tol=TOLERANCES[tol_name] if tol_name else None,
         expected=lambda x, state: reference_output(x, state["weight"], eps),
+        # torch's own kernel in the input's dtype: what that precision delivers on this input
+        in_dtype=lambda x, state: torch.nn.functional.rms_norm(x, (d,), state["weight"], eps),
         suspects=lambda x, state: suspects(x, state["weight"], eps),
         error_suspects=ERROR_SUSPECTS,
     )
@@ -235,7 +237,8 @@ def test_called_several_times(harness: Harness) -> None:
               Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
     harness.repeated_calls_case("RMSNorm", [d], {"eps": 1e-5}, inputs, state={"weight": weight},
-                                expected=lambda x: reference_output(x, weight, 1e-5))  # fmt: skip
+                                expected=lambda x: reference_output(x, weight, 1e-5),
+                                suspects=lambda x: suspects(x, weight, 1e-5))  # fmt: skip
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -330,4 +333,5 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> Non
         Input(randn(shape, 130 + d), "N(0,1)"),
         reference=RMSNorm(d),
         state={"weight": random_weight(d, 131 + d)},
+        suspects=lambda x, state: suspects(x, state["weight"], 1e-5),
     )

@@ -74,12 +74,14 @@ DW_NOT_NORMALIZED = Misconception(
 )
 
 
-def truth(x: torch.Tensor, weight: torch.Tensor, dy: torch.Tensor, eps: float) -> list[torch.Tensor]:
-    """Output, then the gradients of x and weight: torch's RMSNorm through autograd, in float64."""
-    x64 = x.detach().to("cpu", torch.float64, copy=True).requires_grad_(True)
-    w64 = weight.detach().to("cpu", torch.float64, copy=True).requires_grad_(True)
+def truth(x: torch.Tensor, weight: torch.Tensor, dy: torch.Tensor, eps: float, dtype: torch.dtype = torch.float64
+          ) -> list[torch.Tensor]:  # fmt: skip
+    """Output, then the gradients of x and weight: torch's RMSNorm through autograd, in float64
+    (or `dtype`)."""
+    x64 = x.detach().to("cpu", dtype, copy=True).requires_grad_(True)
+    w64 = weight.detach().to("cpu", dtype, copy=True).requires_grad_(True)
     y = torch.nn.functional.rms_norm(x64, (x.shape[-1],), w64, eps)
-    y.backward(dy.double().cpu())
+    y.backward(dy.to("cpu", dtype))
     assert x64.grad is not None and w64.grad is not None
     return [y.detach(), x64.grad, w64.grad]
 
@@ -105,7 +107,7 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
     dy = randn(x.shape, key + 2).to(x.dtype)
     call = FunctionCall("RMSNormFunction", ["x", "weight"], [x, weight], {"eps": eps}, label)
     backward_case(harness, call, grad_output=dy, expected=truth(x, weight, dy, eps),
-                  suspects=suspects(x, weight, dy, eps))  # fmt: skip
+                  suspects=suspects(x, weight, dy, eps), truth=lambda t: truth(*t, eps, dtype=t[0].dtype))  # fmt: skip
 
 
 # -- gradients in float32 ----------------------------------------------------------------------
@@ -139,7 +141,7 @@ def test_four_dimensional_input(harness: Harness) -> None:
     check(harness, randn((2, 2, 3, 9), 200), "N(0,1)", key=201)
 
 
-@pytest.mark.category(Category.FORWARD)
+@pytest.mark.category(Category.FLOAT64)
 @pytest.mark.parametrize("shape", [(3, 17), (2, 4, 6)], ids=lambda s: "x".join(map(str, s)))
 def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
     key = 300 + sum(shape)

@@ -46,11 +46,13 @@ CASE_NAMES_ZH = {
 
 NAIVE = Misconception(
     "welford-naive-one-pass",
-    "variance from running sums, E[x²] − E[x]² (catastrophic cancellation)",
-    "用累加和计算方差：E[x²] − E[x]²（灾难性抵消）",
-    "Keep count, mean and M2 = Σ(x − mean)²: at a mean of 1e6, x² ≈ 1e12 and float32's 24-bit significand "
-    "cannot hold the difference of two such numbers.",
-    "保存 count、mean 和 M2 = Σ(x − mean)²：均值为 1e6 时 x² ≈ 1e12，float32 的 24 位有效位无法保留两个这样的数之差。",
+    "the variance loses its precision at a mean of 1e6 (catastrophic cancellation, as in E[x²] − E[x]²)",
+    "均值为 1e6 时方差失去精度（灾难性抵消，如 E[x²] − E[x]²）",
+    "The same rows moved near 0 gave the right variance: only the large mean breaks it. Keep count, mean and "
+    "M2 = Σ(x − mean)², and fold batches in with deviations from the mean: at a mean of 1e6, x² ≈ 1e12 and "
+    "float32's 24-bit significand cannot hold the difference of two such numbers.",
+    "同样的行移到 0 附近时方差是对的：只有大均值让它出错。保存 count、mean 和 M2 = Σ(x − mean)²，并用相对均值的偏差"
+    "合并 batch：均值为 1e6 时 x² ≈ 1e12，float32 的 24 位有效位无法保留两个这样的数之差。",
 )
 UNWEIGHTED = Misconception(
     "welford-merge-unweighted-mean",
@@ -208,11 +210,19 @@ class Check:
     count_before_merge: int | None = None
 
 
+def count_of(outputs: Sequence[torch.Tensor]) -> int | float | None:
+    """What `count` returned: a whole number as an int, anything else as itself (1e-4 is no count)."""
+    if len(outputs) != 1 or outputs[0].numel() != 1:
+        return None
+    value = outputs[0].item()
+    return int(value) if float(value).is_integer() else value
+
+
 def check_reads(harness: Harness, replies: Sequence[StepReply], check: Check) -> None:
     """count, mean, var() and var(unbiased=True), in that order, against the expected statistics."""
     count, mean, var, var_unbiased = (reply.outputs for reply in replies)
     expected, call, on = check.expected, check.call, check.on
-    got_count = int(count[0].item()) if len(count) == 1 and count[0].numel() == 1 else None
+    got_count = count_of(count)
     if got_count != expected.count:
         message = say("{call} on {on}: count is {got}, expected {expected}.",
                       "{call}，{on}：count 为 {got}，应为 {expected}。", call=call, on=on,
@@ -359,7 +369,7 @@ def test_count(harness: Harness) -> None:
     steps += [merge(updates(batches[:2])), Step([], attribute="count")]
     replies = [r for r, s in zip(run(harness, features, steps), steps, strict=True) if s.attribute == "count"]
     expected = [0, *torch.tensor(sizes).cumsum(0).tolist(), sum(sizes) + sizes[0] + sizes[1]]
-    got = [int(r.outputs[0].item()) if len(r.outputs) == 1 and r.outputs[0].numel() == 1 else None for r in replies]
+    got = [count_of(r.outputs) for r in replies]
     if got != expected:
         message = say("{cls}({f}): count read fresh, after updates of {sizes} rows and after merging an object "
                       "of {m} rows was {got}, expected {expected}.",
@@ -452,6 +462,10 @@ def offset_batches(key: int, features: int, sizes: Sequence[int], dtype: torch.d
     return [(randn((n, features), key + k, scale=4.0).double() + OFFSET).to(dtype) for k, n in enumerate(sizes)]
 
 
+def moved_near_0() -> str:
+    return say("the same rows moved near 0 ((1e6 + 4·N(0,1)) − 1e6)", "同样的行移到 0 附近（(1e6 + 4·N(0,1)) − 1e6）")
+
+
 def at_small_mean(batches: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     return [b - OFFSET for b in batches]
 
@@ -463,7 +477,7 @@ def test_mean_1e6(harness: Harness, k: int, device: str) -> None:
     """The same rows, first moved to a mean near 0: a result right there and wrong here is precision."""
     features = draw(110 + k, 1, 8)
     batches = offset_batches(1100 + 100 * k, features, drawn_sizes(1300 + 100 * k, 8, 40), torch.float32)
-    check_stream(harness, at_small_mean(batches), "4·N(0,1)", every=False)
+    check_stream(harness, at_small_mean(batches), moved_near_0(), every=False)
     check_stream(harness, batches, "1e6 + 4·N(0,1)", every=False, mean_tol=TOLERANCES["float32"],
                  var_tol=OFFSET_VAR, cause=NAIVE)  # fmt: skip
 
@@ -473,7 +487,9 @@ def test_merge_at_1e6(harness: Harness) -> None:
     features = draw(120, 1, 6)
     a = offset_batches(121, features, [draw(122, 5, 40), 7], torch.float32)
     b = [x + 8.0 for x in offset_batches(123, features, [draw(124, 20, 60)], torch.float32)]  # mean 1e6 + 8
-    check_merge(harness, at_small_mean(a), at_small_mean(b), say("4·N(0,1), 8 + 4·N(0,1)", "4·N(0,1) 与 8 + 4·N(0,1)"))
+    check_merge(harness, at_small_mean(a), at_small_mean(b),
+                say("the same rows moved near 0 ((1e6 + 4·N(0,1)) − 1e6, (1e6 + 8 + 4·N(0,1)) − 1e6)",
+                    "同样的行移到 0 附近（(1e6 + 4·N(0,1)) − 1e6 与 (1e6 + 8 + 4·N(0,1)) − 1e6）"))  # fmt: skip
     label = say("1e6 + 4·N(0,1), 1e6 + 8 + 4·N(0,1)", "1e6 + 4·N(0,1) 与 1e6 + 8 + 4·N(0,1)")
     check_merge(harness, a, b, label, mean_tol=TOLERANCES["float32"],
                 var_tol=OFFSET_VAR, cause=NAIVE)  # fmt: skip
@@ -496,5 +512,5 @@ def test_constant_features_at_1e6(harness: Harness) -> None:
 def test_float64_at_1e6(harness: Harness) -> None:
     """In float64 the one-pass formula still loses about 1e-4 at a mean of 1e6; the tolerance is 1e-10."""
     batches = offset_batches(160, 3, drawn_sizes(170, 6, 40), torch.float64)
-    check_stream(harness, at_small_mean(batches), "4·N(0,1)", dtype=torch.float64, every=False)
+    check_stream(harness, at_small_mean(batches), moved_near_0(), dtype=torch.float64, every=False)
     check_stream(harness, batches, "1e6 + 4·N(0,1)", dtype=torch.float64, every=False, cause=NAIVE)

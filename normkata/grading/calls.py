@@ -29,6 +29,8 @@ _AUTOGRAD_CALLS = {
 }
 GRAD_MODE = "grad mode enabled"
 GRAD_FN = "grad_fn on a returned gradient"
+FORWARD_GRAD_MODE = "grad mode enabled in forward"
+FORWARD_GRAPH = "an autograd graph kept by forward"
 
 
 def build(cls: Any, program: Program) -> Any:
@@ -38,6 +40,8 @@ def build(cls: Any, program: Program) -> Any:
     if program.kind == "function":
         if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
             raise TypeError(f"{program.cls} is not a torch.autograd.Function subclass")
+        if getattr(cls.apply, "__func__", None) is not getattr(torch.autograd.Function.apply, "__func__", None):
+            raise TypeError(f"{program.cls} overrides apply: define forward and backward, and let autograd call them")
         return cls
     kwargs = {k: dtype_of(v) or v if k == "dtype" else v for k, v in program.kwargs.items()}
     target = cls(*program.args, **kwargs)
@@ -77,24 +81,39 @@ def describe_call(program: Program, step: Step) -> str:
 
 
 class _AutogradWatch(TorchFunctionMode):
-    """Sees every torch call of the learner's backward; notes the autograd ones and grad mode."""
+    """Sees every torch call of the learner's backward (or forward); notes the autograd ones and
+    any made with grad mode on (however it was switched on: torch._C._set_grad_enabled too)."""
 
-    def __init__(self, found: set[str]) -> None:
+    def __init__(self, found: set[str], grad_mode: str = GRAD_MODE) -> None:
         super().__init__()
         self.found = found
+        self.grad_mode = grad_mode
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         name = _AUTOGRAD_CALLS.get(func)
         if name:
             self.found.add(name)
         if torch.is_grad_enabled():
-            self.found.add(GRAD_MODE)
+            self.found.add(self.grad_mode)
         return func(*args, **(kwargs or {}))
 
 
+def _has_graph(value: Any) -> bool:
+    """A tensor (or a tuple/list/dict of them) that carries autograd history."""
+    if isinstance(value, torch.Tensor):
+        return value.grad_fn is not None
+    if isinstance(value, (tuple, list)):
+        return any(_has_graph(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_graph(v) for v in value.values())
+    return False
+
+
 @contextlib.contextmanager
-def watch_backward(cls: type[torch.autograd.Function], found: set[str]) -> Iterator[None]:
-    """While open, the Function's backward (or vjp) adds to `found` how it used autograd."""
+def watch_backward(cls: type[torch.autograd.Function], found: set[str],
+                   shapes: list[list[int] | None] | None = None) -> Iterator[None]:  # fmt: skip
+    """While open, the Function's backward (or vjp) adds to `found` how it used autograd, and
+    puts in `shapes` the shape of each gradient it returned (autograd sums one that broadcasts)."""
     name = "vjp" if cls.vjp is not torch.autograd.Function.vjp else "backward"
     own = cls.__dict__.get(name)
     learner_fn = getattr(cls, name)
@@ -107,13 +126,32 @@ def watch_backward(cls: type[torch.autograd.Function], found: set[str]) -> Itera
         returned = result if isinstance(result, (tuple, list)) else (result,)
         if any(isinstance(g, torch.Tensor) and g.grad_fn is not None for g in returned):
             found.add(GRAD_FN)
+        if shapes is not None:
+            shapes[:] = [list(g.shape) if isinstance(g, torch.Tensor) else None for g in returned]
+        return result
+
+    # forward runs with grad mode off under apply: the gradient must come from backward alone, so
+    # a forward that switches grad mode on, or keeps a graph for backward to run, breaks the rule.
+    own_forward = cls.__dict__.get("forward")
+    learner_forward = cls.forward
+
+    def watched_forward(*args: Any, **kwargs: Any) -> Any:
+        with _AutogradWatch(found, FORWARD_GRAD_MODE):
+            result = learner_forward(*args, **kwargs)
+        if torch.is_grad_enabled():
+            found.add(FORWARD_GRAD_MODE)
+        ctx = args[0] if args and isinstance(args[0], torch.autograd.function.FunctionCtx) else None
+        if _has_graph(result) or (ctx is not None and _has_graph(dict(vars(ctx)))):
+            found.add(FORWARD_GRAPH)
         return result
 
     setattr(cls, name, staticmethod(watched))
+    cls.forward = staticmethod(watched_forward)  # type: ignore[method-assign]
     try:
         yield
     finally:
-        if own is not None:
-            setattr(cls, name, own)
-        else:
-            delattr(cls, name)
+        for attribute, original in ((name, own), ("forward", own_forward)):
+            if original is not None:
+                setattr(cls, attribute, original)
+            else:
+                delattr(cls, attribute)

@@ -8,6 +8,7 @@ seed (`configure`), so a suite cannot be memorised and `--seed` reproduces a run
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any, NoReturn
 import torch
 
 from normkata.grading.contract import (
+    PERTURBATION_DRAWS,
     TOLERANCES,
     Failure,
     Inspection,
@@ -24,6 +26,7 @@ from normkata.grading.contract import (
     Step,
     StepReply,
     Tolerance,
+    achievable,
     dtype_name,
     tolerance_for,
 )
@@ -111,6 +114,46 @@ def draw(key: int, low: int, high: int) -> int:
     return int(torch.randint(low, high + 1, (1,), generator=seeded(key)).item())
 
 
+# -- what a precision can deliver on an input --------------------------------------------------
+
+
+def rounding_unit(dtype: torch.dtype) -> float:
+    """The relative rounding of the precision correct code computes in for inputs of `dtype`:
+    float64's for float64, float32's otherwise (half-precision inputs are computed in float32)."""
+    return 2.0**-53 if dtype == torch.float64 else 2.0**-24
+
+
+def _max_error(got: torch.Tensor, truth: torch.Tensor) -> float:
+    """The largest finite |got − truth| (a non-finite truth or result widens nothing)."""
+    if tuple(got.shape) != tuple(truth.shape) or got.numel() == 0:
+        return 0.0
+    error = (got.detach().double().cpu() - truth.detach().double().cpu()).abs()
+    error = error[torch.isfinite(error)]
+    return float(error.max()) if error.numel() else 0.0
+
+
+def own_errors(
+    truth: Callable[[list[torch.Tensor]], Sequence[torch.Tensor]],
+    inputs: Sequence[torch.Tensor],
+    expected: Sequence[torch.Tensor],
+    in_dtype: Sequence[torch.Tensor] = (),
+) -> list[float]:
+    """Per expected tensor, how far the case's own precision lands from it on these inputs
+    (contract.ACHIEVABLE_FACTOR): the error of `in_dtype` (the truth computed in the case's dtype,
+    where the suite gives it) and of `truth` (float64) on the inputs moved by one rounding."""
+    worst = [_max_error(own, want) if own is not None else 0.0
+             for own, want in zip([*in_dtype, *[None] * len(expected)], expected, strict=False)]  # fmt: skip
+    unit = rounding_unit(inputs[0].dtype)
+    generator = torch.Generator().manual_seed(_RUN.seed)
+    for _ in range(PERTURBATION_DRAWS):
+        moved = [t.detach().double().cpu() * (1 + unit * (torch.rand(t.shape, generator=generator,
+                                                                     dtype=torch.float64) * 2 - 1))
+                 if t.is_floating_point() else t for t in inputs]  # fmt: skip
+        for index, (got, want) in enumerate(zip(truth(moved), expected, strict=True)):
+            worst[index] = max(worst[index], _max_error(got, want))
+    return worst
+
+
 def shape_id(shape: Sequence[int]) -> str:
     return "x".join(map(str, shape))
 
@@ -164,6 +207,9 @@ _NO_ATTRIBUTE = re.compile(r"object has no attribute '(\w+)'")
 def explain(failure: Failure, call: str) -> str:
     """The learner's exception as a sentence: what was called, where, what went wrong."""
     en_stage, zh_stage = _STAGES.get(failure.stage, ("", ""))
+    if failure.stage.startswith("method:"):  # a plain object's method: `in merge`
+        method = failure.stage.removeprefix("method:")
+        en_stage, zh_stage = f"in {method}", f"在 {method} 中"
     # `path:line`, the form editors and terminals jump to.
     where = ""
     if failure.line:
@@ -271,11 +317,14 @@ class Harness:
         dtype: torch.dtype | None = None,
         mode: str = "train",
         tol: Tolerance | None = None,
+        in_dtype: Callable[[torch.Tensor, dict[str, torch.Tensor]], torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """Run forward on the learner's module and compare with `expected(x, state as quantised)`.
 
         In half precision the output must also come back in the input's dtype (the learner's
-        parameters are moved to that dtype, so they share it).
+        parameters are moved to that dtype, so they share it). The tolerance is never tighter
+        than what the case's precision delivers on this input (`own_errors`; `in_dtype`: the truth
+        computed in the input's dtype, torch's own kernel, where the suite has one).
         """
         program = self.program(cls, args, kwargs, state=state, dtype=dtype, mode=mode, steps=[Step([x.tensor])])
         got = self.run(program, error_suspects).steps[0].output
@@ -283,10 +332,14 @@ class Harness:
         call, on = call_text(cls, args, kwargs), x.describe(self.device)
         if dtype in (torch.float16, torch.bfloat16):
             self.assert_dtype(got, dtype, call=call, on=on)
+        want = expected(x.tensor, quantised)
+        with torch.no_grad():
+            own = [in_dtype(x.tensor, quantised)] if in_dtype and x.tensor.dtype == torch.float32 else []
+            error = own_errors(lambda moved: [expected(moved[0], quantised)], [x.tensor], [want], own)[0]
         self.assert_close(
             got,
-            expected(x.tensor, quantised),
-            tol=tol or tolerance_for(x.tensor.dtype),
+            want,
+            tol=achievable(tol or tolerance_for(x.tensor.dtype), error),
             call=call,
             on=on,
             suspects=suspects(x.tensor, quantised) if suspects else (),
@@ -303,21 +356,26 @@ class Harness:
         expected: Callable[[torch.Tensor], torch.Tensor],
         state: dict[str, torch.Tensor] | None = None,
         mode: str = "train",
+        suspects: Callable[[torch.Tensor], list[tuple[Misconception, torch.Tensor]]] | None = None,
     ) -> None:
         """One module called on each input in turn: every output must match its own reference.
 
         Each input is first checked on a fresh module, so that a mistake in the computation is
-        reported as itself; only a module that is right when fresh and wrong on a later call
-        is named as depending on earlier calls.
+        reported as itself (named by `suspects`, as the forward cases name it); only a module
+        that is right when fresh and wrong on a later call is named as depending on earlier calls.
         """
         for x in {id(x): x for x in inputs}.values():
-            self.forward_case(cls, args, kwargs, x, state=state, mode=mode, expected=lambda t, _: expected(t))
+            self.forward_case(cls, args, kwargs, x, state=state, mode=mode, expected=lambda t, _: expected(t),
+                              suspects=(lambda t, _: suspects(t)) if suspects else None)  # fmt: skip
         steps = [Step([x.tensor]) for x in inputs]
         replies = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=steps)).steps
         for number, (x, reply) in enumerate(zip(inputs, replies, strict=True), start=1):
             call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
                        call=call_text(cls, args, kwargs), n=number, total=len(inputs))  # fmt: skip
-            self.assert_close(reply.output, expected(x.tensor), tol=tolerance_for(x.tensor.dtype), call=call,
+            want = expected(x.tensor)
+            with torch.no_grad():
+                error = own_errors(lambda moved: [expected(moved[0])], [x.tensor], [want])[0]
+            self.assert_close(reply.output, want, tol=achievable(tolerance_for(x.tensor.dtype), error), call=call,
                               on=x.describe(self.device), cause=STATEFUL)  # fmt: skip
 
     def gradient_case(
@@ -331,33 +389,51 @@ class Harness:
         state: dict[str, torch.Tensor] | None = None,
         mode: str = "train",
         key: int = 99,
+        suspects: Callable[[torch.Tensor, dict[str, torch.Tensor]], list[tuple[Misconception, torch.Tensor]]]
+        | None = None,
     ) -> None:
-        """Gradients of input and parameters against the float64 reference's autograd."""
+        """Gradients of input and parameters against the float64 reference's autograd.
+
+        `suspects(x, state)` (the forward variants, each with one mistake) are differentiated
+        too, on float64 leaves, so that a gradient that matches a mistake's gradient is named.
+        """
         grad_output = randn(x.tensor.shape, key)
         step = Step([x.tensor], input_grad=True, grad_output=grad_output)
         got = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=[step])).steps[0]
         reference = reference.double().train(mode == "train")
         if state:
             reference.load_state_dict({k: v.double() if v.is_floating_point() else v for k, v in state.items()})
-        x64 = x.tensor.double().requires_grad_(True)
-        reference(x64).backward(grad_output.double())
+        names = [name for name, _ in reference.named_parameters()]
+
+        def truth(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+            """The gradients of the input and of each parameter, by the reference in the inputs' dtype."""
+            module = copy.deepcopy(reference).to(tensors[0].dtype)
+            leaf = tensors[0].detach().clone().requires_grad_(True)
+            module(leaf).backward(tensors[1].to(tensors[0].dtype))
+            grads = [leaf.grad, *(p.grad for _, p in module.named_parameters())]
+            return [g if g is not None else torch.zeros(0) for g in grads]
+
+        inputs = [x.tensor, grad_output.to(x.tensor.dtype)]
+        want = truth([t.double() for t in inputs])
+        errors = own_errors(truth, inputs, want, truth(inputs) if x.tensor.dtype == torch.float32 else [])
         call, on = call_text(cls, args, kwargs, method="backward"), x.describe(self.device)
         tol = TOLERANCES["gradient"]
         if not got.input_grads or got.input_grads[0] is None:
             fail(say("{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)",
                      "{call}，{on}：输入没有得到梯度（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
                      call=call, on=on))  # fmt: skip
-        assert x64.grad is not None
+        found = _gradient_suspects(suspects, x.tensor, state or {}, names, grad_output) if suspects else {}
         what = say("gradient of the input", "输入的梯度")
-        self.assert_close(got.input_grads[0], x64.grad, tol=tol, call=call, on=on, what=what)
-        for name, parameter in reference.named_parameters():
+        self.assert_close(got.input_grads[0], want[0], tol=achievable(tol, errors[0]), call=call, on=on, what=what,
+                          suspects=found.get("", []))  # fmt: skip
+        for index, name in enumerate(names, start=1):
             learner_grad = got.param_grads.get(name)
             if learner_grad is None:
                 fail(say("{call} on {on}: parameter `{name}` got no gradient",
                          "{call}，{on}：参数 `{name}` 没有得到梯度", call=call, on=on, name=name))
-            assert parameter.grad is not None
             what = say("gradient of {name}", "{name} 的梯度", name=name)
-            self.assert_close(learner_grad, parameter.grad, tol=tol, call=call, on=on, what=what)
+            self.assert_close(learner_grad, want[index], tol=achievable(tol, errors[index]), call=call, on=on,
+                              what=what, suspects=found.get(name, []))  # fmt: skip
 
     # -- comparing -----------------------------------------------------------------------------
 
@@ -399,11 +475,17 @@ class Harness:
             call=call, on=on, what=what, err=error.max().item(), index=index, exp=expected64[index].item(),
             got=got64[index].item(), tol=tol.describe(_RUN.lang),
         )  # fmt: skip
+        # A mistake is named only where its signature shows: its output differs from the truth on
+        # this input (else every wrong file near the truth would "match" it) and the learner's
+        # output matches it everywhere (NaN where it gives NaN).
         near = tol.at_least(TOLERANCES["misconception"])
         for misconception, variant in suspects:
-            if tuple(variant.shape) == tuple(got.shape) and bool(
-                torch.isclose(got64, variant.double(), rtol=near.rtol, atol=near.atol).all()
-            ):
+            if tuple(variant.shape) != tuple(got.shape):
+                continue
+            variant64 = variant.detach().double().cpu()
+            if bool(torch.isclose(variant64, expected64.cpu(), rtol=tol.rtol, atol=tol.atol, equal_nan=True).all()):
+                continue
+            if bool(torch.isclose(got64.cpu(), variant64, rtol=near.rtol, atol=near.atol, equal_nan=True).all()):
                 cause = misconception
                 break
         if cause is not None:
@@ -425,6 +507,30 @@ class Harness:
                      call=call, on=on, got=dtype_name(got.dtype), expected=dtype_name(expected)))
 
 
+
+
+def _gradient_suspects(
+    suspects: Callable[[torch.Tensor, dict[str, torch.Tensor]], list[tuple[Misconception, torch.Tensor]]],
+    x: torch.Tensor,
+    state: dict[str, torch.Tensor],
+    names: Sequence[str],
+    grad_output: torch.Tensor,
+) -> dict[str, list[tuple[Misconception, torch.Tensor]]]:
+    """Each mistaken forward's gradients, by what they are of: "" (the input) or a parameter's name."""
+    leaf = x.detach().double().cpu().requires_grad_(True)
+    params = {k: v.detach().double().cpu().requires_grad_(True) if v.is_floating_point() else v
+              for k, v in state.items()}  # fmt: skip
+    found: dict[str, list[tuple[Misconception, torch.Tensor]]] = {}
+    with torch.enable_grad():
+        for misconception, output in suspects(leaf, params):
+            if not output.requires_grad or tuple(output.shape) != tuple(grad_output.shape):
+                continue
+            wrt = [leaf, *(params[n] for n in names if n in params)]
+            grads = torch.autograd.grad(output, wrt, grad_output.double(), retain_graph=True, allow_unused=True)
+            for name, grad in zip(["", *(n for n in names if n in params)], grads, strict=True):
+                if grad is not None:
+                    found.setdefault(name, []).append((misconception, grad))
+    return found
 
 
 # -- module state ------------------------------------------------------------------------------
@@ -459,9 +565,12 @@ def expect_keys(call: str, what: str, got: Sequence[str], expected: Sequence[str
         parts.append(say("missing {names}", "缺少 {names}", names=_names(missing)))
     if extra:
         parts.append(say("unexpected {names}", "多出了 {names}", names=_names(extra)))
+    if not expected:
+        fail(say("{call}: {what}: {parts}. Fix: there should be none.",
+                 "{call}：{what}：{parts}。修改：这里不应有任何名称。", call=call, what=what, parts="; ".join(parts)))
     fail(say("{call}: {what}: {parts}. Fix: use exactly these names: {expected}.",
              "{call}：{what}：{parts}。修改：名称应恰好是 {expected}。",
-             call=call, what=what, parts="; ".join(parts), expected=_names(expected) or "-"))  # fmt: skip
+             call=call, what=what, parts="; ".join(parts), expected=_names(expected)))  # fmt: skip
 
 
 def expect_contains(call: str, what: str, got: Sequence[str], required: Sequence[str]) -> None:
@@ -571,23 +680,39 @@ def backward_case(
     expected: Sequence[torch.Tensor],
     suspects: Sequence[Suspects] = (),
     error_suspects: Sequence[ErrorSuspect] = (),
+    truth: Callable[[list[torch.Tensor]], Sequence[torch.Tensor]] | None = None,
 ) -> StepReply:
     """Forward, then backward with `grad_output`: the output and the gradient of every tensor.
 
     `expected` is the output then one gradient per tensor (float64); `suspects` lines up with it.
-    Outputs use the input dtype's tolerance, gradients the gradient tolerance (float64's in float64).
+    Outputs use the input dtype's tolerance, gradients the gradient tolerance (float64's in float64),
+    never tighter than what the case's precision delivers on this input (`own_errors`), when the
+    suite gives `truth`: [*tensors, grad_output] → the same output and gradients, computed in the
+    tensors' dtype (torch's own norm and its autograd).
     """
     got = call.run(harness, grad_output, error_suspects)
     dtype = call.tensors[0].dtype
+    errors = [0.0] * len(expected)
+    if truth is not None:
+        inputs = [*call.tensors, grad_output]
+        errors = own_errors(truth, inputs, expected, truth(list(inputs)) if dtype == torch.float32 else [])
     on = Input(call.tensors[0], call.label).describe(harness.device)
     found = [*suspects, *([()] * (len(expected) - len(suspects)))]
     if not got.outputs:
         fail(say("{call} on {on}: forward returned nothing", "{call}，{on}：forward 没有返回值",
                  call=call.text(), on=on))  # fmt: skip
-    harness.assert_close(got.output, expected[0], tol=tolerance_for(dtype), call=call.text(), on=on,
-                         suspects=found[0])  # fmt: skip
+    harness.assert_close(got.output, expected[0], tol=achievable(tolerance_for(dtype), errors[0]), call=call.text(),
+                         on=on, suspects=found[0])  # fmt: skip
     tol = TOLERANCES["float64" if dtype == torch.float64 else "gradient"]
     backward = say("{call}, then backward", "{call} 之后反向传播", call=call.text())
+    for name, tensor, shape in zip(call.names, call.tensors, got.backward_shapes, strict=False):
+        if shape is not None and shape != list(tensor.shape):
+            fail(say("{call} on {on}: backward returned the gradient of {name} with shape {got}, expected {want}, "
+                     "the shape of {name} (autograd would sum it for you, but the instructions ask backward for it: "
+                     "sum over every dimension {name} does not have)",
+                     "{call}，{on}：backward 返回的 {name} 的梯度形状为 {got}，应为 {want}，即 {name} 的形状"
+                     "（autograd 会替你求和，但题目要求 backward 自己给出：在 {name} 没有的维度上求和）",
+                     call=backward, on=on, name=name, got=tuple(shape), want=tuple(tensor.shape)))  # fmt: skip
     for index, name in enumerate(call.names):
         grad = got.input_grads[index] if index < len(got.input_grads) else None
         if grad is None:
@@ -595,16 +720,17 @@ def backward_case(
                      "{call}，{on}：{name} 没有得到梯度（backward 是否在它的位置返回了 None？）",
                      call=backward, on=on, name=name))  # fmt: skip
         what = say("gradient of {name}", "{name} 的梯度", name=name)
-        harness.assert_close(grad, expected[index + 1], tol=tol, call=backward, on=on, what=what,
-                             suspects=found[index + 1])  # fmt: skip
+        harness.assert_close(grad, expected[index + 1], tol=achievable(tol, errors[index + 1]), call=backward, on=on,
+                             what=what, suspects=found[index + 1])  # fmt: skip
     return got
 
 
 def expect_no_autograd(harness: Harness, call: FunctionCall, got: StepReply) -> None:
     """Fail, naming the mistake, when the learner's backward used autograd (what the worker saw)."""
     if got.autograd_in_backward:
-        fail(say("{call}: backward used autograd ({found}); this kata asks for the gradients written out. ",
-                 "{call}：backward 使用了 autograd（{found}）；本练习要求手写出梯度。",
+        fail(say("{call}: the gradient did not come from backward's own formula alone ({found}); this kata asks "
+                 "for the gradients written out in backward. ",
+                 "{call}：梯度并非只来自 backward 自己的公式（{found}）；本练习要求在 backward 中手写出梯度。",
                  call=call.text(), found=", ".join(got.autograd_in_backward))
              + harness.diagnose(AUTOGRAD_IN_BACKWARD))  # fmt: skip
 

@@ -1,7 +1,7 @@
 """A `GradeResult` shown to people in the terminal (the formats platforms read: formats.py).
 
-The report leads with the named misconceptions (each hint once), then the other failures
-grouped by category, one line per distinct message.
+The report leads with the named misconceptions (each hint once), then only the failures no
+named misconception accounts for, grouped by category, one line per distinct message.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "skipped": ("Skipped", "跳过"),
     "named": ("Recognised mistake: {title} ({n} case(s)).", "识别出的常见错误：{title}（{n} 个用例）。"),
     "hint": ("Hint: {hint}", "提示：{hint}"),
+    "others": ("Failures no named mistake accounts for (they may share the cause above):",
+               "以下失败没有被上面的常见错误解释（可能与之同源）："),  # fmt: skip
     "more_like": ("  … and {n} more with the same message", "  …… 另有 {n} 个用例信息相同"),
     "more": ("  … and {n} more (normkata grade --json lists every case)",
              "  …… 另有 {n} 个（normkata grade --json 列出全部用例）"),  # fmt: skip
@@ -96,7 +98,10 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
     if every_failure:
         _print_every_failure(console, failures, lang)
     else:
-        _print_findings(console, [c for c in failures if c.diagnosis not in named_ids], lang)
+        others = [c for c in failures if c.diagnosis not in named_ids]
+        if others and named_ids:
+            console.print(f"[muted]{escape(text('others', lang))}[/]")
+        _print_findings(console, others, lang)
     skipped = [c for c in result.cases if c.status is Status.SKIPPED]
     if skipped:
         reasons = Counter(c.message for c in skipped)

@@ -1,8 +1,9 @@
 """`normkata content check --deep`: each kata proves its own suite, as rustlings' `dev check`.
 
-The reference must pass, the untouched starter must fail and score 0, every fixture must get
-its expected verdict (and named mistake), and every misconception a suite defines must be
-named for at least one fixture: a misconception no wrong file ever triggers is dead code.
+The reference must pass on several seeds, the untouched starter must fail and score 0, every
+fixture must get its expected verdict (and named mistake; a correct fixture on several seeds),
+and every misconception a suite defines must be named for at least one fixture: a misconception
+no wrong file ever triggers is dead code.
 """
 
 from __future__ import annotations
@@ -19,6 +20,14 @@ from normkata.katas import Kata
 
 #: Inputs every deep check draws: the same run twice gives the same answer.
 SEED = 20261122
+#: A correct file must pass on every seed (docs/grading.md): the reference is graded on this many
+#: seeds (SEED, SEED + 1, ...) and each correct fixture on CORRECT_FIXTURE_SEEDS of them.
+REFERENCE_SEEDS = 5
+CORRECT_FIXTURE_SEEDS = 2
+
+
+def _seeds(count: int) -> list[int]:
+    return [SEED + k for k in range(count)]
 
 
 @dataclass(frozen=True)
@@ -31,7 +40,8 @@ class Problem:
 
 
 def planned_grades(katas: list[Kata]) -> int:
-    return sum(2 + len(kata_fixtures(k.id)) for k in katas)
+    return sum(REFERENCE_SEEDS + 1 + sum(CORRECT_FIXTURE_SEEDS if f.passes else 1 for f in kata_fixtures(k.id))
+               for k in katas)  # fmt: skip
 
 
 def deep_check(katas: list[Kata], advance: Callable[[str], None]) -> tuple[list[Problem], bool]:
@@ -44,23 +54,24 @@ def deep_check(katas: list[Kata], advance: Callable[[str], None]) -> tuple[list[
     return problems, grading_tests_dir() is not None
 
 
-def _grade_source(service: GradingService, kata: Kata, folder: Path, source: str
+def _grade_source(service: GradingService, kata: Kata, folder: Path, source: str, seed: int = SEED
                   ) -> tuple[bool, int, set[str], list[str]]:  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
     learner = folder / kata.file
     learner.write_text(source, encoding="utf-8")
-    result = service.grade(kata.id, learner, seed=SEED)
-    messages = [c.message for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
+    result = service.grade(kata.id, learner, seed=seed)
+    messages = [f"{c.name}: {c.message}" for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
     return result.passed, result.score, {d.id for d in result.diagnosis}, messages
 
 
 def _check_kata(service: GradingService, kata: Kata, folder: Path, advance: Callable[[str], None]) -> list[Problem]:
     problems: list[Problem] = []
     reference = kata.solution.read_text(encoding="utf-8")
-    passed, _, _, messages = _grade_source(service, kata, folder / "reference", reference)
-    advance(f"{kata.id}: reference")
-    if not passed:
-        problems.append(Problem(kata.id, f"the reference solution fails its suite: {messages[:1]}"))
+    for seed in _seeds(REFERENCE_SEEDS):
+        passed, _, _, messages = _grade_source(service, kata, folder / "reference", reference, seed)
+        advance(f"{kata.id}: reference, seed {seed}")
+        if not passed:
+            problems.append(Problem(kata.id, f"the reference solution fails its suite on seed {seed}: {messages[:1]}"))
     passed, score, _, _ = _grade_source(service, kata, folder / "starter", kata.starter.read_text(encoding="utf-8"))
     advance(f"{kata.id}: starter")
     if passed or score:
@@ -72,6 +83,11 @@ def _check_kata(service: GradingService, kata: Kata, folder: Path, advance: Call
         advance(f"{kata.id}: {fixture.id}")
         named |= diagnoses
         problems += _verdict_problems(kata, fixture, passed, diagnoses, messages)
+        for seed in _seeds(CORRECT_FIXTURE_SEEDS)[1:] if fixture.passes else []:
+            passed, _, _, messages = _grade_source(service, kata, folder / f"fixture{number}", fixture.source, seed)
+            advance(f"{kata.id}: {fixture.id}, seed {seed}")
+            if not passed:
+                problems.append(Problem(kata.id, f"fixture {fixture.id} fails on seed {seed}: {messages[:1]}"))
     if fixtures:
         for unused in [m for m in misconception_ids(kata.suite) if m not in named]:
             problems.append(Problem(kata.id, f"misconception {unused} is named for no fixture"))

@@ -47,20 +47,92 @@ class Forbidden(Exception):
     """Raised in place of a torch function the kata forbids."""
 
 
+def _refusal(name: str) -> str:
+    return f"torch's own {name} is not allowed in this kata: write the computation yourself"
+
+
+#: Where torch keeps Python decompositions of its ops: plain functions made of elementary ops,
+#: which no TorchFunctionMode sees as the op they decompose.
+_DECOMPOSITION_MODULES = ("torch._refs", "torch._decomp", "torch._prims")
+
+
+def forbidden_identities(forbidden: set[str]) -> dict[Any, str]:
+    """The forbidden ops as objects, each with its name: torch.X, F.X, torch._C._VariableFunctions.X,
+    torch.ops.aten.X and every overload of it. Matched by identity, whatever name reached them."""
+    import torch.nn.functional as F
+
+    found: dict[Any, str] = {}
+    for name in forbidden:
+        for namespace in (torch, F, torch._C._VariableFunctions, torch.Tensor):
+            value = getattr(namespace, name, None)
+            if value is not None and callable(value):
+                found[value] = name
+        packet = getattr(torch.ops.aten, name, None) if hasattr(torch.ops.aten, name) else None
+        if packet is not None:
+            found[packet] = name
+            for overload in packet.overloads():
+                found[getattr(packet, overload)] = name
+    return found
+
+
+def refuse_decompositions(forbidden: set[str], seen: set[str]) -> None:
+    """Replace torch's Python decompositions of the forbidden ops with refusals, wherever they are
+    kept (module attributes under any name, decomposition tables), matched by identity."""
+    originals: dict[int, str] = {}
+    modules = [m for n, m in list(sys.modules.items()) if m is not None and n.startswith(_DECOMPOSITION_MODULES)]
+    for module in modules:
+        for name in forbidden:
+            value = vars(module).get(name)
+            if callable(value):
+                originals[id(value)] = name
+    tables = []
+    for module in modules:
+        for value in list(vars(module).values()):
+            if isinstance(value, dict) and value and all(isinstance(k, torch._ops.OpOverload) for k in list(value)[:3]):
+                tables.append(value)
+    for table in tables:
+        for op, fn in list(table.items()):
+            name = op.name().split("::")[-1].split(".")[0]
+            if name in forbidden and callable(fn):
+                originals[id(fn)] = name
+
+    def refusal(name: str) -> Any:
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            seen.add(name)
+            raise Forbidden(_refusal(name))
+
+        return refuse
+
+    for module in modules:
+        for key, value in list(vars(module).items()):
+            if callable(value) and id(value) in originals:
+                setattr(module, key, refusal(originals[id(value)]))
+    for table in tables:
+        for op, fn in list(table.items()):
+            if id(fn) in originals:
+                table[op] = refusal(originals[id(fn)])
+
+
 class ForbiddenOps(TorchFunctionMode):
     """Sees every torch function call, however it was reached (F.rms_norm, torch.ops.aten.*,
-    torch._C._VariableFunctions, ...), and refuses the kata's forbidden ones."""
+    torch._C._VariableFunctions, a name built at run time, ...), and refuses the kata's forbidden
+    ones, matched by identity (and, for anything else torch names so, by name)."""
 
     def __init__(self, forbidden: set[str]) -> None:
         super().__init__()
         self.forbidden = forbidden
+        self.identities = forbidden_identities(forbidden) if forbidden else {}
         self.seen: set[str] = set()
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        name = str(getattr(func, "__name__", "")).split(".")[0]
+        try:
+            name = self.identities.get(func)
+        except TypeError:  # an unhashable callable
+            name = None
+        name = name or str(getattr(func, "__name__", "")).split(".")[0]
         if name in self.forbidden:
             self.seen.add(name)
-            raise Forbidden(f"torch's own {name} is not allowed in this kata: write the computation yourself")
+            raise Forbidden(_refusal(name))
         return func(*args, **(kwargs or {}))
 
 
@@ -81,6 +153,8 @@ class _Session:
     def load(self, request: LoadRequest) -> LoadReply:
         self.learner_file = os.path.abspath(request.file)
         self.guard = ForbiddenOps(set(request.forbidden_ops))
+        if request.forbidden_ops:
+            refuse_decompositions(set(request.forbidden_ops), self.guard.seen)
         for folder in reversed(request.search_path):
             sys.path.insert(0, folder)
         before = _global_state()
@@ -122,9 +196,10 @@ class _Session:
         target = calls.build(cls, program)
         if program.kind == "function":
             watched: set[str] = set()
+            shapes: list[list[int] | None] = []
             stage[0] = "forward"
-            with calls.watch_backward(cls, watched):
-                steps = [self._step(target, step, program, stage, watched) for step in program.steps]
+            with calls.watch_backward(cls, watched, shapes):
+                steps = [self._step(target, step, program, stage, watched, shapes) for step in program.steps]
             return RunReply(True, steps)
         if program.kind == "object":
             stage[0] = "forward"
@@ -143,8 +218,8 @@ class _Session:
         inspection = _inspect(module) if program.inspect else None
         return RunReply(True, steps, inspection, state_load)
 
-    def _step(self, target: Any, step: Step, program: Program, stage: list[str],
-              watched: set[str] | None = None) -> StepReply:  # fmt: skip
+    def _step(self, target: Any, step: Step, program: Program, stage: list[str], watched: set[str] | None = None,
+              shapes: list[list[int] | None] | None = None) -> StepReply:  # fmt: skip
         module = target if program.kind == "module" else None
         if step.mode and module is not None:
             module.train(step.mode == "train")
@@ -158,7 +233,10 @@ class _Session:
                 self._step(other, other_step, program, stage)
             leading.append(other)
         context = torch.no_grad() if step.no_grad else contextlib.nullcontext()
-        stage[0] = "forward"
+        if watched is not None:  # what forward and then backward do with autograd, for this step
+            watched.clear()
+        # An object's method is named as itself (an error in `merge` is not "in forward").
+        stage[0] = f"method:{step.method}" if program.kind == "object" and step.method else "forward"
         try:
             with context:
                 output = calls.invoke(target, program.kind, step, inputs, leading)
@@ -172,8 +250,8 @@ class _Session:
             stage[0] = "backward"
             if module is not None:
                 module.zero_grad(set_to_none=True)
-            if watched is not None:
-                watched.clear()
+            if shapes is not None:
+                shapes.clear()
             first = outputs[0]
             first.backward(step.grad_output.to(device=first.device, dtype=first.dtype))
             result.input_grads = [_plain(t.grad) if t.grad is not None else None for t in inputs]
@@ -182,6 +260,7 @@ class _Session:
                     name: _plain(p.grad) if p.grad is not None else None for name, p in module.named_parameters()
                 }
             result.autograd_in_backward = sorted(watched or ())
+            result.backward_shapes = list(shapes or [])
         if step.buffers and module is not None:
             result.buffers = {name: _describe(b) for name, b in module.named_buffers()}
         return result
