@@ -45,7 +45,7 @@ def test_every_topic_has_questions_and_cards() -> None:
 
 def test_the_new_topics_have_spot_the_bug_items() -> None:
     spot = Counter(q.topic for q in BANK.questions if "spot-the-bug" in q.tags)
-    for topic in ("backward", "groupnorm", "inference", "qknorm", "statistics"):
+    for topic in ("backward", "groupnorm", "inference", "qknorm", "statistics", "placement", "normfree", "ngpt"):
         assert spot[topic] >= 1, topic
 
 
@@ -77,7 +77,7 @@ def test_right_answer_is_rarely_the_longest(lang: str, share: float) -> None:
 def test_no_topic_points_at_its_answers_by_length(lang: str) -> None:
     # The topics whose choices the second-pass review balanced (statistics and batchnorm still
     # have more than half of their right answers longest in one language: see content-review.md).
-    for topic in ("backward", "groupnorm", "inference", "qknorm"):
+    for topic in ("backward", "groupnorm", "inference", "qknorm", "placement", "normfree", "ngpt"):
         singles = [q for q in SINGLES if q.topic == topic]
         longest = [q.id for q in singles if _right_is_longest(q, lang)]
         assert len(longest) <= max(1, len(singles) // 2), (topic, longest)
@@ -103,7 +103,7 @@ def test_multiple_choice_answers_vary() -> None:
 
 
 def test_single_choice_answers_vary_within_each_new_topic() -> None:
-    for topic in ("backward", "groupnorm", "inference", "qknorm", "statistics"):
+    for topic in ("backward", "groupnorm", "inference", "qknorm", "statistics", "placement", "normfree", "ngpt"):
         letters = [q.answer for q in SINGLES if q.topic == topic and len(q.choices) == 4]
         assert len(set(letters)) >= min(3, len(letters)), (topic, letters)
 

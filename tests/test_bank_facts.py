@@ -190,6 +190,18 @@ NUMERIC: dict[str, Callable[[], float]] = {
     "stat-fp32-spacing-1e12": lambda: float(np.spacing(np.float32(1e12))),
     "stat-fp32-spacing-1e6": lambda: float(np.spacing(np.float32(1e6))),
     "stat-chan-between-term": _chan_between_term,
+    # -- placement, normfree (DyT) and ngpt: recomputed from the formulas, not from the snippets --
+    "pl-gemma-norm-params": lambda: (4 * 26 + 1) * 2304,
+    "pl-gemma3-norm-modules": lambda: 4 + 2,
+    "pl-olmo2-norm-params": lambda: (4 * 16 + 1) * 2048,
+    "pl-deepnorm-alpha": lambda: math.sqrt(6),  # (2 · 18)^(1/4) = 36^(1/4)
+    "pl-deepnorm-beta": lambda: 1 / math.sqrt(12),  # (8 · 18)^(-1/4) = 144^(-1/4)
+    "dyt-param-count": lambda: 2 * 4096 + 1,
+    "dyt-value": lambda: math.tanh(1.5),
+    "dyt-saturated-share": lambda: 2 * (1 - 0.5 * (1 + math.erf(1 / math.sqrt(2)))),
+    "ngpt-softmax-scale": lambda: math.sqrt(64),
+    "ngpt-cosine": lambda: 24 / 25,
+    "ngpt-alpha-stored": lambda: 1 / 32,
 }
 
 
@@ -464,3 +476,44 @@ def test_qk_norm_facts() -> None:
     assert not torch.allclose(whole, _rms(q, 0.0))  # OLMo 2's whole-projection norm differs
     assert torch.allclose(_rms(10 * q, 0.0), _rms(q, 0.0))
     assert torch.allclose(_rms(q / math.sqrt(8), 0.0), _rms(q, 0.0))  # a pre-scale is divided out
+
+
+# -- the topics of issue 27: placement, normfree (DyT), ngpt ----------------------------------------
+
+
+def _dyt(x: torch.Tensor, alpha: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    return torch.tanh(alpha * x) * weight + bias  # jiachenzhu/DyT dynamic_tanh.py, channels last
+
+
+def test_dyt_facts() -> None:
+    alpha, weight, bias = torch.ones(1) * 0.5, torch.ones(8), torch.zeros(8)
+    x = torch.randn(4, 8)
+    # one-element alpha promotes a bf16 input; a 0-dim one would not
+    assert _dyt(x.bfloat16(), alpha, weight, bias).dtype == torch.float32
+    assert (torch.tensor(0.5) * x.bfloat16()).dtype == torch.bfloat16
+    assert not torch.allclose(_dyt(10 * x, alpha, weight, bias), _dyt(x, alpha, weight, bias))  # no scale invariance
+    assert float(_dyt(x, alpha, weight, torch.ones(8)).mean()) > 0.5  # bias at ones shifts every output
+    assert float((torch.tanh(alpha * x * 5.0) + bias).abs().max()) <= 1.0  # weight inside tanh: bounded
+
+
+def test_placement_facts() -> None:
+    d = 16
+    norm, f = nn.RMSNorm(d, eps=1e-6), nn.Linear(d, d)
+    nn.init.normal_(norm.weight)
+    x = torch.randn(5, d, dtype=torch.float32) * 3
+    pre, post, olmo2 = x + f(norm(x)), norm(x + f(x)), x + norm(f(x))
+    assert not torch.allclose(pre, olmo2) and not torch.allclose(post, olmo2)
+    unit = nn.RMSNorm(d, eps=1e-6)
+    assert torch.allclose(unit(1000 * f(x)).pow(2).mean(-1).sqrt(), torch.ones(5), atol=1e-4)  # bounded update
+    ln = nn.LayerNorm(d, elementwise_affine=False)
+    assert torch.allclose(ln(4 * x + f(x)), ln(x + f(x) / 4), atol=1e-5)  # DeepNorm's alpha shrinks the update
+
+
+def test_ngpt_facts() -> None:
+    def justnorm(t: torch.Tensor) -> torch.Tensor:
+        return t / t.norm(p=2, dim=-1, keepdim=True)
+
+    h, b = justnorm(torch.randn(4, 32, dtype=D64)), justnorm(torch.randn(4, 32, dtype=D64))
+    chord = h + 0.3 * (b - h)
+    assert bool((chord.norm(dim=-1) < 1).all())  # without the projection, the state leaves the sphere
+    assert torch.allclose(justnorm(chord).norm(dim=-1), torch.ones(4, dtype=D64))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from normkata.labs import compare, depth, precision, vanishing
+from normkata.labs import compare, depth, normfree, precision, vanishing
 from normkata.labs.common import LabOptions
 from tests.conftest import invoke
 from tests.grading.test_fixtures import fixture_source
@@ -49,6 +49,29 @@ def test_compare_tiny_run_learns_and_reports() -> None:
     assert pre_rms["first_nan"] is None
     assert pre_rms["losses"][-1] < pre_rms["losses"][0]  # it learns characters
     assert math.isclose(pre_rms["losses"][0], math.log(65), rel_tol=0.15)  # starts near uniform over 65 chars
+
+
+@pytest.mark.slow
+def test_normfree_tiny_run_learns_and_reports() -> None:
+    result = normfree.run(LabOptions(seed=0), quick=True, data_path=None, steps=20, lrs=(3e-3,))
+    assert [row["config"] for row in result["summary"]] == [c[0] for c in normfree.CONFIGS]
+    for run in result["runs"]:  # DyT and the sandwich placement train like the norms they replace
+        assert run["first_nan"] is None, run["label"]
+        assert run["losses"][-1] < run["losses"][0], run["label"]
+        assert math.isclose(run["losses"][0], math.log(65), rel_tol=0.15)
+
+
+def test_lab_model_sandwich_and_dyt_structure() -> None:
+    from normkata.labs.common import norm_factory
+    from normkata.labs.model import CharTransformer, Config, DyT
+
+    sandwich = CharTransformer(Config(vocab=10, block=8, layers=2, d_model=8, heads=2, placement="sandwich",
+                                      norm="rmsnorm"), norm_factory("rmsnorm", LabOptions()))  # fmt: skip
+    names = {n for n, _ in sandwich.named_modules()}
+    assert {"blocks.0.norm1", "blocks.0.post1", "blocks.0.norm2", "blocks.0.post2", "final_norm"} <= names
+    dyt = norm_factory("dyt", LabOptions())(8)
+    assert isinstance(dyt, DyT) and dyt.alpha.shape == (1,) and dyt.alpha.item() == 0.5
+    assert not dyt.bias.detach().any()
 
 
 @pytest.mark.slow

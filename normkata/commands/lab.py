@@ -109,6 +109,7 @@ def lab() -> None:
       normkata lab vanishing
       normkata lab compare --quick --out results/
       normkata lab depth --quick
+      normkata lab normfree --quick
       normkata lab precision --use-mine
     """
 
@@ -202,6 +203,53 @@ def compare(
     curves = lab_module.curves(result, top)
     plot = Plot(f"compare_loss_lr{top:g}", curves, f"training loss at lr {top:g}", "step", "loss")
     _finish(console, options, "compare", result, result["summary"], [plot])
+
+
+@lab.command()
+@click.option("--quick", is_flag=True, help="Small model and few steps, as `lab compare --quick`.")
+@click.option("--steps", type=click.IntRange(min=2), default=None, help="Training steps per run.")
+@click.option(
+    "--lr",
+    "lrs",
+    type=click.FloatRange(min=0, min_open=True),
+    multiple=True,
+    help="Learning rates to sweep (repeat the option).",
+)
+@_data_option
+@lab_options
+def normfree(
+    quick: bool,
+    steps: int | None,
+    lrs: tuple[float, ...],
+    data: Path | None,
+    device: str,
+    seed: int,
+    out: Path | None,
+    use_mine: bool,
+) -> None:
+    """Pre-LN with LayerNorm, RMSNorm and DyT, and Gemma's sandwich placement, on TinyShakespeare.
+
+    The model, data, schedule, table and plot of `lab compare`; --use-mine takes your
+    RMSNorm, LayerNorm and DyT from the workspace. docs/labs.md puts what the papers claim
+    beside what a run shows.
+
+    \b
+    Examples:
+      normkata lab normfree --quick
+      normkata lab normfree --lr 1e-3 --lr 1e-2 --steps 300 --out results/
+    """
+    from normkata.labs import normfree as lab_module
+    from normkata.labs.plots import Plot
+    from normkata.ui import make_console
+
+    options, console = _options(device, seed, out, use_mine), make_console()
+    with _progress(console) as progress:
+        result = lab_module.run(options, quick=quick, data_path=data, steps=steps, lrs=lrs or None, progress=progress)
+    lab_module.render(console, result)
+    top = max(result["settings"]["lrs"])
+    curves = lab_module.curves(result, top)
+    plot = Plot(f"normfree_loss_lr{top:g}", curves, f"training loss at lr {top:g}", "step", "loss")
+    _finish(console, options, "normfree", result, result["summary"], [plot])
 
 
 @lab.command()

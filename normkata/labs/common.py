@@ -56,9 +56,14 @@ def norm_factory(kind: str, options: LabOptions, eps: float = 1e-5) -> Callable[
     if kind == "none":
         return lambda d: nn.Identity()
     if options.use_mine:
-        kata, cls = {"rmsnorm": ("rmsnorm", "RMSNorm"), "layernorm": ("layernorm", "LayerNorm")}[kind]
+        kata, cls = {"rmsnorm": ("rmsnorm", "RMSNorm"), "layernorm": ("layernorm", "LayerNorm"),
+                     "dyt": ("dyt", "DyT")}[kind]  # fmt: skip
         mine = learner_class(options, kata, cls)
-        return lambda d: mine(d, eps=eps)
+        return (lambda d: mine(d)) if kind == "dyt" else (lambda d: mine(d, eps=eps))
+    if kind == "dyt":
+        from normkata.labs.model import DyT
+
+        return lambda d: DyT(d)
     if kind == "rmsnorm":
         return lambda d: nn.RMSNorm(d, eps=eps)
     return lambda d: nn.LayerNorm(d, eps=eps)

@@ -49,13 +49,14 @@ def run(
     steps: int | None = None,
     lrs: tuple[float, ...] | None = None,
     progress: Any = None,
+    configs: tuple[tuple[str, str, str], ...] = CONFIGS,
 ) -> dict[str, Any]:
     base = QUICK if quick else FULL
     settings = replace(base, steps=steps or base.steps, lrs=tuple(lrs) if lrs else base.lrs)
     data = char_data(data_path)
     runs = []
-    tracker = Tracker(progress, len(CONFIGS) * len(settings.lrs) * settings.steps)
-    for label, placement, norm in CONFIGS:
+    tracker = Tracker(progress, len(configs) * len(settings.lrs) * settings.steps)
+    for label, placement, norm in configs:
         config = Config(
             data.vocab,
             settings.block,
@@ -74,7 +75,7 @@ def run(
             result.label = label
             runs.append(result.to_json())
     summary = []
-    for label, _placement, _norm in CONFIGS:
+    for label, _placement, _norm in configs:
         mine = [r for r in runs if r["label"] == label]
         stable = [r["lr"] for r in mine if r["converged"]]
         nans = [r["first_nan"] for r in mine if r["first_nan"] is not None]

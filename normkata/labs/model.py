@@ -17,8 +17,21 @@ class Config:
     layers: int = 2
     d_model: int = 128
     heads: int = 4
-    placement: str = "pre"  # pre | post | none
-    norm: str = "layernorm"  # layernorm | rmsnorm
+    placement: str = "pre"  # pre | post | sandwich | none
+    norm: str = "layernorm"  # layernorm | rmsnorm | dyt
+
+
+class DyT(nn.Module):
+    """Dynamic Tanh ("Transformers without Normalization"): weight · tanh(alpha · x) + bias, no statistic."""
+
+    def __init__(self, d: int, alpha_init: float = 0.5) -> None:
+        super().__init__()
+        self.alpha = nn.Parameter(torch.full((1,), alpha_init))  # one learnable scalar, as in the authors' code
+        self.weight = nn.Parameter(torch.ones(d))
+        self.bias = nn.Parameter(torch.zeros(d))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.alpha * x) * self.weight + self.bias
 
 
 class Attention(nn.Module):
@@ -40,6 +53,8 @@ class Block(nn.Module):
         super().__init__()
         self.placement = config.placement
         self.norm1, self.norm2 = make_norm(config.d_model), make_norm(config.d_model)
+        if config.placement == "sandwich":  # Gemma 2/3: a norm on each sublayer's output too
+            self.post1, self.post2 = make_norm(config.d_model), make_norm(config.d_model)
         self.attn = Attention(config.d_model, config.heads)
         self.mlp = nn.Sequential(
             nn.Linear(config.d_model, 4 * config.d_model), nn.GELU(), nn.Linear(4 * config.d_model, config.d_model)
@@ -49,6 +64,9 @@ class Block(nn.Module):
         if self.placement == "post":
             x = self.norm1(x + self.attn(x))
             return self.norm2(x + self.mlp(x))
+        if self.placement == "sandwich":
+            x = x + self.post1(self.attn(self.norm1(x)))
+            return x + self.post2(self.mlp(self.norm2(x)))
         x = x + self.attn(self.norm1(x))  # pre (with Identity norms this is "none")
         return x + self.mlp(self.norm2(x))
 
@@ -60,8 +78,8 @@ class CharTransformer(nn.Module):
         self.embed = nn.Embedding(config.vocab, config.d_model)
         self.position = nn.Embedding(config.block, config.d_model)
         self.blocks = nn.ModuleList([Block(config, make_norm) for _ in range(config.layers)])
-        # Pre-Norm needs a final norm; Post-Norm already ends on one; "none" has none.
-        self.final_norm = make_norm(config.d_model) if config.placement == "pre" else nn.Identity()
+        # Pre-Norm and sandwich need a final norm; Post-Norm already ends on one; "none" has none.
+        self.final_norm = make_norm(config.d_model) if config.placement in ("pre", "sandwich") else nn.Identity()
         self.head = nn.Linear(config.d_model, config.vocab)
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

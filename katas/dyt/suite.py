@@ -1,0 +1,365 @@
+"""Hidden suite for the Dynamic Tanh kata (run by `normkata grade`, never copied to the workspace).
+
+Every requirement checked here is stated in instructions.en.md / instructions.zh.md. The
+contract follows the authors' DynamicTanh (jiachenzhu/DyT, dynamic_tanh.py): parameters alpha
+(1,), weight and bias (normalized_shape), initialised to alpha_init, ones and zeros. Inputs and
+parameters are drawn from the run's seed; alpha, weight and bias are random in the forward
+cases (with weight at one and bias at zero, several mistakes give the same output).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+from normkata.grading.checks import (
+    Harness,
+    Input,
+    Misconception,
+    call_text,
+    draw,
+    expect_keys,
+    expect_parameters,
+    fail,
+    randn,
+    say,
+    seeded,
+)
+from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance, tolerance_for
+
+DEVICES = ["cpu", "cuda"]
+
+CASE_NAMES_ZH = {
+    "parameters_and_state_dict": "参数与 state_dict",
+    "alpha_init_argument": "alpha_init 参数",
+    "tuple_normalized_shape": "元组形式的 normalized_shape",
+    "without_bias": "不带 bias",
+    "loads_dynamic_tanh_state_dict": "加载 DynamicTanh 的 state_dict",
+    "dtype_argument_and_to": "dtype 参数与 .to()",
+    "fresh_module_output": "新建模块的输出",
+    "forward": "前向",
+    "forward_drawn_shapes": "随机形状的前向",
+    "forward_without_bias": "不带 bias 的前向",
+    "called_several_times": "多次调用同一模块",
+    "tuple_shapes": "元组形状",
+    "large_activations": "大激活",
+    "half_precision": "半精度",
+    "gradients": "梯度",
+}
+
+BIAS_AT_ONES = Misconception(
+    "dyt-bias-at-ones",
+    "the bias (β) starts at ones instead of zeros",
+    "bias（β）初始化为全 1，而不是全 0",
+    "Initialise bias = nn.Parameter(torch.zeros(normalized_shape)), as the paper's code (and LayerNorm) do: with ones "
+    "every output starts shifted by +1.",
+    "像论文代码（以及 LayerNorm）那样初始化 bias = nn.Parameter(torch.zeros(normalized_shape))："
+    "用全 1 时每个输出一开始都平移了 +1。",
+)
+WEIGHT_INSIDE = Misconception(
+    "dyt-weight-inside-tanh",
+    "the weight (γ) multiplies inside tanh instead of after it",
+    "weight（γ）乘在了 tanh 里面，而不是 tanh 之后",
+    "Scale the squashed value: torch.tanh(self.alpha * x) * self.weight + self.bias. Inside tanh, γ cannot take the "
+    "output beyond ±1 around the bias.",
+    "要缩放被压缩后的值：torch.tanh(self.alpha * x) * self.weight + self.bias。"
+    "放在 tanh 里面，γ 无法让输出超出 bias 附近的 ±1。",
+)
+BIAS_INSIDE = Misconception(
+    "dyt-bias-inside-tanh",
+    "the bias (β) is added inside tanh instead of after it",
+    "bias（β）加在了 tanh 里面，而不是 tanh 之后",
+    "Add the bias last: weight · tanh(alpha · x) + bias.",
+    "bias 最后再加：weight · tanh(alpha · x) + bias。",
+)
+NO_ALPHA = Misconception(
+    "dyt-no-alpha",
+    "alpha is not applied: tanh(x) instead of tanh(alpha · x)",
+    "没有乘 alpha：算的是 tanh(x)，而不是 tanh(alpha · x)",
+    "Multiply the input by the learnable scalar before tanh: torch.tanh(self.alpha * x).",
+    "在 tanh 之前把输入乘以可学习的标量：torch.tanh(self.alpha * x)。",
+)
+ALPHA_FIXED = Misconception(
+    "dyt-alpha-not-learnable",
+    "alpha is a constant (a float or a buffer), not a learnable parameter",
+    "alpha 是常数（浮点数或 buffer），而不是可学习的参数",
+    "Make alpha an nn.Parameter of shape (1,): torch.full((1,), alpha_init). As a float or a buffer it gets no "
+    "gradient, the optimizer never sees it, and a checkpoint's alpha is not loaded.",
+    "把 alpha 定义为形状 (1,) 的 nn.Parameter：torch.full((1,), alpha_init)。"
+    "作为浮点数或 buffer，它没有梯度，优化器看不到它，检查点中的 alpha 也不会被加载。",
+)
+ALPHA_PER_CHANNEL = Misconception(
+    "dyt-alpha-per-channel",
+    "alpha has one value per channel instead of one scalar of shape (1,)",
+    "alpha 每个通道一个值，而不是形状为 (1,) 的一个标量",
+    "alpha is one scalar shared by every channel and token: nn.Parameter(torch.full((1,), alpha_init)). weight already "
+    "gives each channel its own scale; a per-channel alpha cannot load the authors' checkpoints.",
+    "alpha 是所有通道和 token 共享的一个标量：nn.Parameter(torch.full((1,), alpha_init))。"
+    "weight 已经给了每个通道各自的缩放；每个通道一个 alpha 无法加载作者的检查点。",
+)
+ALPHA_INIT_IGNORED = Misconception(
+    "dyt-alpha-init-ignored",
+    "the alpha_init argument is ignored (alpha always starts at 0.5)",
+    "忽略了 alpha_init 参数（alpha 总是从 0.5 开始）",
+    "Start alpha at the value given: torch.full((1,), alpha_init). The LLaMA runs use other values (0.8, 0.2, 0.05).",
+    "alpha 从给定的值开始：torch.full((1,), alpha_init)。LLaMA 的实验用了其他值（0.8、0.2、0.05）。",
+)
+
+
+def _shape(normalized_shape: int | tuple[int, ...]) -> tuple[int, ...]:
+    return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+
+
+def reference_output(x: torch.Tensor, state: dict[str, torch.Tensor], shape: tuple[int, ...]) -> torch.Tensor:
+    from normkata_reference_dyt import DyT  # type: ignore[import-not-found]
+
+    module = DyT(shape, bias="bias" in state, dtype=torch.float64)
+    module.load_state_dict({k: v.double() for k, v in state.items()})
+    with torch.no_grad():
+        return module(x.double().cpu())
+
+
+def suspects(x: torch.Tensor, state: dict[str, torch.Tensor], alpha_init: float = 0.5) -> list:
+    x64 = x.double().cpu()
+    alpha, weight = state["alpha"].double(), state["weight"].double()
+    bias = state["bias"].double() if "bias" in state else torch.zeros_like(weight)
+    found = [
+        (WEIGHT_INSIDE, torch.tanh(alpha * x64 * weight) + bias),
+        (BIAS_INSIDE, torch.tanh(alpha * x64 + bias) * weight),
+        (NO_ALPHA, torch.tanh(x64) * weight + bias),
+        (BIAS_AT_ONES, torch.tanh(alpha * x64) * weight + bias + 1),
+    ]
+    if float(alpha) != alpha_init:  # a constant alpha keeps its initial value whatever is loaded
+        found.append((ALPHA_FIXED, torch.tanh(alpha_init * x64) * weight + bias))
+    return found
+
+
+def random_state(shape: tuple[int, ...], key: int, *, bias: bool = True) -> dict[str, torch.Tensor]:
+    """alpha in [0.3, 1.3) (not 0.5: a constant alpha must show), weight around 1, bias around 0."""
+    alpha = 0.3 + torch.rand((1,), generator=seeded(key))
+    state = {"alpha": alpha, "weight": randn(shape, key + 1, scale=0.5, shift=1.0)}
+    if bias:
+        state["bias"] = randn(shape, key + 2, scale=0.5)
+    return state
+
+
+def check_forward(harness: Harness, x: Input, normalized_shape: int | tuple[int, ...], *, key: int,
+                  bias: bool = True, dtype: torch.dtype | None = None,
+                  tol: Tolerance | None = None) -> None:  # fmt: skip
+    shape = _shape(normalized_shape)
+    state = random_state(shape, key, bias=bias)
+    arg = normalized_shape if isinstance(normalized_shape, int) else list(normalized_shape)
+    kwargs: dict[str, Any] = {} if bias else {"bias": False}
+    harness.forward_case("DyT", [arg], kwargs, x, state=state, dtype=dtype, tol=tol,
+                         expected=lambda t, st: reference_output(t, st, shape),
+                         suspects=lambda t, st: suspects(t, st))  # fmt: skip
+
+
+def expect_dyt_parameters(harness: Harness, call: str, args: list[Any], kwargs: dict[str, Any],
+                          expected: dict[str, torch.Tensor]) -> None:  # fmt: skip
+    """Exactly these parameters, naming the known mistakes before the generic message."""
+    info = harness.inspect("DyT", args, kwargs)
+    alpha = info.parameters.get("alpha")
+    others = [name for name in info.parameters if name not in ("weight", "bias")]
+    if alpha is None and ("alpha" in info.buffers or not others):  # a buffer, or a plain float
+        fail(say("{call}: `alpha` is not a parameter.", "{call}：`alpha` 不是参数。", call=call)
+             + " " + harness.diagnose(ALPHA_FIXED))  # fmt: skip
+    if alpha is not None and alpha.shape != [1]:
+        fail(say("{call}.alpha has shape {shape}, expected (1,).", "{call}.alpha 的形状是 {shape}，应为 (1,)。",
+                 call=call, shape=alpha.shape) + " " + harness.diagnose(ALPHA_PER_CHANNEL))  # fmt: skip
+    if alpha is not None and "alpha" in expected and not torch.equal(alpha.value.double(), expected["alpha"].double()):
+        if abs(float(alpha.value.double().flatten()[0]) - 0.5) < 1e-6:
+            want = float(expected["alpha"][0])
+            fail(say("{call}.alpha starts at 0.5, expected {want}.", "{call}.alpha 从 0.5 开始，应为 {want}。",
+                     call=call, want=want) + " " + harness.diagnose(ALPHA_INIT_IGNORED))  # fmt: skip
+    bias = info.parameters.get("bias")
+    if bias is not None and "bias" in expected and bool((bias.value == 1).all()):
+        fail(say("{call}.bias starts at ones, expected zeros.", "{call}.bias 从全 1 开始，应为全 0。", call=call)
+             + " " + harness.diagnose(BIAS_AT_ONES))  # fmt: skip
+    expect_parameters(call, info, expected)
+    expect_keys(call, "state_dict", info.state_dict, list(expected))
+
+
+# -- module state ------------------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.STATE)
+def test_parameters_and_state_dict(harness: Harness) -> None:
+    expected = {"alpha": torch.full((1,), 0.5), "weight": torch.ones(6), "bias": torch.zeros(6)}
+    expect_dyt_parameters(harness, "DyT(6)", [6], {}, expected)
+
+
+@pytest.mark.category(Category.STATE)
+def test_alpha_init_argument(harness: Harness) -> None:
+    expected = {"alpha": torch.full((1,), 0.8), "weight": torch.ones(5), "bias": torch.zeros(5)}
+    expect_dyt_parameters(harness, "DyT(5, alpha_init=0.8)", [5], {"alpha_init": 0.8}, expected)
+
+
+@pytest.mark.category(Category.STATE)
+def test_tuple_normalized_shape(harness: Harness) -> None:
+    expected = {"alpha": torch.full((1,), 0.5), "weight": torch.ones(4, 5), "bias": torch.zeros(4, 5)}
+    expect_dyt_parameters(harness, "DyT((4, 5))", [(4, 5)], {}, expected)
+
+
+@pytest.mark.category(Category.STATE)
+def test_without_bias(harness: Harness) -> None:
+    call = "DyT(6, bias=False)"
+    info = harness.inspect("DyT", [6], {"bias": False})
+    expect_parameters(call, info, {"alpha": torch.full((1,), 0.5), "weight": torch.ones(6)})
+    expect_keys(call, "state_dict", info.state_dict, ["alpha", "weight"])
+
+
+@pytest.mark.category(Category.STATE)
+def test_loads_dynamic_tanh_state_dict(harness: Harness) -> None:
+    # What the authors' DynamicTanh(8, channels_last=True) saves, with trained-looking values.
+    state = random_state((8,), 5)
+    x = randn((3, 8), 6, scale=2.0)
+    reply = harness.run(harness.program("DyT", [8], state=state, steps=[Step([x])]))
+    if not reply.state_load.clean:
+        message = say("DyT(8).load_state_dict(DynamicTanh(8, True).state_dict()) would fail: missing {missing}, "
+                      "unexpected {unexpected}, wrong shape {mismatched}. Fix: parameters `alpha` (1,), `weight` and "
+                      "`bias` (normalized_shape).",
+                      "DyT(8).load_state_dict(DynamicTanh(8, True).state_dict()) 会失败：缺少 {missing}，多出 "
+                      "{unexpected}，形状不对 {mismatched}。修改：参数为 `alpha` (1,)、`weight` 和 `bias`"
+                      "（normalized_shape）。",
+                      missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-",
+                      mismatched=reply.state_load.mismatched or "-")  # fmt: skip
+        if "alpha" in reply.state_load.mismatched:
+            message += " " + harness.diagnose(ALPHA_PER_CHANNEL)
+        elif "alpha" in reply.state_load.unexpected:
+            message += " " + harness.diagnose(ALPHA_FIXED)
+        fail(message)
+    harness.assert_close(reply.steps[0].output, reference_output(x, state, (8,)), tol=TOLERANCES["float32"],
+                         call=say("load_state_dict(DynamicTanh(8, True).state_dict()) then forward",
+                                  "load_state_dict(DynamicTanh(8, True).state_dict()) 后 forward"),
+                         on=Input(x, "2·N(0,1)").describe(), suspects=suspects(x, state))  # fmt: skip
+
+
+@pytest.mark.category(Category.STATE)
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16"])
+def test_dtype_argument_and_to(harness: Harness, dtype: str) -> None:
+    torch_dtype = getattr(torch, dtype)
+    expected = {"alpha": torch.full((1,), 0.5, dtype=torch_dtype), "weight": torch.ones(4, dtype=torch_dtype),
+                "bias": torch.zeros(4, dtype=torch_dtype)}  # fmt: skip
+    expect_parameters(f"DyT(4, dtype={dtype})", harness.inspect("DyT", [4], {"dtype": dtype}), expected)
+    expect_parameters(f"DyT(4).to({dtype})", harness.inspect("DyT", [4], dtype=torch_dtype), expected)
+
+
+# -- forward in fp32 ---------------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.FORWARD)
+@pytest.mark.parametrize("alpha_init", [0.5, 0.8])
+def test_fresh_module_output(harness: Harness, alpha_init: float) -> None:
+    """No state loaded: the module's own initialization is what the output shows."""
+    d = 12
+    x = Input(randn((4, d), 80, scale=2.0), "2·N(0,1)")
+    initial = {"alpha": torch.full((1,), alpha_init), "weight": torch.ones(d), "bias": torch.zeros(d)}
+    kwargs = {"alpha_init": alpha_init}
+    reply = harness.run(harness.program("DyT", [d], kwargs, steps=[Step([x.tensor])]))
+    found = suspects(x.tensor, initial, alpha_init)
+    if alpha_init != 0.5:
+        found.append((ALPHA_INIT_IGNORED, torch.tanh(0.5 * x.tensor.double())))
+    harness.assert_close(reply.steps[0].output, reference_output(x.tensor, initial, (d,)), tol=TOLERANCES["float32"],
+                         call=call_text("DyT", [d], kwargs) + say(" (freshly built)", "（新建）"),
+                         on=x.describe(harness.device), suspects=found)  # fmt: skip
+
+
+SHAPES = [(2, 5, 8), (3, 16), (4, 1, 7), (8,), (5, 33), (2, 3, 1)]
+
+
+@pytest.mark.category(Category.FORWARD)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_forward(harness: Harness, shape: tuple[int, ...], device: str) -> None:
+    key = 1000 + sum(shape) * 7 + len(shape)
+    check_forward(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), shape[-1], key=key + 1)
+
+
+@pytest.mark.category(Category.FORWARD)
+@pytest.mark.parametrize("k", range(3))
+def test_forward_drawn_shapes(harness: Harness, k: int) -> None:
+    shape = (draw(10 + k, 1, 5), draw(20 + k, 1, 6), draw(30 + k, 1, 97))
+    check_forward(harness, Input(randn(shape, 40 + k, scale=1.5, shift=-0.5), "1.5·N(0,1)-0.5"), shape[-1],
+                  key=50 + k)  # fmt: skip
+
+
+@pytest.mark.category(Category.FORWARD)
+def test_forward_without_bias(harness: Harness) -> None:
+    check_forward(harness, Input(randn((4, 10), 3, scale=3.0, shift=-1.0), "3·N(0,1)-1"), 10, key=4, bias=False)
+
+
+@pytest.mark.category(Category.FORWARD)
+def test_called_several_times(harness: Harness) -> None:
+    d = draw(60, 3, 33)
+    state = random_state((d,), 61)
+    inputs = [Input(randn((4, d), 62, scale=2.0, shift=1.0), "2·N(0,1)+1"),
+              Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
+              Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
+    inputs.append(inputs[0])
+    harness.repeated_calls_case("DyT", [d], {}, inputs, state=state,
+                                expected=lambda x: reference_output(x, state, (d,)))  # fmt: skip
+
+
+@pytest.mark.category(Category.SHAPES)
+@pytest.mark.parametrize(
+    ("shape", "normalized"),
+    [((2, 3, 4, 5), (4, 5)), ((3, 2, 6), (2, 6)), ((4, 6), (6,))],
+    ids=["2x3x4x5-over-4x5", "3x2x6-over-2x6", "4x6-over-(6,)"],
+)
+def test_tuple_shapes(harness: Harness, shape: tuple[int, ...], normalized: tuple[int, ...]) -> None:
+    check_forward(harness, Input(randn(shape, 9, scale=2.0, shift=1.0), "2·N(0,1)+1"), normalized, key=90)
+
+
+# -- numerical stability -----------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.STABILITY)
+@pytest.mark.parametrize("device", DEVICES)
+def test_large_activations(harness: Harness, device: str) -> None:
+    """tanh written by hand as (e^2z - 1) / (e^2z + 1) overflows to inf / inf = NaN here."""
+    x = Input(randn((4, 64), 11, scale=100.0), say("large (100·N(0,1)), where tanh saturates",
+                                                     "大数值（100·N(0,1)，tanh 饱和）"))  # fmt: skip
+    check_forward(harness, x, 64, key=12)
+
+
+# -- low precision -----------------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.LOW_PRECISION)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("k", [0, 1])
+def test_half_precision(harness: Harness, dtype: torch.dtype, k: int, device: str) -> None:
+    shape = (4, 6, 64)
+    x = randn(shape, 20 + k, scale=2.0, shift=0.5).to(dtype)
+    state = random_state((64,), 30 + k)
+    # Never hold the learner to more than the reference achieves in that dtype (twice its error).
+    from normkata_reference_dyt import DyT  # type: ignore[import-not-found]
+
+    low = DyT(64, dtype=dtype)
+    low.load_state_dict({k_: v.to(dtype) for k_, v in state.items()})
+    quantised = {k_: v.to(dtype) for k_, v in state.items()}
+    with torch.no_grad():
+        own_error = (low(x).double() - reference_output(x, quantised, (64,))).abs().max().item()
+    tol = tolerance_for(dtype).at_least(Tolerance(tolerance_for(dtype).rtol, 2 * own_error))
+    harness.forward_case("DyT", [64], {}, Input(x, "2·N(0,1)+0.5"), state=state, dtype=dtype, tol=tol,
+                         expected=lambda t, st: reference_output(t, st, (64,)),
+                         suspects=lambda t, st: suspects(t, st))  # fmt: skip
+
+
+# -- gradients ---------------------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.GRADIENTS)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("shape", "normalized"), [((2, 5, 8), (8,)), ((3, 4, 6), (4, 6))],
+                         ids=["2x5x8-over-8", "3x4x6-over-4x6"])  # fmt: skip
+def test_gradients(harness: Harness, shape: tuple[int, ...], normalized: tuple[int, ...], device: str) -> None:
+    from normkata_reference_dyt import DyT  # type: ignore[import-not-found]
+
+    harness.gradient_case("DyT", [list(normalized) if len(normalized) > 1 else normalized[0]], {},
+                          Input(randn(shape, 40, scale=1.5), "1.5·N(0,1)"), reference=DyT(normalized),
+                          state=random_state(normalized, 41))  # fmt: skip
