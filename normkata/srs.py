@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from normkata.store import Review, Store, iso, utcnow
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
 
 #: Items due this soon count as due now, like Anki's "learn ahead limit", so that a question
 #: missed a minute ago (FSRS: Again = 1 min) is offered by `normkata review` straight away,
@@ -25,24 +30,33 @@ def schedule(
     store: Store, item_id: str, rating: int, now: datetime | None = None, duration_ms: int | None = None
 ) -> Review:
     """The item's next FSRS state after `rating` (1-4), with its review log; not saved."""
-    from fsrs import Card, Rating, Scheduler
+    from fsrs import Card, Rating
 
     stored = store.srs_card_json(item_id)
     card = Card.from_json(stored) if stored else Card()
     before = int(card.state)
-    card, log = Scheduler().review_card(
+    card, log = scheduler(store.fsrs_parameters()).review_card(
         card, Rating(rating), review_datetime=now or utcnow(), review_duration=duration_ms
     )
     return Review(card.to_json(), iso(card.due), rating, before, iso(log.review_datetime), duration_ms)
 
 
-def retrievability(card_jsons: dict[str, str], now: datetime | None = None) -> dict[str, float]:
-    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed)."""
-    from fsrs import Card, Scheduler
+def scheduler(parameters: Sequence[float] | None = None) -> Scheduler:
+    """fsrs's scheduler with the learner's fitted parameters (`review --optimize`), else its defaults."""
+    from fsrs import Scheduler
 
-    scheduler, moment = Scheduler(), now or utcnow()
+    return Scheduler(parameters) if parameters else Scheduler()
+
+
+def retrievability(
+    card_jsons: dict[str, str], now: datetime | None = None, parameters: Sequence[float] | None = None
+) -> dict[str, float]:
+    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed)."""
+    from fsrs import Card
+
+    fsrs_scheduler, moment = scheduler(parameters), now or utcnow()
     return {
-        item: float(scheduler.get_card_retrievability(Card.from_json(card), moment))
+        item: float(fsrs_scheduler.get_card_retrievability(Card.from_json(card), moment))
         for item, card in card_jsons.items()
     }
 
