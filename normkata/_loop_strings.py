@@ -32,8 +32,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "loop.kata_left": ("{kata} left unfinished: it stays due.", "{kata} 尚未完成：仍然到期。"),
     "loop.summary.katas": ("Katas written again: {n} ({ratings}).", "再写一遍的编程练习：{n} 个（{ratings}）。"),
     "advice.kata_again": (
-        "write {kata} again from a fresh starter: passed before, FSRS says it is due (since {when})",
-        "用新的起始代码再写一遍 {kata}：之前已通过，FSRS 判定已到期（自 {when} 起）",
+        "{kata}: write it again from a fresh starter (passed before; FSRS says it is due since {when})",
+        "{kata}：用新的起始代码再写一遍（之前已通过；FSRS 判定自 {when} 起到期）",
     ),
     "advice.lesson": (
         "your last {kata} grade named a mistake, {title}: {kind} `{item}` explains it",

@@ -123,7 +123,7 @@ def schedule_pass(store: Store, kata: Kata, now: datetime | None = None) -> Kata
         hints=kinds.count("hint"), gave_up="gave_up" in kinds,
     )  # fmt: skip
     duration = round(seconds * 1000) if seconds is not None and seconds >= 0 else None
-    review = schedule(store, item_id(kata.id), rating, now or passed_at, duration)
+    review = schedule(store, item_id(kata.id), rating, now or passed_at, duration, steps=False)
     store.record_review(item_id(kata.id), KIND, kata.topics[0] if kata.topics else kata.id, review)
     return KataReview(kata.id, rating, reason, review.due, seconds)
 

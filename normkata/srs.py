@@ -27,25 +27,32 @@ LEECH_LAPSES = 8
 
 
 def schedule(
-    store: Store, item_id: str, rating: int, now: datetime | None = None, duration_ms: int | None = None
+    store: Store, item_id: str, rating: int, now: datetime | None = None, duration_ms: int | None = None,
+    *, steps: bool = True,
 ) -> Review:
-    """The item's next FSRS state after `rating` (1-4), with its review log; not saved."""
+    """The item's next FSRS state after `rating` (1-4), with its review log; not saved.
+
+    `steps=False` skips FSRS's (re)learning steps of minutes: a kata written again comes back
+    in days, never in ten minutes.
+    """
     from fsrs import Card, Rating
 
     stored = store.srs_card_json(item_id)
     card = Card.from_json(stored) if stored else Card()
     before = int(card.state)
-    card, log = scheduler(store.fsrs_parameters()).review_card(
+    card, log = scheduler(store.fsrs_parameters(), steps=steps).review_card(
         card, Rating(rating), review_datetime=now or utcnow(), review_duration=duration_ms
     )
     return Review(card.to_json(), iso(card.due), rating, before, iso(log.review_datetime), duration_ms)
 
 
-def scheduler(parameters: Sequence[float] | None = None) -> Scheduler:
+def scheduler(parameters: Sequence[float] | None = None, *, steps: bool = True) -> Scheduler:
     """fsrs's scheduler with the learner's fitted parameters (`review --optimize`), else its defaults."""
     from fsrs import Scheduler
 
-    return Scheduler(parameters) if parameters else Scheduler()
+    if parameters:
+        return Scheduler(parameters) if steps else Scheduler(parameters, learning_steps=(), relearning_steps=())
+    return Scheduler() if steps else Scheduler(learning_steps=(), relearning_steps=())
 
 
 def retrievability(
