@@ -144,8 +144,8 @@ def after_attempt(store: Store, kata_id: str, result: dict, lang: str, bank: Ban
     from normkata.srs import when
 
     notes: list[Note] = []
-    kata = get_kata(kata_id)
-    if result.get("passed"):
+    if result.get("passed"):  # a failing grade costs nothing here: watch re-grades on every save
+        kata = get_kata(kata_id)
         review = schedule_pass(store, kata)
         if review:
             rating = t(f"rating.{review.rating}", lang)
