@@ -405,3 +405,46 @@ def test_a_record_from_before_the_loop_upgrades_and_its_rounds_read(tmp_path: Pa
         assert len(current_round(old, kata).attempts) >= 1  # every old attempt is in the first round
     finally:
         old.close()
+
+
+# -- end to end, with the real grader -------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None:  # type: ignore[no-untyped-def]
+    """A mistake graded for real brings its card back; the pass schedules the kata; when due,
+    review writes the starter again and grades it on a seed never used before."""
+    import shutil
+
+    from tests.grading.test_fixtures import fixture_source
+    from tests.test_kata_cli import FIXTURES as GRADING_FIXTURES
+
+    workspace = tmp_path / "workspace"
+    invoke(runner, ["kata", "rmsnorm"])
+    learner = workspace / "rmsnorm.py"
+    learner.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
+    failed = invoke(runner, ["grade"])
+    assert failed.exit_code == 1
+    assert "Now due, to learn why: `card-rms-eps`" in " ".join(failed.stdout.split())
+    assert json.loads(invoke(runner, ["next", "--json"]).stdout)["command"] == "normkata interview --id card-rms-eps"
+
+    shutil.copy(GRADING_FIXTURES / "rmsnorm" / "correct_llama_style.py", learner)
+    passed = invoke(runner, ["grade"])
+    assert passed.exit_code == 0
+    assert "rmsnorm scheduled: Good (passed after failing grades)" in " ".join(passed.stdout.split())
+
+    store = Store(database_path())
+    try:
+        store.db.execute("UPDATE srs SET due = ? WHERE item_id = 'kata:rmsnorm'", (iso(utcnow() - timedelta(days=1)),))
+    finally:
+        store.close()
+    again = invoke(runner, ["review", "--kata", "rmsnorm"], stdin="\n")  # grade the fresh starter once, then stop
+    assert "fresh starter" in again.stdout
+    seeds = [r["seed"] for r in db.execute("SELECT seed FROM kata_attempts ORDER BY id").fetchall()]
+    assert len(seeds) == 3 and seeds[2] not in seeds[:2]
+    assert learner.read_text() == get_kata("rmsnorm").starter.read_text()
+    assert db.execute("SELECT passed FROM kata_attempts ORDER BY id DESC").fetchone()["passed"] == 0
+    # Still due: the round goes on from the work in progress, not from another fresh starter.
+    learner.write_text("# half written\n")
+    invoke(runner, ["review", "--kata", "rmsnorm"], stdin="s\n")
+    assert learner.read_text() == "# half written\n"
