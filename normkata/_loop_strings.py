@@ -15,8 +15,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "loop.reason.failed": ("passed after failing grades", "经过失败的评分后通过"),
     "loop.reason.time": ("passed within twice its {minutes} min", "在预计 {minutes} 分钟的两倍内通过"),
     "loop.teach": (
-        "Now due, to learn why: {items}  ({cmd})",
-        "已设为到期，讲清原因的是：{items}（{cmd}）",
+        "Now due, to learn why: {items}  (`{cmd}`)",
+        "已设为到期，讲清原因的是：{items}（`{cmd}`）",
     ),
     "loop.kata_header": ("Kata {i}/{n}: write it again", "编程练习 {i}/{n}：再写一遍"),
     "loop.kata_again": (
