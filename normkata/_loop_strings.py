@@ -21,8 +21,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "loop.kata_header": ("Kata {i}/{n}: write it again", "编程练习 {i}/{n}：再写一遍"),
     "loop.kata_again": (
         "Your passing file is kept (history/ in the workspace); a fresh starter is in {path}. Write {kata} "
-        "again from memory: it is graded on new inputs.",
-        "你通过的文件已保存（工作区的 history/）；{path} 已换成新的起始代码。凭记忆再写一遍 {kata}：评分用新的输入。",
+        "again from memory (the instructions: `normkata kata {kata}`): it is graded on new inputs.",
+        "你通过的文件已保存（工作区的 history/）；{path} 已换成新的起始代码。凭记忆再写一遍 {kata}"
+        "（说明见 `normkata kata {kata}`）：评分用新的输入。",
     ),
     "loop.kata_prompt": ("Enter grades it, h a hint, s leaves it for now", "回车评分，h 提示，s 稍后再写"),
     "loop.kata_not_passed": (
