@@ -78,9 +78,11 @@ def _candidates(standing: Standing) -> Iterator[Step]:
     for item in leeches:
         command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
         yield Step(command, _minutes([item]), "advice.leech", {"item": item.id, "n": item.lapses}, (item,))
+    yield from _lessons(standing)
     due = standing.due()
     if due:
         yield _review(due, len(due))
+    yield from _katas_again(standing)
     started = [k for k in standing.katas if k.status == "in progress"]
     for kata in started:
         best = f"{kata.best or 0:.0%}"
@@ -101,6 +103,29 @@ def _candidates(standing: Standing) -> Iterator[Step]:
     for kata in _fresh_katas(standing, offered, None):
         yield _kata_step(kata)
     yield _mock(MOCK_MINUTES)
+
+
+def _lessons(standing: Standing) -> Iterator[Step]:
+    """A mistake a grade named, with the first item that explains it and was not reviewed since."""
+    by_id = {i.id: i for i in standing.items}
+    for lesson in standing.lessons:
+        item = next((by_id[i] for i in lesson.unreviewed if i in by_id), None)
+        if item is None:
+            continue
+        kind = Text(t(f"advice.kind.{item.kind}", "en"), t(f"advice.kind.{item.kind}", "zh"))
+        command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
+        fields = {"kata": lesson.kata, "title": lesson.title, "kind": kind, "item": item.id}
+        yield Step(command, _minutes([item]), "advice.lesson", fields, (item,))
+
+
+def _katas_again(standing: Standing) -> Iterator[Step]:
+    """Passed katas that FSRS says are due: write them again."""
+    katas = {k.id: k for k in standing.katas}
+    for due in standing.katas_due:
+        kata = katas.get(due.kata)
+        if kata is not None:
+            fields = {"kata": kata.title, "when": due.due[:10]}
+            yield Step(f"normkata review --kata {kata.id}", kata.minutes, "advice.kata_again", fields)
 
 
 def _first_questions(standing: Standing, n: int) -> list[ItemStanding]:

@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "review": (
         "normkata.commands.interview:review",
-        "Review what is due: missed quiz questions and interview cards, scheduled by FSRS.",
+        "Review what is due: missed quiz questions, interview cards and katas to write again (FSRS).",
     ),
     "progress": (
         "normkata.commands.progress:progress",

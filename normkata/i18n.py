@@ -515,3 +515,12 @@ def t(key: str, lang: str, **fields: object) -> str:
     en, zh = _STRINGS[key]
     text = zh if lang == "zh" else en
     return text.format(**fields) if fields else text
+
+
+def _merge_loop_strings() -> None:
+    from normkata._loop_strings import STRINGS
+
+    _STRINGS.update(STRINGS)
+
+
+_merge_loop_strings()

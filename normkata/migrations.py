@@ -262,3 +262,35 @@ def m007_attempt_details(db: sqlite3.Connection) -> None:
         ALTER TABLE kata_attempts ADD COLUMN diagnosis TEXT
         """,
     )
+
+
+@migration
+def m008_learning_loop(db: sqlite3.Connection) -> None:
+    """The learning loop: a passing kata file kept when the kata is written again, and fitted FSRS parameters.
+
+    Katas themselves are scheduled in `srs` (kind 'kata', item id 'kata:<id>') and logged in
+    `review_logs` like any item; a kata's rounds are marked by 'review' rows in `kata_events`
+    (detail: JSON {"after_attempt": the last attempt id before the round}). Neither needs a
+    new column.
+    """
+    _execute_each(
+        db,
+        """
+        CREATE TABLE kata_kept (
+            id INTEGER PRIMARY KEY,
+            kata TEXT NOT NULL,
+            file TEXT NOT NULL,            -- where it was in the workspace
+            source TEXT NOT NULL,          -- the passing file's text, as it was when the kata came due
+            kept_at TEXT NOT NULL
+        );
+        CREATE TABLE fsrs_parameters (
+            id INTEGER PRIMARY KEY,
+            parameters TEXT NOT NULL,      -- JSON list of floats, fsrs.Scheduler(parameters=...)
+            reviews INTEGER NOT NULL,      -- review logs they were fitted on
+            retention_before REAL,         -- mean predicted recall on those reviews, default parameters
+            retention_after REAL,          -- the same with the fitted parameters
+            recalled REAL,                 -- the share actually recalled
+            fitted_at TEXT NOT NULL
+        )
+        """,
+    )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from normkata.advisor import Step, next_step
 from normkata.content.bank import Bank
+from normkata.kata_loop import DueKata
 from normkata.srs import GOOD_RATING, due_cutoff
 from normkata.standing import load_standing
 from normkata.store import KataStatus, Store
+from normkata.teaching import Lesson, lessons, load_links, week_start
 
 #: In a topic that katas cover, passing them makes up this share of its mastery: writing the
 #: layer is part of knowing it, yet one kata must not outweigh a whole question bank.
@@ -45,6 +47,9 @@ class Report:
     counts: dict[str, int]
     katas: list[KataStatus]
     next: Step
+    #: The learning loop: katas due to be written again, and misconceptions graded this week.
+    katas_due: list[DueKata] = field(default_factory=list)
+    met_this_week: list[Lesson] = field(default_factory=list)
 
     def to_json(self, lang: str = "en") -> dict:
         return {
@@ -55,6 +60,12 @@ class Report:
             "katas_passed": sum(k.status == "passed" for k in self.katas),
             "next": self.next.command,
             "next_why": self.next.why(lang),
+            "katas_due": [{"kata": k.kata, "due": k.due} for k in self.katas_due],
+            "misconceptions_this_week": [
+                {"id": m.misconception, "kata": m.kata, "title": m.title, "met_at": m.met_at,
+                 "items": list(m.items), "reviewed_since": m.reviewed}
+                for m in self.met_this_week
+            ],  # fmt: skip
         }
 
 
@@ -86,4 +97,6 @@ def build_report(bank: Bank, store: Store) -> Report:
             )
         )
     due = len(store.due_items(due_cutoff()))
-    return Report(topics, due, store.counts(), katas, next_step(standing))
+    links, _issues = load_links()
+    met = lessons(store, links, since=week_start())
+    return Report(topics, due, store.counts(), katas, next_step(standing), list(standing.katas_due), met)

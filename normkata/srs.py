@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from normkata.store import Review, Store, iso, utcnow
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
 
 #: Items due this soon count as due now, like Anki's "learn ahead limit", so that a question
 #: missed a minute ago (FSRS: Again = 1 min) is offered by `normkata review` straight away,
@@ -22,27 +27,43 @@ LEECH_LAPSES = 8
 
 
 def schedule(
-    store: Store, item_id: str, rating: int, now: datetime | None = None, duration_ms: int | None = None
+    store: Store, item_id: str, rating: int, now: datetime | None = None, duration_ms: int | None = None,
+    *, steps: bool = True,
 ) -> Review:
-    """The item's next FSRS state after `rating` (1-4), with its review log; not saved."""
-    from fsrs import Card, Rating, Scheduler
+    """The item's next FSRS state after `rating` (1-4), with its review log; not saved.
+
+    `steps=False` skips FSRS's (re)learning steps of minutes: a kata written again comes back
+    in days, never in ten minutes.
+    """
+    from fsrs import Card, Rating
 
     stored = store.srs_card_json(item_id)
     card = Card.from_json(stored) if stored else Card()
     before = int(card.state)
-    card, log = Scheduler().review_card(
+    card, log = scheduler(store.fsrs_parameters(), steps=steps).review_card(
         card, Rating(rating), review_datetime=now or utcnow(), review_duration=duration_ms
     )
     return Review(card.to_json(), iso(card.due), rating, before, iso(log.review_datetime), duration_ms)
 
 
-def retrievability(card_jsons: dict[str, str], now: datetime | None = None) -> dict[str, float]:
-    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed)."""
-    from fsrs import Card, Scheduler
+def scheduler(parameters: Sequence[float] | None = None, *, steps: bool = True) -> Scheduler:
+    """fsrs's scheduler with the learner's fitted parameters (`review --optimize`), else its defaults."""
+    from fsrs import Scheduler
 
-    scheduler, moment = Scheduler(), now or utcnow()
+    if parameters:
+        return Scheduler(parameters) if steps else Scheduler(parameters, learning_steps=(), relearning_steps=())
+    return Scheduler() if steps else Scheduler(learning_steps=(), relearning_steps=())
+
+
+def retrievability(
+    card_jsons: dict[str, str], now: datetime | None = None, parameters: Sequence[float] | None = None
+) -> dict[str, float]:
+    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed)."""
+    from fsrs import Card
+
+    fsrs_scheduler, moment = scheduler(parameters), now or utcnow()
     return {
-        item: float(scheduler.get_card_retrievability(Card.from_json(card), moment))
+        item: float(fsrs_scheduler.get_card_retrievability(Card.from_json(card), moment))
         for item, card in card_jsons.items()
     }
 

@@ -7,9 +7,11 @@ from datetime import datetime
 
 from normkata.content.bank import Bank
 from normkata.content.model import Text
+from normkata.kata_loop import DueKata, due_katas
 from normkata.katas import load_katas
 from normkata.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
 from normkata.store import KataLog, Store, iso
+from normkata.teaching import Lesson, load_links, pending_lessons
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,10 @@ class Standing:
     items: list[ItemStanding]
     katas: list[KataStanding]
     due_before: str  # ISO: items due before this count as due (FSRS's learn-ahead included)
+    #: Passed katas FSRS says are due to be written again, soonest first (kata_loop).
+    katas_due: tuple[DueKata, ...] = ()
+    #: Mistakes a grade named whose teaching items were not reviewed since, latest first (teaching).
+    lessons: tuple[Lesson, ...] = ()
 
     @property
     def started(self) -> bool:
@@ -67,7 +73,7 @@ class Standing:
 def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Standing:
     answers, ratings, lapses = store.latest_answers(), store.latest_ratings(), store.lapses()
     schedules = {row["item_id"]: row for row in store.srs_states()}
-    recall = retrievability({item: row["card_json"] for item, row in schedules.items()}, now)
+    recall = retrievability({item: row["card_json"] for item, row in schedules.items()}, now, store.fsrs_parameters())
 
     def item(item_id: str, kind: str, topic: str, good: bool | None) -> ItemStanding:
         row = schedules.get(item_id)
@@ -86,4 +92,6 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
         status = log.status(kata.id)
         katas.append(KataStanding(kata.id, kata.title, kata.minutes, kata.topics, status.status, status.best_score))
     titles = {topic: info.title for topic, info in bank.topics.items()}
-    return Standing(list(bank.topics), titles, items, katas, iso(due_cutoff(now)))
+    links, _issues = load_links()
+    return Standing(list(bank.topics), titles, items, katas, iso(due_cutoff(now)),
+                    tuple(due_katas(store, due_cutoff(now))), tuple(pending_lessons(store, links)))  # fmt: skip

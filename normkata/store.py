@@ -191,6 +191,16 @@ class Store:
                  srs_state.duration_ms),
             )  # fmt: skip
 
+    def record_review(self, item_id: str, kind: str, topic: str, review: Review) -> None:
+        """A review of an item that is neither a quiz answer nor a card rating (a kata written again)."""
+        with self.transaction():
+            self._save_srs(item_id, kind, topic, review)
+
+    def fsrs_parameters(self) -> list[float] | None:
+        """The learner's own FSRS parameters (`review --optimize`), or None for fsrs's defaults."""
+        row = self.db.execute("SELECT parameters FROM fsrs_parameters ORDER BY id DESC LIMIT 1").fetchone()
+        return [float(value) for value in json.loads(row[0])] if row else None
+
     # -- queries -----------------------------------------------------------------------------
 
     def srs_card_json(self, item_id: str) -> str | None:
@@ -293,8 +303,13 @@ class KataLog:
             self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, 'attempt')", (kata,))
 
     def hints_taken(self, kata: str) -> int:
+        """Hints taken in the kata's current round: since it was last written again, or ever."""
         return int(
-            self.db.execute("SELECT COUNT(*) FROM kata_events WHERE kata = ? AND kind = 'hint'", (kata,)).fetchone()[0]
+            self.db.execute(
+                "SELECT COUNT(*) FROM kata_events WHERE kata = ? AND kind = 'hint' AND id > "
+                "COALESCE((SELECT MAX(id) FROM kata_events WHERE kata = ? AND kind = 'review'), 0)",
+                (kata, kata),
+            ).fetchone()[0]
         )
 
     def status(self, kata: str) -> KataStatus:

@@ -153,6 +153,9 @@ class Watcher:
             return
         self.last_result = result
         self.log.attempt(self.kata.id, str(self.file), result.to_json(), self.settings.device)
+        from normkata.kata_loop import after_attempt
+
+        notes = after_attempt(self.log.store, self.kata.id, result.to_json(), lang)
         if self.settings.jsonl:
             click.echo(json.dumps(result.to_json(), ensure_ascii=False))
             sys.stdout.flush()
@@ -161,6 +164,8 @@ class Watcher:
 
         self.console.print(f"[muted]{time.strftime('%H:%M:%S')}[/]")
         render_compact(self.console, result)
+        for note in notes:
+            self._say(note.text, style=note.style)
         if result.passed:
             self._say(t("watch.passed", lang, kata=self.kata.id))
 

@@ -46,9 +46,13 @@ def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None
     lang = current_lang(lang)
     bank, issues = load_bank_checked(path or quizzes_dir())
     katas: list = []
-    if path is None:  # the bundled content: katas too
+    unlinked: list[str] = []
+    if path is None:  # the bundled content: katas, and the links from misconceptions to the items that teach them
+        from normkata.teaching import check_links
+
         katas, kata_issues = load_katas()
-        issues = [*issues, *kata_issues]
+        link_issues, unlinked = check_links(bank, katas)
+        issues = [*issues, *kata_issues, *link_issues]
     if issues:
         for issue in issues:
             click.echo(_issue_text(issue, lang), err=True)
@@ -58,6 +62,8 @@ def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None
     if katas:
         names = ("、" if lang == "zh" else ", ").join(k.id for k in katas)
         click.echo(t("content.katas", lang, n=len(katas), names=names))
+    if unlinked:  # reported, not an error: a new misconception may wait for its question
+        click.echo(t("content.links.unlinked", lang, n=len(unlinked), ids=", ".join(unlinked)))
     if deep:
         _deep([k for k in katas if not only or k.id in only], lang)
 

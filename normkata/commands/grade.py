@@ -90,8 +90,12 @@ def grade(
     with console.status(t("grade.running", lang, kata=chosen.id)):
         result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang,
                             select=list(select))  # fmt: skip
+    notes = []
     if not select:  # a run of some cases says nothing about the kata as a whole
+        from normkata.kata_loop import after_attempt
+
         log.attempt(chosen.id, result.file, result.to_json(), device)  # the name as the runner escaped it
+        notes = after_attempt(log.store, chosen.id, result.to_json(), lang)
     if fmt:
         path = output or Path(formats.DEFAULT_FILES[fmt])
         formats.write(fmt, path, result)
@@ -100,6 +104,10 @@ def grade(
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:
         report.render(console, result, every_failure=every_failure)
+        from rich.markup import escape
+
+        for note in notes:  # the kata's next review; the items that teach a named mistake
+            console.print(f"[{note.style}]{escape(note.text)}[/]")
         if result.passed and not select:
             from normkata.advisor import next_step_line
 

@@ -12,6 +12,8 @@ from normkata.errors import EXIT_INTERRUPTED, InputError
 from normkata.options import current_lang, lang_option, seed_option, topic_option
 
 if TYPE_CHECKING:
+    from normkata.kata_loop import KataOutcome
+    from normkata.katas import Kata
     from normkata.practice import Practice
     from normkata.quiz.session import AnswerRecord
 
@@ -61,26 +63,45 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
 
 @click.command()
 @click.option("-n", "count", type=click.IntRange(min=1), default=20, show_default=True, help="At most this many items.")
+@click.option("--kata", "kata_name", default=None, metavar="NAME", help="Write this passed kata again now.")
+@click.option("--optimize", is_flag=True,
+              help="Fit your own FSRS parameters from your review logs (py-fsrs's optimizer).")  # fmt: skip
 @lang_option
-def review(count: int, lang: str | None) -> None:
-    """Review what is due: missed quiz questions and interview cards, scheduled by FSRS.
+def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) -> None:
+    """Review what is due: missed quiz questions, interview cards and katas to write again (FSRS).
 
-    A summary closes the session (also after Ctrl-C or the end of input): questions right,
-    cards by rating, and when the next item falls due.
+    A kata that comes due is written again: your passing file is kept in the workspace's
+    history/, a fresh starter takes its place, and Enter grades it on new inputs. A summary
+    closes the session (also after Ctrl-C or the end of input): questions right, cards by
+    rating, katas written again, and when the next item falls due.
 
     \b
     Examples:
       normkata review
       normkata review -n 5
+      normkata review --kata rmsnorm     # write a passed kata again now
+      normkata review --optimize         # fit FSRS to your own reviews
     """
     from normkata.i18n import t
     from normkata.practice import ask_each, open_practice
     from normkata.srs import due_cutoff, when
 
     lang = current_lang(lang)
+    if optimize:
+        from normkata.optimize import optimize_command
+
+        optimize_command(lang)
+        return
     practice = open_practice("review", lang)
-    # Rows whose item left the bank are skipped; each row is looked up once.
-    items = [item for row in practice.store.due_items(due_cutoff()) if (item := _item(practice, row))][:count]
+    if kata_name:
+        items: list[Question | Card | Kata] = [_passed_kata(practice, kata_name)]
+    else:
+        # Rows whose item left the bank are skipped; each row is looked up once. Katas come
+        # last: each takes minutes, a question seconds.
+        rows = practice.store.due_items(due_cutoff())
+        items = [item for row in rows if row["kind"] != "kata" and (item := _item(practice, row))]
+        items += [kata for row in rows if row["kind"] == "kata" and (kata := _due_kata(row))]
+        items = items[:count]
     if not items:
         upcoming = practice.store.next_due()
         text = t("review.none", lang, when=when(upcoming, lang)) if upcoming else t("review.empty", lang)
@@ -88,7 +109,7 @@ def review(count: int, lang: str | None) -> None:
         practice.store.end_session(practice.session_id)
         return
     practice.console.print(f"[heading]{t('review.header', lang, n=len(items))}[/]")
-    outcomes: list[AnswerRecord | int]
+    outcomes: list[AnswerRecord | int | KataOutcome]
     outcomes, interrupted = ask_each(practice, items, _ask_any)
     practice.store.end_session(practice.session_id)
     _summary(practice, outcomes, len(items), interrupted)
@@ -96,13 +117,16 @@ def review(count: int, lang: str | None) -> None:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
 
 
-def _summary(practice: Practice, outcomes: list[AnswerRecord | int], due: int, interrupted: bool) -> None:
+def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome], due: int, interrupted: bool) -> None:
     """What this review did, in one block: answered of due, questions right, cards by rating, next due."""
     from normkata.i18n import t
     from normkata.srs import when
 
     lang, console = practice.lang, practice.console
-    answers = [o for o in outcomes if not isinstance(o, int)]
+    from normkata.kata_loop import KataOutcome
+
+    answers = [o for o in outcomes if not isinstance(o, (int, KataOutcome))]
+    katas = [o for o in outcomes if isinstance(o, KataOutcome)]
     ratings = [o for o in outcomes if isinstance(o, int)]
     console.print()
     console.rule(f"[heading]{t('summary.title', lang)}[/]")
@@ -113,15 +137,25 @@ def _summary(practice: Practice, outcomes: list[AnswerRecord | int], due: int, i
     if ratings:
         by = "  ".join(f"{t(f'rating.{r}', lang)} {ratings.count(r)}" for r in (1, 2, 3, 4) if r in ratings)
         console.print(t("review.summary.cards", lang, n=len(ratings), ratings=by))
+    if katas:
+        by = ", ".join(f"{k.kata} {t(f'rating.{k.rating}', lang) if k.rating else '-'}" for k in katas)
+        console.print(t("loop.summary.katas", lang, n=len(katas), ratings=by))
     upcoming = practice.store.next_due()
     if upcoming:
         console.print(f"[muted]{t('review.summary.next', lang, when=when(upcoming, lang))}[/]")
 
 
-def _ask_any(practice: Practice, item: Question | Card, index: int, total: int) -> AnswerRecord | int | None:
+def _ask_any(
+    practice: Practice, item: Question | Card | Kata, index: int, total: int
+) -> AnswerRecord | int | KataOutcome | None:
     from normkata.cards import ask_card
     from normkata.quiz.session import ask_question
 
+    if not isinstance(item, (Question, Card)):
+        from normkata.commands.kata import workspace
+        from normkata.kata_loop import ask_kata
+
+        return ask_kata(practice, item, workspace(), index, total)
     if isinstance(item, Question):
         if not practice.prompter.has_more():  # piped input is over: no question left hanging
             return None
@@ -134,6 +168,26 @@ def _item(practice: Practice, row: sqlite3.Row) -> Question | Card | None:
     if row["kind"] == "question":
         return practice.bank.question(row["item_id"])
     return practice.bank.card(row["item_id"])
+
+
+def _due_kata(row: sqlite3.Row) -> Kata | None:
+    """The kata a schedule row points at; None when the catalog no longer has it."""
+    from normkata.kata_loop import kata_of
+    from normkata.katas import load_katas
+
+    return next((k for k in load_katas()[0] if k.id == kata_of(row["item_id"])), None)
+
+
+def _passed_kata(practice: Practice, name: str) -> Kata:
+    """`review --kata NAME`: a kata that has passed (a kata never passed is started with `normkata kata`)."""
+    from normkata.i18n import t
+    from normkata.katas import get_kata
+    from normkata.store import KataLog
+
+    kata = get_kata(name)
+    if KataLog(practice.store).status(kata.id).status != "passed":
+        raise InputError(t("loop.kata_not_passed", practice.lang, kata=kata.id))
+    return kata
 
 
 def _named_card(practice: Practice, item_id: str) -> Card:

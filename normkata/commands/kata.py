@@ -201,7 +201,10 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
     lang = current_lang(lang)
     log = open_kata_log(lang)
     chosen, console = get_kata(_named_or_last(name, "solution", lang, log)), make_console()
-    if log.status(chosen.id).status != "passed":
+    from normkata.kata_loop import open_again
+
+    # Writing a passed kata again is a review: seeing the solution then counts as Again.
+    if log.status(chosen.id).status != "passed" or open_again(log.store, chosen.id):
         if not yes and not click.confirm(t("solution.confirm", lang, kata=chosen.id), default=False):
             console.print(t("solution.kept", lang))
             return

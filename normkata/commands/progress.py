@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from normkata.errors import InputError
 from normkata.options import current_lang, lang_option
 
 if TYPE_CHECKING:
@@ -50,8 +52,38 @@ def show_dashboard(lang: str | None) -> None:
         console.print(t("dash.katas.passed", lang, passed=passed, total=len(report.katas)))
     else:
         console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
+    _show_loop(console, report, lang)
     console.print(f"[muted]{t('dash.mastery.how', lang, share=f'{KATA_SHARE:.0%}')}[/]")
     console.print(f"[next]{t('dash.next', lang, cmd=report.next.command, why=report.next.why(lang))}[/]")
+
+
+def _show_loop(console: Console, report: Report, lang: str) -> None:
+    """The learning loop: katas due to be written again; mistakes graded this week and whether
+    the items that explain them were reviewed since."""
+    from rich.markup import escape
+
+    from normkata.i18n import t
+
+    if not report.katas_due and not report.met_this_week and not any(k.status == "passed" for k in report.katas):
+        return  # nothing in the loop yet: no empty lines for a new learner
+    if report.katas_due:
+        due = ", ".join(f"{k.kata} ({k.due[:10]})" for k in report.katas_due)
+        console.print(t("dash.loop.katas_due", lang, katas=due))
+    else:
+        console.print(f"[muted]{t('dash.loop.katas_due.none', lang)}[/]")
+    if not report.met_this_week:
+        console.print(f"[muted]{t('dash.loop.met.none', lang)}[/]")
+        return
+    console.print(t("dash.loop.met", lang))
+    for met in report.met_this_week:
+        if not met.items:
+            state, style = t("dash.loop.no_items", lang), "muted"
+        elif met.reviewed:
+            state, style = t("dash.loop.reviewed", lang), "kata.pass"
+        else:
+            state, style = t("dash.loop.not_reviewed", lang), "warn"
+        items = ", ".join(met.items)
+        console.print(f"  {escape(met.misconception)} ({escape(met.kata)}): {escape(items)}  [{style}]{state}[/]")
 
 
 def _bar(share: float, width: int = 10) -> str:
@@ -76,19 +108,81 @@ def _load(lang_option: str | None) -> tuple[str, Report, Bank, Console]:
     return lang, report, bank, make_console()
 
 
-@click.command()
+@click.group(invoke_without_command=True)
 @lang_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def progress(lang: str | None, as_json: bool) -> None:
+@click.pass_context
+def progress(ctx: click.Context, lang: str | None, as_json: bool) -> None:
     """Show mastery per topic, what is due and what to do next.
 
     \b
     Examples:
       normkata progress
       normkata progress --json
+      normkata progress export normkata-progress.json   # carry it to another machine
+      normkata progress import normkata-progress.json   # merge it in (twice = once)
     """
+    if ctx.invoked_subcommand is not None:
+        return
     if as_json:
         lang, report, _bank, _console = _load(lang)
         click.echo(json.dumps(report.to_json(lang), ensure_ascii=False, indent=2))
     else:
         show_dashboard(lang)
+
+
+@progress.command("export")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@lang_option
+def export_progress(file: Path, lang: str | None) -> None:
+    """Write your whole record (answers, ratings, review logs, katas, mocks) to FILE as versioned JSON."""
+    from normkata.i18n import t
+    from normkata.practice import report_damage
+    from normkata.store import open_store
+    from normkata.transfer import export_file
+
+    lang = current_lang(lang)
+    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    try:
+        counts = export_file(store, file)
+    except OSError as exc:
+        raise InputError(t("transfer.unwritable", lang, path=file, why=exc.strerror or exc)) from None
+    finally:
+        store.close()
+    click.echo(t("transfer.exported", lang, path=file, summary=_summary(counts)))
+
+
+@progress.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@lang_option
+def import_progress(file: Path, lang: str | None) -> None:
+    """Merge a record exported on another machine: validated first, nothing added twice."""
+    from normkata.i18n import t
+    from normkata.practice import report_damage
+    from normkata.store import open_store
+    from normkata.transfer import TransferError, import_document, read_document
+
+    lang = current_lang(lang)
+    try:
+        document = read_document(file)
+    except OSError as exc:
+        raise InputError(t("transfer.unreadable", lang, path=file, why=exc.strerror or exc)) from None
+    except ValueError as exc:
+        raise InputError(t("transfer.invalid", lang, path=file, why=f"not JSON ({exc})")) from None
+    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    try:
+        added = import_document(store, document)
+    except TransferError as exc:
+        raise InputError(t("transfer.invalid", lang, path=file, why=exc)) from None
+    finally:
+        store.close()
+    if added.nothing:
+        click.echo(t("transfer.nothing", lang, path=file))
+        return
+    counts = {**added.rows, "srs": added.schedules_updated}
+    click.echo(t("transfer.imported", lang, path=file, summary=_summary(counts)))
+
+
+def _summary(counts: dict[str, int]) -> str:
+    """ "answers 12, ratings 3, srs 9": the tables with rows, in the record's order."""
+    return ", ".join(f"{table} {n}" for table, n in counts.items() if n) or "0"

@@ -1,0 +1,284 @@
+"""Katas as reviewable items: a pass is an FSRS review, and a due kata is written again.
+
+A kata's *round* runs from its start (or from the moment it came due and was written again)
+to its first passing grade. That pass is the round's FSRS review, rated from what happened:
+
+- the solution was shown in the round: Again (1);
+- a hint was taken, or the pass came after more than twice the kata's minutes: Hard (2);
+- the round's first grade passed within the kata's minutes: Easy (4);
+- otherwise (failing grades first, or up to twice the minutes): Good (3).
+
+Time runs from the round's start (`normkata kata NAME`, or `review` writing the starter) or,
+when there is none, from its first grade (`watch` grades on the first save), to the pass.
+Katas are scheduled in `srs` under the item id `kata:<id>`, kind `kata`, and their reviews
+go to `review_logs` like any other.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from normkata.store import KataLog, Store, iso, utcnow
+
+if TYPE_CHECKING:
+    from normkata.content.bank import Bank
+    from normkata.grading.contract import GradeResult
+    from normkata.katas import Kata
+    from normkata.practice import Practice
+
+KIND = "kata"
+PREFIX = "kata:"
+
+#: (rating, reason key) for each rule above, in the order they are tried.
+REASONS = ("solution", "hints", "slow", "first", "failed", "time")
+
+
+def item_id(kata_id: str) -> str:
+    return PREFIX + kata_id
+
+
+def kata_of(item: str) -> str:
+    return item[len(PREFIX):] if item.startswith(PREFIX) else item
+
+
+def kata_rating(*, minutes: int, seconds: float | None, failed_before: int, hints: int,
+                gave_up: bool) -> tuple[int, str]:  # fmt: skip
+    """The FSRS rating of a pass (1 Again .. 4 Easy) and the rule that gave it (a REASONS key)."""
+    if gave_up:
+        return 1, "solution"
+    if hints:
+        return 2, "hints"
+    if seconds is not None and seconds > 2 * minutes * 60:
+        return 2, "slow"
+    if failed_before == 0 and (seconds is None or seconds <= minutes * 60):
+        return 4, "first"
+    return 3, "failed" if failed_before else "time"
+
+
+@dataclass(frozen=True)
+class Round:
+    start_at: str | None  # ISO; None: nothing started it (a bare grade)
+    events: list[sqlite3.Row]  # kata_events in the round (id, kind, at)
+    attempts: list[sqlite3.Row]  # kata_attempts in the round (id, passed, seed, at)
+    again: bool  # a round of writing it again (after `review`), not the first
+
+
+def current_round(store: Store, kata: str) -> Round:
+    db = store.db
+    review = db.execute(
+        "SELECT id, at, detail FROM kata_events WHERE kata = ? AND kind = 'review' ORDER BY id DESC LIMIT 1", (kata,)
+    ).fetchone()
+    after_event, after_attempt = 0, 0
+    if review:
+        after_event = int(review["id"])
+        after_attempt = int(json.loads(review["detail"] or "{}").get("after_attempt", 0))
+    events = db.execute(
+        "SELECT id, kind, at FROM kata_events WHERE kata = ? AND id > ? ORDER BY id", (kata, after_event)
+    ).fetchall()
+    attempts = db.execute(
+        "SELECT id, passed, seed, at FROM kata_attempts WHERE kata = ? AND id > ? ORDER BY id", (kata, after_attempt)
+    ).fetchall()
+    if review:
+        start = review["at"]
+    else:
+        started = [e["at"] for e in events if e["kind"] == "started"]
+        start = started[0] if started else (attempts[0]["at"] if attempts else None)
+    return Round(start, events, attempts, review is not None)
+
+
+def open_again(store: Store, kata: str) -> bool:
+    """Whether the kata is being written again and has not passed yet in this round."""
+    found = current_round(store, kata)
+    return found.again and not any(a["passed"] for a in found.attempts)
+
+
+@dataclass(frozen=True)
+class KataReview:
+    kata: str
+    rating: int
+    reason: str
+    due: str  # ISO: when it comes due again
+    seconds: float | None
+
+
+def schedule_pass(store: Store, kata: Kata, now: datetime | None = None) -> KataReview | None:
+    """After a passing attempt was recorded: the round's review, saved; None when the round had passed already."""
+    from normkata.srs import schedule
+
+    found = current_round(store, kata.id)
+    passes = [a for a in found.attempts if a["passed"]]
+    if len(passes) != 1 or passes[0]["id"] != found.attempts[-1]["id"]:
+        return None  # not a pass, or not the round's first: the round was rated already
+    passed_at = datetime.fromisoformat(passes[0]["at"])
+    seconds = (passed_at - datetime.fromisoformat(found.start_at)).total_seconds() if found.start_at else None
+    kinds = [e["kind"] for e in found.events]
+    rating, reason = kata_rating(
+        minutes=kata.minutes, seconds=seconds, failed_before=len(found.attempts) - 1,
+        hints=kinds.count("hint"), gave_up="gave_up" in kinds,
+    )  # fmt: skip
+    duration = round(seconds * 1000) if seconds is not None and seconds >= 0 else None
+    review = schedule(store, item_id(kata.id), rating, now or passed_at, duration, steps=False)
+    store.record_review(item_id(kata.id), KIND, kata.topics[0] if kata.topics else kata.id, review)
+    return KataReview(kata.id, rating, reason, review.due, seconds)
+
+
+@dataclass(frozen=True)
+class Note:
+    """One line to show after a grade: `style` is a theme name."""
+
+    style: str
+    text: str
+
+
+def after_attempt(store: Store, kata_id: str, result: dict, lang: str, bank: Bank | None = None) -> list[Note]:
+    """What a recorded grade sets going: the kata's review on its round's first pass, and the
+    items that teach each misconception it named, made due now. Returns the lines to show."""
+    from normkata.i18n import t
+    from normkata.katas import get_kata
+    from normkata.srs import when
+
+    notes: list[Note] = []
+    if result.get("passed"):  # a failing grade costs nothing here: watch re-grades on every save
+        kata = get_kata(kata_id)
+        review = schedule_pass(store, kata)
+        if review:
+            rating = t(f"rating.{review.rating}", lang)
+            notes.append(Note("muted", t("loop.kata_scheduled", lang, kata=kata.id, rating=rating,
+                                         why=t(f"loop.reason.{review.reason}", lang, minutes=kata.minutes),
+                                         when=when(review.due, lang))))  # fmt: skip
+    named = [d["id"] for d in result.get("diagnosis", ())]
+    if named:
+        from normkata.teaching import item_command, load_links, make_due
+
+        if bank is None:
+            from normkata.content.bank import load_bank
+
+            bank = load_bank()
+        links, _issues = load_links()
+        for misconception in named:
+            items = [i for i in links.get(misconception, ()) if bank.question(i) or bank.card(i)]
+            if not items:
+                continue
+            make_due(store, bank, items)
+            notes.append(Note("next", t("loop.teach", lang, items=", ".join(f"`{i}`" for i in items),
+                                        cmd=item_command(bank, items[0]))))  # fmt: skip
+    return notes
+
+
+# -- writing a due kata again -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DueKata:
+    kata: str
+    due: str
+
+
+def due_katas(store: Store, before: datetime) -> list[DueKata]:
+    rows = store.db.execute(
+        "SELECT item_id, due FROM srs WHERE kind = ? AND due <= ? ORDER BY due, item_id", (KIND, iso(before))
+    )
+    return [DueKata(kata_of(row[0]), row[1]) for row in rows]
+
+
+def keep_and_restart(store: Store, kata: Kata, workspace: Path) -> Path:
+    """Keep the learner's file (in the record, and as a copy under history/), write a fresh
+    starter in its place, and open a new round. Returns the file to write."""
+    target = workspace / kata.file
+    if open_again(store, kata.id) and target.is_file():
+        return target  # a round left unfinished goes on, with the learner's work in progress
+    workspace.mkdir(parents=True, exist_ok=True)
+    now = utcnow()
+    last = store.db.execute("SELECT COALESCE(MAX(id), 0) FROM kata_attempts WHERE kata = ?", (kata.id,)).fetchone()[0]
+    log = KataLog(store)
+    if target.is_file():
+        source = target.read_text(encoding="utf-8", errors="replace")
+        history = workspace / "history"
+        history.mkdir(exist_ok=True)
+        (history / f"{target.stem}.{now:%Y%m%dT%H%M%S}.py").write_text(source, encoding="utf-8")
+        with store.transaction():
+            store.db.execute("INSERT INTO kata_kept (kata, file, source, kept_at) VALUES (?, ?, ?, ?)",
+                             (kata.id, str(target), source, iso(now)))  # fmt: skip
+    target.write_text(kata.starter.read_text(encoding="utf-8"), encoding="utf-8")
+    log.event(kata.id, "review", json.dumps({"after_attempt": int(last)}))
+    return target
+
+
+def fresh_seed(store: Store, kata: str, rng: random.Random | None = None) -> int:
+    """A seed no earlier grade of this kata used: writing it again meets new inputs."""
+    used = {row[0] for row in store.db.execute("SELECT seed FROM kata_attempts WHERE kata = ? AND seed IS NOT NULL",
+                                                (kata,))}  # fmt: skip
+    rng = rng or random.Random()
+    while True:
+        seed = rng.randrange(1, 2**31)
+        if seed not in used:
+            return seed
+
+
+def grade_file(kata: Kata, file: Path, seed: int, lang: str) -> GradeResult:
+    """One grade, as `normkata grade` runs it (a seam for tests)."""
+    from normkata.grading.client import run_grader
+
+    return run_grader(kata.id, file, seed=seed, lang=lang)
+
+
+@dataclass(frozen=True)
+class KataOutcome:
+    """What writing a kata again in `review` came to: its rating, or None when left unfinished."""
+
+    kata: str
+    rating: int | None
+
+
+def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total: int) -> KataOutcome | None:
+    """Write the kata again in `review`: fresh starter, Enter grades (new seed), h hint, s leave it."""
+    from rich.markup import escape
+
+    from normkata.grading import report
+    from normkata.i18n import t
+
+    lang, console = practice.lang, practice.console
+    console.print()
+    header = t("loop.kata_header", lang, i=index, n=total)
+    console.rule(f"[heading]{header}[/]  [quiz.meta]{escape(kata.title.get(lang))}[/]")
+    target = keep_and_restart(practice.store, kata, workspace)
+    console.print(t("loop.kata_again", lang, path=target, kata=kata.id))
+    log = KataLog(practice.store)
+    while True:
+        raw = practice.prompter.ask(t("loop.kata_prompt", lang))
+        if raw is None:
+            return None
+        choice = raw.strip().lower()
+        if choice == "s":
+            console.print(f"[muted]{t('loop.kata_left', lang, kata=kata.id)}[/]")
+            return KataOutcome(kata.id, None)
+        if choice == "h":
+            from normkata.commands.kata import take_hint
+
+            level, count, text = take_hint(kata, log, lang)
+            console.print(f"[heading]{t('hint.title', lang, level=level, total=count, kata=kata.id)}[/]")
+            console.print(escape(text))
+            continue
+        seed = fresh_seed(practice.store, kata.id)
+        result = grade_file(kata, target, seed, lang)
+        log.attempt(kata.id, str(target), result.to_json(), "auto")
+        report.render_compact(console, result)
+        for note in after_attempt(practice.store, kata.id, result.to_json(), lang, practice.bank):
+            console.print(f"[{note.style}]{escape(note.text)}[/]")
+        if result.passed:
+            review = practice.store.srs_card_json(item_id(kata.id))
+            rating = _last_kata_rating(practice.store, kata.id) if review else None
+            return KataOutcome(kata.id, rating)
+
+
+def _last_kata_rating(store: Store, kata: str) -> int | None:
+    row = store.db.execute(
+        "SELECT rating FROM review_logs WHERE item_id = ? ORDER BY id DESC LIMIT 1", (item_id(kata),)
+    ).fetchone()
+    return int(row[0]) if row else None

@@ -1,0 +1,180 @@
+"""Misconceptions teach: each one a kata suite names links to the bank items that explain it.
+
+The links live in `katas/misconceptions.yaml` (content, not code: an author adds a line there,
+not a branch here). When a grade names a misconception, its items fall due at once; until one
+of them has been reviewed since, `next` and `plan` point at the first with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from normkata.content.model import ContentIssue
+from normkata.store import Store, iso, utcnow
+
+if TYPE_CHECKING:
+    from normkata.content.bank import Bank
+    from normkata.katas import Kata
+
+LINKS_FORMAT_VERSION = 1
+LINKS_FILE = "misconceptions.yaml"
+
+#: "Misconceptions met this week" on the dashboard.
+WEEK = timedelta(days=7)
+
+
+def links_path() -> Path:
+    from normkata.paths import katas_dir
+
+    return katas_dir() / LINKS_FILE
+
+
+def load_links(path: Path | None = None) -> tuple[dict[str, tuple[str, ...]], list[ContentIssue]]:
+    """misconception id -> item ids, and the file's problems (its shape only; ids are `check_links`')."""
+    from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
+
+    path = path or links_path()
+    if not path.is_file():
+        return {}, [ContentIssue(str(path), 1, "", "missing file")]
+    try:
+        data = read_yaml_file(path)
+    except YamlSyntaxError as exc:
+        return {}, [ContentIssue(str(path), exc.line, "", exc.message)]
+    if not isinstance(data, LineDict) or set(data) != {"format_version", "links"}:
+        return {}, [ContentIssue(str(path), 1, "", "expected format_version and links")]
+    if data["format_version"] != LINKS_FORMAT_VERSION:
+        return {}, [ContentIssue(str(path), data.key_lines["format_version"], "format_version",
+                                 f"expected {LINKS_FORMAT_VERSION}")]  # fmt: skip
+    links, issues = {}, []
+    table = data["links"]
+    if not isinstance(table, LineDict):
+        return {}, [ContentIssue(str(path), data.key_lines["links"], "links", "expected a mapping")]
+    for key, items in table.items():
+        line = table.key_lines.get(key, table.line)
+        if not isinstance(items, LineList) or not all(isinstance(i, str) for i in items):
+            issues.append(ContentIssue(str(path), line, f"links.{key}", "expected a list of item ids"))
+            continue
+        links[str(key)] = tuple(items)
+    return links, issues
+
+
+def suite_misconceptions(katas: list[Kata]) -> dict[str, str]:
+    """Every misconception id the katas' suites define -> its kata (read without importing a suite)."""
+    from normkata.grading.fixtures import misconception_ids
+
+    return {mid: kata.id for kata in katas for mid in misconception_ids(kata.suite)}
+
+
+def check_links(bank: Bank, katas: list[Kata], path: Path | None = None) -> tuple[list[ContentIssue], list[str]]:
+    """Errors (a link to no misconception, or to no bank item), and the misconceptions no item teaches."""
+    path = path or links_path()
+    links, issues = load_links(path)
+    defined = suite_misconceptions(katas)
+    items = {q.id for q in bank.questions} | {c.id for c in bank.cards}
+    lines = _key_lines(path)
+    for misconception, linked in links.items():
+        line = lines.get(misconception, 1)
+        if misconception not in defined:
+            issues.append(
+                ContentIssue(str(path), line, f"links.{misconception}", "no kata suite names this misconception")
+            )
+        for item in linked:
+            if item not in items:
+                issues.append(ContentIssue(str(path), line, f"links.{misconception}", f"no question or card {item!r}"))
+    unlinked = sorted(m for m in defined if not links.get(m))
+    return issues, unlinked
+
+
+def _key_lines(path: Path) -> dict[str, int]:
+    from normkata.content.yamlnodes import LineDict, YamlSyntaxError, read_yaml_file
+
+    try:
+        data = read_yaml_file(path)
+    except (OSError, YamlSyntaxError):
+        return {}
+    table = data.get("links") if isinstance(data, LineDict) else None
+    return dict(table.key_lines) if isinstance(table, LineDict) else {}
+
+
+def make_due(store: Store, bank: Bank, item_ids: list[str], now: datetime | None = None) -> list[str]:
+    """Bring the items forward to `now` (a never-reviewed one gets a new FSRS card due now); the ids moved."""
+    from fsrs import Card
+
+    moment = iso(now or utcnow())
+    moved = []
+    with store.transaction():
+        for item_id in item_ids:
+            question, card = bank.question(item_id), bank.card(item_id)
+            found = question or card
+            if found is None:
+                continue
+            row = store.db.execute("SELECT due FROM srs WHERE item_id = ?", (item_id,)).fetchone()
+            if row is None:
+                kind = "question" if question else "card"
+                store.db.execute(
+                    "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, ?, ?, ?, ?)",
+                    (item_id, kind, found.topic, Card(due=datetime.fromisoformat(moment)).to_json(), moment),
+                )
+            elif row[0] > moment:
+                store.db.execute("UPDATE srs SET due = ? WHERE item_id = ?", (moment, item_id))
+            moved.append(item_id)
+    return moved
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A misconception a grade named, and the linked items not reviewed since."""
+
+    misconception: str
+    title: str  # as the grade said it, in the language it was graded in
+    kata: str
+    met_at: str  # ISO: the last grade that named it
+    items: tuple[str, ...]  # every linked item, in the link table's order
+    unreviewed: tuple[str, ...]  # those without a review since `met_at`
+
+    @property
+    def reviewed(self) -> bool:
+        """Whether any of its items was reviewed since the mistake was last made."""
+        return len(self.unreviewed) < len(self.items)
+
+
+def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None = None) -> list[Lesson]:
+    """Every misconception named by a grade (since `since`), latest first, with what was reviewed after it."""
+    met: dict[str, tuple[str, str, str]] = {}  # id -> (title, kata, at), the latest naming
+    sql = "SELECT kata, at, diagnosis FROM kata_attempts WHERE diagnosis IS NOT NULL"
+    params: tuple = ()
+    if since:
+        sql, params = sql + " AND at >= ?", (since,)
+    for row in store.db.execute(sql + " ORDER BY id", params):
+        for named in json.loads(row["diagnosis"] or "[]"):
+            met[named["id"]] = (named.get("title") or named["id"], row["kata"], row["at"])
+    reviewed = _last_reviews(store)
+    found = []
+    for misconception, (title, kata, at) in met.items():
+        items = links.get(misconception, ())
+        unreviewed = tuple(i for i in items if reviewed.get(i, "") < at)
+        found.append(Lesson(misconception, title, kata, at, items, unreviewed))
+    return sorted(found, key=lambda lesson: lesson.met_at, reverse=True)
+
+
+def pending_lessons(store: Store, links: dict[str, tuple[str, ...]]) -> list[Lesson]:
+    """Lessons none of whose items was reviewed since the mistake: what `next` points at."""
+    return [lesson for lesson in lessons(store, links) if lesson.items and not lesson.reviewed]
+
+
+def _last_reviews(store: Store) -> dict[str, str]:
+    rows = store.db.execute("SELECT item_id, MAX(reviewed_at) FROM review_logs GROUP BY item_id")
+    return {row[0]: row[1] for row in rows}
+
+
+def week_start(now: datetime | None = None) -> str:
+    return iso((now or utcnow()) - WEEK)
+
+
+def item_command(bank: Bank, item_id: str) -> str:
+    """The command that practises one item."""
+    return f"normkata {'quiz' if bank.question(item_id) else 'interview'} --id {item_id}"

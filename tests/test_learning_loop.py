@@ -1,0 +1,450 @@
+"""The learning loop on prepared records: katas come due and are written again, a named mistake
+brings back the items that explain it, FSRS parameters are fitted, and the record travels."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from normkata import kata_loop
+from normkata.kata_loop import after_attempt, current_round, due_katas, item_id, kata_rating
+from normkata.katas import get_kata
+from normkata.paths import database_path
+from normkata.srs import schedule
+from normkata.store import KataLog, Store, iso, utcnow
+from tests.conftest import invoke
+
+EPS_TITLE = "eps added outside the square root"
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    opened = Store(database_path())
+    yield opened
+    opened.close()
+
+
+def grade_json(passed: bool, seed: int, diagnosis: tuple[str, ...] = ()) -> dict:
+    """What `grade --json` gives, as far as the record keeps it."""
+    return {
+        "passed": passed, "score": 10 if passed else 4, "max_score": 10, "seed": seed, "sandbox": "test",
+        "counts": {"passed": 10 if passed else 4, "failed": 0 if passed else 6, "error": 0, "skipped": 0},
+        "duration_s": 0.5, "cases": [{"name": "forward", "status": "passed" if passed else "failed"}],
+        "diagnosis": [{"id": d, "title": EPS_TITLE} for d in diagnosis],
+    }  # fmt: skip
+
+
+def graded(store: Store, kata: str, passed: bool, seed: int, diagnosis: tuple[str, ...] = ()) -> None:
+    """One grade recorded as `normkata grade` records it: the attempt, then what it sets going."""
+    KataLog(store).attempt(kata, f"/ws/{kata}.py", grade_json(passed, seed, diagnosis), "cpu")
+    after_attempt(store, kata, grade_json(passed, seed, diagnosis), "en")
+
+
+def backdate(store: Store, table: str, seconds: int) -> None:
+    """Move every timestamp of `table` back, as if it had happened `seconds` earlier."""
+    column = {"kata_events": "at", "kata_attempts": "at"}[table]
+    for row in store.db.execute(f"SELECT id, {column} FROM {table}").fetchall():
+        moved = datetime.fromisoformat(row[1]) - timedelta(seconds=seconds)
+        store.db.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (iso(moved), row[0]))
+
+
+# -- the rating rule -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "failed", "hints", "gave_up", "expected"),
+    [
+        (60 * 10, 0, 0, False, (4, "first")),  # first grade passed within the minutes: Easy
+        (None, 0, 0, False, (4, "first")),  # no start known: the first grade alone counts
+        (60 * 10, 2, 0, False, (3, "failed")),  # failing grades first: Good
+        (60 * 25, 0, 0, False, (3, "time")),  # within twice the minutes: Good
+        (60 * 31, 0, 0, False, (2, "slow")),  # beyond twice the minutes: Hard
+        (60 * 5, 0, 1, False, (2, "hints")),  # a hint: Hard
+        (60 * 5, 3, 2, True, (1, "solution")),  # the solution shown: Again, whatever else
+    ],
+)
+def test_the_rating_comes_from_what_happened(seconds, failed, hints, gave_up, expected) -> None:  # type: ignore[no-untyped-def]
+    assert kata_rating(minutes=15, seconds=seconds, failed_before=failed, hints=hints, gave_up=gave_up) == expected
+
+
+def test_a_pass_after_failing_grades_and_a_hint_is_rated_hard_once(store: Store) -> None:
+    log = KataLog(store)
+    log.event("rmsnorm", "started", "/ws/rmsnorm.py")
+    graded(store, "rmsnorm", False, 1)
+    log.event("rmsnorm", "hint", "1")
+    graded(store, "rmsnorm", True, 2)
+    graded(store, "rmsnorm", True, 3)  # a second pass in the same round is no new review
+    logs = store.db.execute("SELECT item_id, kind, rating, duration_ms FROM review_logs").fetchall()
+    assert [tuple(r)[:3] for r in logs] == [(item_id("rmsnorm"), "kata", 2)]
+    assert logs[0]["duration_ms"] is not None  # from the start to the pass
+
+
+# -- katas come due and are written again ------------------------------------------------------------
+
+
+def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
+    store: Store, runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    from normkata.grading.contract import CaseResult, Category, GradeResult, Status
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    mine = workspace / "rmsnorm.py"
+    mine.write_text("# my passing RMSNorm\n", encoding="utf-8")
+    KataLog(store).event("rmsnorm", "started", str(mine))
+    graded(store, "rmsnorm", True, 7)
+
+    due = store.db.execute("SELECT kind, due FROM srs WHERE item_id = ?", (item_id("rmsnorm"),)).fetchone()
+    assert due["kind"] == "kata"
+    due_at = datetime.fromisoformat(due["due"])
+    assert due_at > utcnow()  # scheduled, not due at once
+    assert due_katas(store, due_at - timedelta(seconds=1)) == []
+    assert [d.kata for d in due_katas(store, due_at)] == ["rmsnorm"]  # due once its interval has passed
+    assert "normkata review --kata" not in json.loads(invoke(runner, ["next", "--json"]).stdout)["command"]
+
+    # Weeks later: the interval has passed.
+    store.db.execute("UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(days=1)), item_id("rmsnorm")))
+    step = json.loads(invoke(runner, ["next", "--json"]).stdout)
+    assert step["command"] == "normkata review --kata rmsnorm"
+    assert "write it again from a fresh starter" in step["why"]
+    plan = json.loads(invoke(runner, ["plan", "--minutes", "60", "--json"]).stdout)["steps"]
+    assert any(s["command"] == "normkata review --kata rmsnorm" for s in plan)
+
+    seen: dict[str, object] = {}
+    starter = get_kata("rmsnorm").starter.read_text(encoding="utf-8")
+
+    def fake_grade(kata, file: Path, seed: int, lang: str) -> GradeResult:  # type: ignore[no-untyped-def]
+        seen.update(text=file.read_text(encoding="utf-8"), seed=seed)
+        file.write_text("# written again\n", encoding="utf-8")
+        case = CaseResult("forward", Category.FORWARD, Status.PASSED)
+        return GradeResult(kata.id, str(file), [case], [], seed, "test", 0.1)
+
+    monkeypatch.setattr(kata_loop, "grade_file", fake_grade)
+    result = invoke(runner, ["review"], stdin="\n")
+    assert result.exit_code == 0, result.output
+    assert seen["text"] == starter  # a fresh starter was in place when it was graded
+    assert seen["seed"] != 7  # on new inputs
+    kept = store.db.execute("SELECT kata, source FROM kata_kept").fetchall()
+    assert [tuple(r) for r in kept] == [("rmsnorm", "# my passing RMSNorm\n")]
+    assert [p.read_text() for p in (workspace / "history").iterdir()] == ["# my passing RMSNorm\n"]
+    seeds = [r[0] for r in store.db.execute("SELECT seed FROM kata_attempts ORDER BY id")]
+    assert seeds[0] == 7 and seeds[1] == seen["seed"]
+    ratings = [r[0] for r in store.db.execute("SELECT rating FROM review_logs WHERE kind = 'kata' ORDER BY id")]
+    assert ratings == [4, 4]  # passed at the first grade, at once: Easy
+    new_due = store.db.execute("SELECT due FROM srs WHERE item_id = ?", (item_id("rmsnorm"),)).fetchone()[0]
+    assert new_due > iso(utcnow())
+    assert "Katas written again: 1 (rmsnorm Easy)" in result.output
+
+
+def test_the_solution_shown_while_writing_it_again_rates_again(store: Store, runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    graded(store, "rmsnorm", True, 1)
+    kata_loop.keep_and_restart(store, get_kata("rmsnorm"), tmp_path / "workspace")
+    assert kata_loop.open_again(store, "rmsnorm")
+    assert invoke(runner, ["solution", "rmsnorm", "--yes"]).exit_code == 0  # now recorded as giving up
+    assert KataLog(store).hints_taken("rmsnorm") == 0  # hints count per round
+    graded(store, "rmsnorm", True, 2)
+    ratings = [r[0] for r in store.db.execute("SELECT rating FROM review_logs WHERE kind = 'kata' ORDER BY id")]
+    assert ratings == [4, 1]
+    assert not kata_loop.open_again(store, "rmsnorm")
+
+
+def test_time_runs_from_the_rounds_start_to_the_pass(store: Store) -> None:
+    KataLog(store).event("layernorm", "started", "/ws/layernorm.py")
+    backdate(store, "kata_events", 60 * 60)  # started an hour ago; layernorm is a 25-minute kata or less
+    graded(store, "layernorm", True, 1)
+    found = current_round(store, "layernorm")
+    assert found.start_at is not None and not found.again
+    rating = store.db.execute("SELECT rating FROM review_logs WHERE kind = 'kata'").fetchone()[0]
+    minutes = get_kata("layernorm").minutes
+    assert rating == (2 if 60 > 2 * minutes else 3)
+
+
+# -- misconceptions teach ------------------------------------------------------------------------
+
+
+def test_a_grade_naming_eps_outside_the_root_makes_its_card_due_and_next_names_it(store: Store, runner) -> None:  # type: ignore[no-untyped-def]
+    from normkata.teaching import load_links
+
+    links, issues = load_links()
+    assert issues == [] and links["rms-eps-outside-sqrt"][0] == "card-rms-eps"
+    # The card was reviewed long ago and is scheduled far ahead.
+    session = store.start_session("interview", "en")
+    review = schedule(store, "card-rms-eps", 4, now=utcnow() - timedelta(days=3))
+    store.record_rating(session, "card-rms-eps", "rmsnorm", "inside the root", 4, review)
+    assert store.db.execute("SELECT due FROM srs WHERE item_id = 'card-rms-eps'").fetchone()[0] > iso(utcnow())
+
+    graded(store, "rmsnorm", False, 5, ("rms-eps-outside-sqrt",))
+
+    due = {r[0]: r[1] for r in store.db.execute("SELECT item_id, due FROM srs")}
+    assert due["card-rms-eps"] <= iso(utcnow())  # due now
+    assert due["rms-bug-eps-outside"] <= iso(utcnow())  # a question never answered: a new card, due now
+    step = json.loads(invoke(runner, ["next", "--json"]).stdout)
+    assert step["command"] == "normkata interview --id card-rms-eps"
+    assert EPS_TITLE in step["why"] and "card `card-rms-eps`" in step["why"]
+    dashboard = invoke(runner, ["progress"]).stdout
+    assert "rms-eps-outside-sqrt (rmsnorm): card-rms-eps, rms-bug-eps-outside  not reviewed since" in dashboard
+
+    # Reviewing the card answers it: next moves on, the dashboard says so.
+    review = schedule(store, "card-rms-eps", 3)
+    store.record_rating(session, "card-rms-eps", "rmsnorm", "inside", 3, review)
+    step = json.loads(invoke(runner, ["next", "--json"]).stdout)
+    assert step["command"] != "normkata interview --id card-rms-eps"
+    assert "reviewed since" in invoke(runner, ["progress"]).stdout
+    report = json.loads(invoke(runner, ["progress", "--json"]).stdout)
+    assert report["misconceptions_this_week"][0]["reviewed_since"] is True
+
+
+def test_content_check_proves_the_links_and_reports_misconceptions_without_items(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from normkata.content.bank import load_bank
+    from normkata.katas import load_katas
+    from normkata.teaching import check_links, suite_misconceptions
+
+    katas = load_katas()[0]
+    bank = load_bank()
+    issues, unlinked = check_links(bank, katas)
+    assert issues == []
+    assert set(unlinked) < set(suite_misconceptions(katas))  # every suite's id is read; most are linked
+    assert len(unlinked) <= 5
+
+    bad = tmp_path / "misconceptions.yaml"
+    bad.write_text("format_version: 1\nlinks:\n  rms-eps-outside-sqrt: [card-rms-eps, card-nowhere]\n"
+                   "  rms-made-up: [card-rms-eps]\n", encoding="utf-8")  # fmt: skip
+    issues, unlinked = check_links(bank, katas, bad)
+    assert [(i.line, i.message) for i in issues] == [
+        (3, "no question or card 'card-nowhere'"),
+        (4, "no kata suite names this misconception"),
+    ]
+    assert "rms-no-eps" in unlinked
+
+    result = invoke(runner, ["content", "check"])
+    assert result.exit_code == 0
+    assert "Misconceptions no question or card teaches yet" in result.stdout
+
+
+# -- review --optimize ---------------------------------------------------------------------------------
+
+
+def spaced_reviews(store: Store, items: int, per_item: int) -> None:
+    """Review logs of `items` cards, each reviewed `per_item` times a few days apart, mostly recalled."""
+    start = utcnow() - timedelta(days=400)
+    with store.transaction():
+        for n in range(items):
+            at = start + timedelta(hours=n)
+            for k in range(per_item):
+                rating = 1 if (n + k) % 7 == 0 else 3
+                store.db.execute(
+                    "INSERT INTO review_logs (item_id, kind, topic, rating, state_before, reviewed_at, duration_ms) "
+                    "VALUES (?, 'card', 't', ?, NULL, ?, 4000)",
+                    (f"item-{n}", rating, iso(at)),
+                )
+                at += timedelta(days=1 + 2 * k)
+
+
+def test_optimize_below_the_minimum_says_how_many_more(store: Store, runner) -> None:  # type: ignore[no-untyped-def]
+    spaced_reviews(store, 10, 5)  # 10 items x 4 reviews on a later day = 40
+    result = invoke(runner, ["review", "--optimize"])
+    assert result.exit_code == 0
+    assert "you have 40: 472 more" in " ".join(result.stdout.split())
+    assert store.fsrs_parameters() is None
+
+
+def test_optimize_above_the_minimum_saves_and_uses_the_fitted_parameters(
+    store: Store, runner, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    from fsrs import Scheduler
+
+    from normkata import optimize
+
+    spaced_reviews(store, 130, 5)  # 520 countable reviews
+    fitted = list(Scheduler().parameters)
+    fitted[0] = 0.5  # a shorter first interval after Again
+    monkeypatch.setattr(optimize, "fit", lambda history: fitted)
+    result = invoke(runner, ["review", "--optimize"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "On your 520 reviews you recalled" in text and "the default parameters predicted" in text
+    assert store.fsrs_parameters() == pytest.approx(fitted)
+    review = schedule(store, "new-item", 1)
+    card = json.loads(review.card_json)
+    assert card["stability"] == pytest.approx(0.5)  # scheduled with the learner's own parameters
+
+
+@pytest.mark.slow  # about 50 s of torch training on 2 shared cores
+def test_optimize_fits_with_py_fsrs_optimizer(store: Store) -> None:
+    pytest.importorskip("pandas", reason="py-fsrs's optimizer needs fsrs[optimizer] (pandas, tqdm)")
+    pytest.importorskip("tqdm")
+    from normkata.optimize import MIN_REVIEWS, optimize
+
+    spaced_reviews(store, 130, 5)
+    outcome = optimize(store)
+    assert not isinstance(outcome, int)
+    assert outcome.after.reviews == 520 >= MIN_REVIEWS
+    assert outcome.after.log_loss <= outcome.before.log_loss + 1e-9  # fitted on these very reviews
+    assert store.fsrs_parameters() == pytest.approx(outcome.parameters)
+
+
+# -- progress export / import ------------------------------------------------------------------------
+
+
+def prepared_record(store: Store) -> None:
+    """A bit of everything: quiz answers, card ratings, a kata passed and written again, a mistake, a mock."""
+    session = store.start_session("quiz", "en")
+    for qid, correct in (("rms-formula", True), ("rms-bug-keepdim", False)):
+        store.record_answer(session, qid, "rmsnorm", "B", correct, schedule(store, qid, 3 if correct else 1, duration_ms=900))
+    cards = store.start_session("interview", "en")
+    store.record_rating(cards, "card-why-rmsnorm", "rmsnorm", "cheaper", 3, schedule(store, "card-why-rmsnorm", 3))
+    KataLog(store).event("rmsnorm", "started", "/ws/rmsnorm.py")
+    graded(store, "rmsnorm", False, 11, ("rms-eps-outside-sqrt",))
+    graded(store, "rmsnorm", True, 12)
+    store.db.execute("UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(hours=1)), item_id("rmsnorm")))
+    with store.transaction():
+        store.db.execute("INSERT INTO mock_interviews (session_id, topic, minutes, started_at) VALUES (?, NULL, 20, ?)",
+                         (cards, iso(utcnow())))  # fmt: skip
+        store.db.execute("INSERT INTO mock_answers (mock_id, position, card_id, answer, seconds, points) "
+                         "VALUES (1, 1, 'card-rms-eps', 'inside', 40, 3)")  # fmt: skip
+
+
+def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
+    store: Store, runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    prepared_record(store)
+    before = invoke(runner, ["progress"]).stdout
+    before_json = json.loads(invoke(runner, ["progress", "--json"]).stdout)
+    last_kata = KataLog(store).last_kata()
+    exported = tmp_path / "carry" / "progress.json"
+    result = invoke(runner, ["progress", "export", str(exported)])
+    assert result.exit_code == 0 and "answers 2" in result.stdout
+    document = json.loads(exported.read_text(encoding="utf-8"))
+    assert document["format"] == "normkata-progress" and document["version"] == 1
+
+    monkeypatch.setenv("NORMKATA_HOME", str(tmp_path / "laptop"))
+    imported = invoke(runner, ["progress", "import", str(exported)])
+    assert imported.exit_code == 0, imported.output
+    assert "added sessions 2, answers 2, ratings 1, review_logs 4, kata_attempts 2" in imported.stdout
+    assert invoke(runner, ["progress"]).stdout == before
+    assert json.loads(invoke(runner, ["progress", "--json"]).stdout) == before_json
+    laptop = Store(tmp_path / "laptop" / "normkata.db")
+    try:
+        assert KataLog(laptop).last_kata() == last_kata
+        counts = {t: laptop.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                  for t in ("answers", "review_logs", "kata_attempts", "kata_events", "mock_answers", "srs")}  # fmt: skip
+        again = invoke(runner, ["progress", "import", str(exported)])  # twice = once
+        assert "nothing new" in again.stdout
+        assert counts == {t: laptop.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in counts}
+    finally:
+        laptop.close()
+    assert invoke(runner, ["progress"]).stdout == before
+
+
+def test_import_merges_into_an_existing_record_and_keeps_the_later_schedule(
+    store: Store, runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    prepared_record(store)
+    exported = tmp_path / "desktop.json"
+    invoke(runner, ["progress", "export", str(exported)])
+    monkeypatch.setenv("NORMKATA_HOME", str(tmp_path / "laptop"))
+    laptop = Store(tmp_path / "laptop" / "normkata.db")
+    try:
+        session = laptop.start_session("quiz", "en")
+        later = schedule(laptop, "rms-formula", 3, now=utcnow() + timedelta(minutes=1), duration_ms=500)
+        laptop.record_answer(session, "rms-formula", "rmsnorm", "B", True, later)
+        result = invoke(runner, ["progress", "import", str(exported)])
+        assert result.exit_code == 0
+        assert laptop.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 3
+        assert laptop.db.execute("SELECT card_json FROM srs WHERE item_id = 'rms-formula'").fetchone()[0] == later.card_json
+    finally:
+        laptop.close()
+
+
+@pytest.mark.parametrize(
+    ("document", "why"),
+    [
+        ("not json", "not JSON"),
+        ('{"format": "other"}', '"format" is not'),
+        ('{"format": "normkata-progress", "version": 99, "schema": [], "tables": {}}', "version 99"),
+        ('{"format": "normkata-progress", "version": 1, "schema": ["m999_future"], "tables": {}}', "newer normkata"),
+        ('{"format": "normkata-progress", "version": 1, "schema": [], "tables": {"answers": [{"id": 1, '
+         '"session_id": 9, "item_id": "q", "topic": "t", "given": "A", "correct": 1, "answered_at": "x"}]}}',
+         "session_id 9 is not in sessions"),
+        ('{"format": "normkata-progress", "version": 1, "schema": [], "tables": {"sessions": [{"id": 1, '
+         '"kind": 3, "lang": "en", "started_at": "x"}]}}', "kind should be text"),
+    ],
+)
+def test_import_validates_the_whole_file_first(runner, tmp_path: Path, document: str, why: str) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.json"
+    path.write_text(document, encoding="utf-8")
+    result = invoke(runner, ["progress", "import", str(path)])
+    assert result.exit_code == 2
+    assert why in result.stderr and "Nothing was imported" in result.stderr
+    check = Store(database_path())
+    try:
+        assert check.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 0
+    finally:
+        check.close()
+
+
+# -- migrations ------------------------------------------------------------------------------------
+
+
+def test_a_record_from_before_the_loop_upgrades_and_its_rounds_read(tmp_path: Path) -> None:
+    from normkata.migrations import MIGRATIONS
+    from tests.test_migrations import _old_database
+
+    path = tmp_path / "old.db"
+    _old_database(path, applied=[step.__name__ for step in MIGRATIONS].index("m008_learning_loop"))
+    old = Store(path)
+    try:
+        tables = {r[0] for r in old.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert {"kata_kept", "fsrs_parameters"} <= tables
+        assert old.fsrs_parameters() is None
+        kata = old.db.execute("SELECT kata FROM kata_attempts LIMIT 1").fetchone()[0]
+        assert len(current_round(old, kata).attempts) >= 1  # every old attempt is in the first round
+    finally:
+        old.close()
+
+
+# -- end to end, with the real grader -------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None:  # type: ignore[no-untyped-def]
+    """A mistake graded for real brings its card back; the pass schedules the kata; when due,
+    review writes the starter again and grades it on a seed never used before."""
+    import shutil
+
+    from tests.grading.test_fixtures import fixture_source
+    from tests.test_kata_cli import FIXTURES as GRADING_FIXTURES
+
+    workspace = tmp_path / "workspace"
+    invoke(runner, ["kata", "rmsnorm"])
+    learner = workspace / "rmsnorm.py"
+    learner.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
+    failed = invoke(runner, ["grade"])
+    assert failed.exit_code == 1
+    assert "Now due, to learn why: `card-rms-eps`" in " ".join(failed.stdout.split())
+    assert json.loads(invoke(runner, ["next", "--json"]).stdout)["command"] == "normkata interview --id card-rms-eps"
+
+    shutil.copy(GRADING_FIXTURES / "rmsnorm" / "correct_llama_style.py", learner)
+    passed = invoke(runner, ["grade"])
+    assert passed.exit_code == 0
+    assert "rmsnorm scheduled: Good (passed after failing grades)" in " ".join(passed.stdout.split())
+
+    store = Store(database_path())
+    try:
+        store.db.execute("UPDATE srs SET due = ? WHERE item_id = 'kata:rmsnorm'", (iso(utcnow() - timedelta(days=1)),))
+    finally:
+        store.close()
+    again = invoke(runner, ["review", "--kata", "rmsnorm"], stdin="\n")  # grade the fresh starter once, then stop
+    assert "fresh starter" in again.stdout
+    seeds = [r["seed"] for r in db.execute("SELECT seed FROM kata_attempts ORDER BY id").fetchall()]
+    assert len(seeds) == 3 and seeds[2] not in seeds[:2]
+    assert learner.read_text() == get_kata("rmsnorm").starter.read_text()
+    assert db.execute("SELECT passed FROM kata_attempts ORDER BY id DESC").fetchone()["passed"] == 0
+    # Still due: the round goes on from the work in progress, not from another fresh starter.
+    learner.write_text("# half written\n")
+    invoke(runner, ["review", "--kata", "rmsnorm"], stdin="s\n")
+    assert learner.read_text() == "# half written\n"
