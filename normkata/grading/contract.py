@@ -253,6 +253,9 @@ class StepReply:
     #: Function kind: how the learner's backward used autograd during this step's backward
     #: (`torch.autograd.grad`, `Tensor.backward`, `grad mode enabled`, `grad_fn on a gradient`).
     autograd_in_backward: list[str] = field(default_factory=list)
+    #: Launcher kind (kernel katas): what the bounds guard and the sentinels found, as
+    #: `kind|tensor|program|lanes|where` (normkata.grading.kernels).
+    findings: list[str] = field(default_factory=list)
 
     @property
     def output(self) -> torch.Tensor:
