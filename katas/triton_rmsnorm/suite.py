@@ -126,7 +126,7 @@ def suspects(x: torch.Tensor, weight: torch.Tensor, eps: float) -> list[tuple[Mi
     d = x.shape[-1]
     block = 1 << max(d - 1, 0).bit_length()
     found = []
-    if block != d:
+    if block != d and x.dtype == torch.float32:  # semantic mistakes are named from fp32 cases
         found.append((MEAN_OVER_BLOCK, x64 * torch.rsqrt(x64.pow(2).sum(-1, keepdim=True) / block + eps) * w))
         for other in (1.0, -math.inf):  # a weight's other=1.0 copied, or softmax's -inf
             ms = (x64.pow(2).sum(-1, keepdim=True) + (block - d) * other**2) / d
@@ -191,9 +191,9 @@ def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: in
                           where_zh=zh_where, tensor=tensor)  # fmt: skip
             count = int(lanes) if lanes.isdigit() else 0
             cause = None
-            if where == "after" and count == block - d:  # every lane past the row: no mask at all
+            if where == "after" and count == block - d != 1:  # every lane past the row: no mask at all
                 cause = NO_MASK
-            elif where == "after" and count == 1:  # lane n_cols itself
+            elif where == "after" and count == 1 and block - d != 1:  # lane n_cols itself (d = 7: either)
                 cause = OFF_BY_ONE
             fail(message + (" " + harness.diagnose(cause) if cause else ""))
         if kind == "margin":

@@ -192,7 +192,9 @@ def install_guard() -> str:
 
         builder_cls = interpreter.InterpreterBuilder
         load, store = builder_cls.create_masked_load, builder_cls.create_masked_store
-        rmw = builder_cls.create_atomic_rmw
+        rmw, binary = builder_cls.create_atomic_rmw, builder_cls.binary_op
+        reduce_sum_of = interpreter.ReduceOps.sum
+        import triton.language as tl
         executor_call = interpreter.GridExecutor.__call__
     except Exception as exc:  # no triton, or its private API moved
         _Guard.status = f"cannot run: {type(exc).__name__}: {exc}"[:300]
@@ -224,6 +226,25 @@ def install_guard() -> str:
             _ACTIVE[-1].add_kernel_args(list(self.arg_names), args, kwargs)
         return executor_call(self, *args, **kwargs)
 
+    def binary_op(self: Any, lhs: Any, rhs: Any, op: Any) -> Any:
+        if lhs.dtype.scalar != tl.bfloat16 or np.asarray(lhs.data).dtype == np.bool_:
+            return binary(self, lhs, rhs, op)
+        # The interpreter keeps bf16 as uint16 bit patterns and applies numpy's op to those
+        # integers (1.5 * 2.0 is garbage). A GPU computes in bf16: do it in float32, round back.
+        output = op(_bf16_to_f32(lhs.data), _bf16_to_f32(rhs.data))
+        if output.dtype == np.bool_:
+            return interpreter.TensorHandle(output, tl.int1)
+        return interpreter.TensorHandle(_f32_to_bf16(output), lhs.dtype.scalar)
+
+    def reduce_sum(self: Any, input: Any) -> Any:
+        if input.dtype.scalar != tl.bfloat16:
+            return reduce_sum_of(self, input)
+        total = np.sum(_bf16_to_f32(input.handle.data), axis=self.axis, keepdims=self.keep_dims)
+        rounded = _f32_to_bf16(np.asarray(total))
+        return self.to_tensor(rounded[()] if rounded.ndim == 0 else rounded, input.dtype)
+
+    builder_cls.binary_op = binary_op
+    interpreter.ReduceOps.sum = reduce_sum
     builder_cls.create_masked_load = masked_load
     builder_cls.create_masked_store = masked_store
     builder_cls.create_atomic_rmw = atomic_rmw
@@ -236,10 +257,26 @@ def install_guard() -> str:
     if problem:
         builder_cls.create_masked_load, builder_cls.create_masked_store = load, store
         builder_cls.create_atomic_rmw, interpreter.GridExecutor.__call__ = rmw, executor_call
+        builder_cls.binary_op, interpreter.ReduceOps.sum = binary, reduce_sum_of
         _Guard.status = f"cannot run with triton {version} (tested with {TESTED_TRITON}): {problem}"[:300]
     else:
         _Guard.status = STATUS_ACTIVE
     return _Guard.status
+
+
+def _bf16_to_f32(data: Any) -> Any:
+    import numpy as np
+
+    return (np.asarray(data).astype(np.uint32) << 16).view(np.float32)
+
+
+def _f32_to_bf16(data: Any) -> Any:
+    """Round to nearest even, as torch does, back to the interpreter's uint16 patterns."""
+    import numpy as np
+
+    array = np.asarray(data, dtype=np.float32)
+    t = torch.from_numpy(np.ascontiguousarray(array)).to(torch.bfloat16)
+    return t.view(torch.int16).numpy().view(np.uint16).reshape(array.shape)
 
 
 _SELF_CHECK = '''
