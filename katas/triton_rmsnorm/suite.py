@@ -186,7 +186,8 @@ def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: in
             en_where, zh_where = _WHERE.get(where, _WHERE["after"])
             message = say("{call} on {on}: program {program} {verb} {lanes} lane(s) {where} {tensor} "
                           "(the guard switched them off).",
-                          "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh} {tensor}（已被越界检查关掉）。",
+                          "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh} {tensor}"
+                          "（已被越界检查关掉）。",
                           call=call, on=on, program=program, verb=en, verb_zh=zh, lanes=lanes, where=en_where,
                           where_zh=zh_where, tensor=tensor)  # fmt: skip
             count = int(lanes) if lanes.isdigit() else 0

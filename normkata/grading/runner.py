@@ -103,6 +103,10 @@ def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
     """Grade one file in a fresh confined worker started by `launcher`."""
     started = time.perf_counter()
     kata = get_kata(request.kata)
+    if kata.requires and (missing := kata.missing_extras()):  # watch, grade-all: say it, do not crash
+        from normkata.i18n import t
+
+        raise InputError(t("grade.needs_extra", request.lang, kata=kata.id, package=missing[0]))
     file = Path(request.file).resolve()
     seed = request.seed if request.seed is not None else random.SystemRandom().randrange(1, 2**31)
     budget = request.budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * request.timeout)
