@@ -41,6 +41,7 @@ CASE_NAMES_ZH = {
     "half_precision": "半精度",
     "fp16_large_values_need_float32": "fp16 大数值需要 float32 累加",
     "bounds_guard": "越界检查自检",
+    "speed": "速度（不计分）",
 }
 
 NO_MASK = Misconception(
@@ -147,11 +148,11 @@ def _skip_cpu_on_gpu(device: str) -> None:
                         "本机上内核按 GPU 编译：这些检查由 CUDA 用例完成"))  # fmt: skip
 
 
-def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float) -> StepReply:
+def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, timed: bool = False) -> StepReply:
     from normkata.grading.contract import Step
 
-    program = harness.program(LAUNCHER, ["x", "weight"], {"outputs": ["y", "rstd"]}, steps=[Step([x, weight],
-                              extra=[eps])])  # fmt: skip
+    kwargs: dict[str, object] = {"outputs": ["y", "rstd"], **({"time": True} if timed else {})}
+    program = harness.program(LAUNCHER, ["x", "weight"], kwargs, steps=[Step([x, weight], extra=[eps])])
     program.kind = "launcher"
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
     try:
@@ -353,3 +354,37 @@ def test_bounds_guard(harness: Harness) -> None:
                             "reported (sentinel margins still are)",
                             "本次评测没有越界检查：{why}。越界访问不会被报告（哨兵值的改动仍会报告）。",
                             why=finding.split("|")[1]))  # fmt: skip
+
+
+# -- speed on a GPU (reported, never scored) ---------------------------------------------------
+
+#: Share of a memory copy's bandwidth, lowest first: a tier per range.
+SPEED_TIERS = [(50.0, ("below 50%: a loop, a second pass or a bad layout moves extra bytes",
+                       "低于 50%：循环、第二遍或不好的布局搬运了多余的字节")),
+               (80.0, ("50-80%: good", "50-80%：不错")),
+               (math.inf, ("above 80%: close to the memory's limit", "高于 80%：接近内存带宽的上限"))]  # fmt: skip
+
+
+@pytest.mark.category(Category.CUDA)
+@pytest.mark.parametrize("device", ["cuda"])
+def test_speed(harness: Harness, device: str) -> None:
+    """Correct on a large fp16 input, then timed against a memory copy: reported as a skip, never a fail."""
+    n, d = 4096, 4096
+    x = randn((n, d), 140).to(torch.float16)
+    weight = random_weight(d, 141).to(torch.float16)
+    got = launch(harness, x, weight, 1e-5, timed=True)
+    call, on = f"{LAUNCHER}(x, weight, eps=1e-05)", Input(x, "N(0,1)").describe(device)
+    check_findings(harness, got, call, on, d)
+    expected_y, _ = reference(x, weight, 1e-5)
+    harness.assert_close(got.outputs[0], expected_y, tol=tolerance_for(x.dtype), call=call, on=on, what="y")
+    timing = next((f.split("|") for f in got.findings if f.startswith("time|")), None)
+    if timing is None:
+        pytest.skip(say("speed: not measured", "速度：未测量"))
+    kernel, copy, eager = (float(v) for v in timing[1:4])
+    share = 100 * copy / kernel if kernel > 0 else 0.0
+    tier = next(words for limit, words in SPEED_TIERS if share < limit)
+    pytest.skip(say("speed (not scored): {share:.0f}% of a memory copy's bandwidth, {tier} ({k:.3f} ms; copy "
+                    "{c:.3f} ms; torch eager {e:.3f} ms) on ({n}, {d}) fp16",
+                    "速度（不计分）：达到内存拷贝带宽的 {share:.0f}%，{tier_zh}（{k:.3f} ms；拷贝 {c:.3f} ms；"
+                    "torch eager {e:.3f} ms），输入 ({n}, {d}) fp16",
+                    share=share, tier=tier[0], tier_zh=tier[1], k=kernel, c=copy, e=eager, n=n, d=d))  # fmt: skip

@@ -406,6 +406,8 @@ def run_program(fn: Any, program: Any) -> RunReply:
         outputs = [] if result is None else list(result) if isinstance(result, (tuple, list)) else [result]
         if not all(isinstance(t, torch.Tensor) for t in outputs):
             raise TypeError(f"{program.cls} returned {type(result).__name__}: expected a tuple of tensors")
+        if program.kwargs.get("time") and inputs and inputs[0].is_cuda:
+            findings.append(_timings(fn, inputs, list(step.extra)))
         replies.append(StepReply(outputs=[t.detach().as_subclass(torch.Tensor).to("cpu").clone() for t in outputs],
                                  findings=findings))
     return RunReply(True, replies)
@@ -418,3 +420,36 @@ def _moved(t: torch.Tensor, device: str) -> torch.Tensor:
     flat = torch.empty(0, dtype=t.dtype).set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
     moved = flat.to(device)
     return base.set_(moved.untyped_storage(), t.storage_offset(), t.shape, t.stride())
+
+
+def _timings(fn: Any, inputs: list[torch.Tensor], extra: list[Any], repeats: int = 50) -> str:
+    """`time|launcher ms|copy ms|eager ms|`: medians over CUDA events, after a warm-up.
+
+    The copy reads x and writes a tensor of x's size: the bytes a fused norm must move at
+    least. Measured in the worker, so a submission could fake it: it is reported, never scored.
+    """
+    x = inputs[0]
+    w = inputs[1] if len(inputs) > 1 else torch.ones(x.shape[-1], dtype=x.dtype, device=x.device)
+    eps = float(extra[0]) if extra else 1e-5
+    out = torch.empty_like(x)
+
+    def eager() -> Any:
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps) * w.float()).to(x.dtype)
+
+    def median_ms(call: Any) -> float:
+        for _ in range(5):
+            call()
+        times = []
+        for _ in range(repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            call()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+        return sorted(times)[len(times) // 2]
+
+    kernel = median_ms(lambda: fn(*inputs, *extra))
+    copy = median_ms(lambda: out.copy_(x))
+    return f"time|{kernel:.6f}|{copy:.6f}|{median_ms(eager):.6f}|"

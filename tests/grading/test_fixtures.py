@@ -106,7 +106,8 @@ def test_reference_passes_and_starter_scores_zero(kata: str, grading_service: Gr
         assert result["seed"] == seed
         cuda_cases = [c for c in result["cases"] if c["category"] == "CUDA"]
         expected = "passed" if torch.cuda.is_available() else "skipped"
-        assert cuda_cases and all(c["status"] == expected for c in cuda_cases)
+        # A kernel kata's speed case is reported as a skip on a GPU: it is never scored.
+        assert cuda_cases and all(c["status"] == expected for c in cuda_cases if not c["name"].startswith("speed"))
     starter = tmp_path / LEARNER_FILE[kata]
     shutil.copy(katas_dir() / kata / "starter.py", starter)
     code, result = grade(grading_service, kata, starter, seed=1)
