@@ -89,7 +89,7 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
             best = f"{status.best_score:.0%}" if status.best_score is not None else "-"
             shown = t(f"kata.status.{status.status}", lang)
             if item.requires and item.missing_extras():  # kernel katas without `normkata[triton]`
-                shown = t("kata.needs_extra", lang, extra=", ".join(item.requires))
+                shown += f" ({t('kata.needs_extra', lang, extra=', '.join(item.requires))})"
             table.add_row(
                 item.id, item.title.get(lang), item.difficulty, f"{item.minutes} min", shown, best,
             )  # fmt: skip
