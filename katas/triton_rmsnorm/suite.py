@@ -270,7 +270,8 @@ def explain_nan(harness: Harness, got: StepReply, y: torch.Tensor, expected: tor
 
 # -- forward in fp32 ---------------------------------------------------------------------------
 
-SHAPES = [(4, 8), (3, 300), (5, 1), (6, 7), (2, 64), (3, 33)]
+#: Small on purpose: the interpreter costs about 3 ms per program (row), and watch re-grades on every save.
+SHAPES = [(2, 8), (3, 300), (3, 1), (3, 7), (2, 64), (2, 33)]
 
 
 @pytest.mark.category(Category.FORWARD)
@@ -284,7 +285,7 @@ def test_forward(harness: Harness, shape: tuple[int, int], device: str) -> None:
 @pytest.mark.category(Category.FORWARD)
 @pytest.mark.parametrize("k", range(2))
 def test_forward_drawn_width(harness: Harness, k: int) -> None:
-    shape = (draw(10 + k, 2, 6), draw(20 + k, 9, 200))
+    shape = (draw(10 + k, 2, 4), draw(20 + k, 9, 200))
     forward_case(harness, Input(randn(shape, 40 + k, scale=1.5), "1.5·N(0,1)"), weight_key=50 + k)
 
 
@@ -293,13 +294,13 @@ def test_forward_drawn_width(harness: Harness, k: int) -> None:
 
 @pytest.mark.category(Category.SHAPES)
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", [(4, 100), (3, 5), (5, 64)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("shape", [(3, 100), (3, 5), (3, 64)], ids=lambda s: "x".join(map(str, s)))
 def test_strided_rows_with_nan_gaps(harness: Harness, shape: tuple[int, int], device: str) -> None:
     forward_case(harness, Input(randn(shape, 60 + shape[1]), "N(0,1)"), pad=draw(61, 3, 29))
 
 
 @pytest.mark.category(Category.SHAPES)
-@pytest.mark.parametrize("rows", [1, 37])
+@pytest.mark.parametrize("rows", [1, 17])
 def test_single_row_and_many_rows(harness: Harness, rows: int) -> None:
     forward_case(harness, Input(randn((rows, 12), 70 + rows), "N(0,1)"))
 
@@ -316,7 +317,7 @@ def test_all_zero_row_stays_finite(harness: Harness) -> None:
 
 @pytest.mark.category(Category.STABILITY)
 def test_custom_eps(harness: Harness) -> None:
-    forward_case(harness, Input(randn((4, 12), 93, scale=0.05), "0.05·N(0,1)"), eps=1e-2)
+    forward_case(harness, Input(randn((2, 12), 93, scale=0.05), "0.05·N(0,1)"), eps=1e-2)
 
 
 # -- low precision -----------------------------------------------------------------------------
@@ -326,7 +327,7 @@ def test_custom_eps(harness: Harness) -> None:
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
 def test_half_precision(harness: Harness, dtype: torch.dtype, device: str) -> None:
-    x = randn((4, 96), 100).to(dtype)
+    x = randn((3, 96), 100).to(dtype)
     forward_case(harness, Input(x, "N(0,1)"), weight_key=110)
 
 
