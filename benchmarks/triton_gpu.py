@@ -60,6 +60,12 @@ def check(fn: object, shape: tuple[int, int], dtype: torch.dtype, pad: int, scal
 
 
 def main(argv: list[str]) -> int:
+    if any(a in ("-h", "--help") for a in argv):
+        print(__doc__)
+        return 0
+    if not torch.cuda.is_available():
+        print("needs a CUDA GPU (and triton): the kernels run compiled here", file=sys.stderr)
+        return 2
     import triton
 
     files = [Path(a) for a in argv] or [ROOT / "solutions" / "triton_rmsnorm.py",
