@@ -177,6 +177,31 @@ def _checked(ptrs: Any, mask: Any, kind: str) -> Any:
     return mask
 
 
+def describe() -> str:
+    """For `normkata doctor`: Triton's version, and whether the hooks the guard wraps exist.
+
+    Imports triton (no kernel is made, nothing is patched); says plainly what is missing.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("triton") is None:
+        return 'triton: not installed (kernel katas need pip install "normkata[triton]")'
+    try:
+        import triton
+        from triton.runtime import interpreter
+    except Exception as exc:
+        return f"triton: cannot be imported ({type(exc).__name__}: {exc})"[:300]
+    hooks = [("InterpreterBuilder", "create_masked_load"), ("InterpreterBuilder", "create_masked_store"),
+             ("InterpreterBuilder", "create_atomic_rmw"), ("InterpreterBuilder", "binary_op"),
+             ("ReduceOps", "sum"), ("GridExecutor", "__call__")]  # fmt: skip
+    missing = [f"{c}.{m}" for c, m in hooks if not hasattr(getattr(interpreter, c, None), m)]
+    version = getattr(triton, "__version__", "?")
+    tested = "" if version == TESTED_TRITON else f", the guard was tested with {TESTED_TRITON}"
+    if missing:
+        return f"triton {version}{tested}: the bounds guard cannot run (missing {', '.join(missing)})"
+    return f"triton {version}{tested}: the bounds guard's hooks are present (it checks itself before each grade)"
+
+
 def install_guard() -> str:
     """Wrap the interpreter's memory operations once; the guard's status ("active" or why not)."""
     if _Guard.installed:
@@ -423,7 +448,7 @@ def _moved(t: torch.Tensor, device: str) -> torch.Tensor:
 
 
 #: The speed case's shape: 256 MB per fp16 tensor, well past a GPU's L2 cache (50 MB on an
-#: H100, where a 32 MB copy measured 1.7x faster per byte than a 256 MB one: docs/gpu.md).
+#: H100, where a 32 MB copy measured 1.7x faster per byte than a 256 MB one: docs/gpu-kernels.md).
 TIMED_SHAPE = (16384, 8192)
 
 

@@ -95,3 +95,11 @@ def test_without_the_extra_grade_says_how_to_install_it(runner, monkeypatch, tmp
     result = invoke(runner, ["grade", "triton_rmsnorm", "--file", str(learner)])
     assert result.exit_code == 2
     assert 'pip install "normkata[triton]"' in result.output
+
+
+@needs_triton
+def test_describe_names_the_version_and_the_hooks() -> None:
+    from normkata.grading import kernels
+
+    line = kernels.describe()
+    assert line.startswith("triton ") and "hooks are present" in line
