@@ -55,10 +55,20 @@ MAX_FINDINGS = 40
 STATUS_ACTIVE = "active"
 
 
+def compiles_on_gpu() -> bool:
+    """Kernels run compiled only on a GPU with the sandbox off (NORMKATA_SANDBOX=off).
+
+    Compiling a Triton kernel runs ptxas (and ldconfig) as child processes, and the confined
+    worker may start none (seccomp forbids exec): under the sandbox the interpreter runs the
+    kernels, on CUDA tensors too (it copies them to the host and back).
+    """
+    return os.environ.get("NORMKATA_SANDBOX") == "off" and torch.cuda.is_available()
+
+
 def prepare_environment(scratch: str) -> None:
     """Before confinement and before the learner's file is imported (`@triton.jit` reads it then):
-    the interpreter on a machine without CUDA, and Triton's cache in the scratch folder."""
-    if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
+    the interpreter unless compiles_on_gpu(), and Triton's cache in the scratch folder."""
+    if "TRITON_INTERPRET" not in os.environ and not compiles_on_gpu():
         os.environ["TRITON_INTERPRET"] = "1"
     os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton-cache"))
     os.environ.setdefault("TRITON_HOME", scratch)
@@ -107,11 +117,12 @@ class _Watch:
                 return f"@{index}"  # an allocated tensor: named once we know which output it is
         return fallback
 
-    def add_kernel_args(self, names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        pairs = list(zip(names, args, strict=False)) + list(kwargs.items())
-        for name, arg in pairs:
-            if isinstance(arg, torch.Tensor):
-                self.extents.append(_extent(arg, self.name_of(arg, name)))
+    def add_kernel_args(self, names: list[str], args: list[Any], hosts: list[Any]) -> None:
+        """Extents of the host tensors the interpreter will address, named after what they copy
+        (a CUDA tensor's host copy has another address; a CPU tensor is its own host copy)."""
+        for name, arg, host in zip(names, args, hosts, strict=False):
+            if isinstance(arg, torch.Tensor) and isinstance(host, torch.Tensor):
+                self.extents.append(_extent(host, self.name_of(arg, name)))
 
     def note(self, kind: str, addresses: Any, program: str) -> None:
         """Out-of-bounds lanes of one access: grouped by the nearest tensor and the side."""
@@ -193,7 +204,7 @@ def describe() -> str:
         return f"triton: cannot be imported ({type(exc).__name__}: {exc})"[:300]
     hooks = [("InterpreterBuilder", "create_masked_load"), ("InterpreterBuilder", "create_masked_store"),
              ("InterpreterBuilder", "create_atomic_rmw"), ("InterpreterBuilder", "binary_op"),
-             ("ReduceOps", "sum"), ("GridExecutor", "__call__")]  # fmt: skip
+             ("ReduceOps", "sum"), ("GridExecutor", "_init_args_hst")]  # fmt: skip
     missing = [f"{c}.{m}" for c, m in hooks if not hasattr(getattr(interpreter, c, None), m)]
     version = getattr(triton, "__version__", "?")
     tested = "" if version == TESTED_TRITON else f", the guard was tested with {TESTED_TRITON}"
@@ -220,7 +231,7 @@ def install_guard() -> str:
         rmw, binary = builder_cls.create_atomic_rmw, builder_cls.binary_op
         reduce_sum_of = interpreter.ReduceOps.sum
         import triton.language as tl
-        executor_call = interpreter.GridExecutor.__call__
+        to_host = interpreter.GridExecutor._init_args_hst
     except Exception as exc:  # no triton, or its private API moved
         _Guard.status = f"cannot run: {type(exc).__name__}: {exc}"[:300]
         return _Guard.status
@@ -246,10 +257,14 @@ def install_guard() -> str:
     def atomic_rmw(self: Any, op: Any, ptr: Any, val: Any, mask: Any, *rest: Any) -> Any:
         return rmw(self, op, ptr, val, _checked(ptr, mask, "atomic"), *rest)
 
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def init_args_hst(self: Any, args_dev: Any, kwargs: Any) -> Any:
+        args_hst, kwargs_hst = to_host(self, args_dev, kwargs)
         if _ACTIVE:
-            _ACTIVE[-1].add_kernel_args(list(self.arg_names), args, kwargs)
-        return executor_call(self, *args, **kwargs)
+            names = list(self.arg_names)
+            keys = list(kwargs)
+            _ACTIVE[-1].add_kernel_args(names + keys, [*args_dev, *(kwargs[k] for k in keys)],
+                                        [*args_hst, *(kwargs_hst[k] for k in keys)])  # fmt: skip
+        return args_hst, kwargs_hst
 
     def binary_op(self: Any, lhs: Any, rhs: Any, op: Any) -> Any:
         if lhs.dtype.scalar != tl.bfloat16 or np.asarray(lhs.data).dtype == np.bool_:
@@ -273,7 +288,7 @@ def install_guard() -> str:
     builder_cls.create_masked_load = masked_load
     builder_cls.create_masked_store = masked_store
     builder_cls.create_atomic_rmw = atomic_rmw
-    interpreter.GridExecutor.__call__ = call
+    interpreter.GridExecutor._init_args_hst = init_args_hst
     try:
         problem = _self_check()
     except Exception as exc:
@@ -281,7 +296,7 @@ def install_guard() -> str:
     version = getattr(triton, "__version__", "?")
     if problem:
         builder_cls.create_masked_load, builder_cls.create_masked_store = load, store
-        builder_cls.create_atomic_rmw, interpreter.GridExecutor.__call__ = rmw, executor_call
+        builder_cls.create_atomic_rmw, interpreter.GridExecutor._init_args_hst = rmw, to_host
         builder_cls.binary_op, interpreter.ReduceOps.sum = binary, reduce_sum_of
         _Guard.status = f"cannot run with triton {version} (tested with {TESTED_TRITON}): {problem}"[:300]
     else:

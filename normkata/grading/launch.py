@@ -33,8 +33,10 @@ ZYGOTE_PRELOAD = ["normkata.grading.zygote", "torch", "torch.fx.experimental.sym
 
 
 def interprets_triton() -> bool:
-    """The `triton` extra is installed and there is no NVIDIA GPU: kernel katas run interpreted."""
-    return importlib.util.find_spec("triton") is not None and not os.path.exists("/dev/nvidiactl")
+    """The `triton` extra is installed and kernels will not be compiled (normkata.grading.kernels
+    .compiles_on_gpu: compiled only on a GPU with NORMKATA_SANDBOX=off)."""
+    gpu_unconfined = os.environ.get("NORMKATA_SANDBOX") == "off" and os.path.exists("/dev/nvidiactl")
+    return importlib.util.find_spec("triton") is not None and not gpu_unconfined
 
 
 #: Then the zygote imports Triton too (0.5 s that each kernel kata's worker would pay), with
