@@ -27,6 +27,7 @@ from _timing import median_seconds, print_ratios  # noqa: E402
 from normkata.katas import load_katas  # noqa: E402
 
 WATCH_TARGET_S = 0.3
+KERNEL_WATCH_TARGET_S = 0.5  # kernel katas run under Triton's interpreter (SPEC.md)
 COLD_TARGET = 1.5
 
 
@@ -79,7 +80,8 @@ def main() -> None:
             learner.write_text(kata.solution.read_text(encoding="utf-8"), encoding="utf-8")
             samples = save_to_verdict(kata.id, learner, args.saves, env)
             median = statistics.median(samples)
-            verdict = "ok" if median <= WATCH_TARGET_S else "over the target"
+            target = KERNEL_WATCH_TARGET_S if kata.requires else WATCH_TARGET_S
+            verdict = "ok" if median <= target else f"over the target ({target * 1000:.0f} ms)"
             print(f"  {kata.id:<20} {median * 1000:6.0f} ms  (range {min(samples) * 1000:.0f}-"
                   f"{max(samples) * 1000:.0f} ms)  {verdict}")  # fmt: skip
         floor = median_seconds([sys.executable, "-c", "import torch, pytest"], runs=args.runs, env=env)

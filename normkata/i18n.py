@@ -334,6 +334,11 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "{path} not found: run `normkata kata {kata}` first, or pass --file.",
         "找不到 {path}：请先运行 `normkata kata {kata}`，或用 --file 指定文件。",
     ),
+    "grade.needs_extra": (
+        "{kata} needs an optional extra that is not installed: pip install \"{package}\" (then grade again).",
+        "{kata} 需要尚未安装的可选依赖：pip install \"{package}\"（然后再评测）。",
+    ),
+    "kata.needs_extra": ("needs the {extra} extra", "需要 {extra} 可选依赖"),
     "kata.list.title": ("Katas", "编程练习"),
     "kata.col.kata": ("Kata", "练习"),
     "kata.col.title": ("Title", "标题"),

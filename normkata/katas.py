@@ -25,6 +25,10 @@ _KEYS = {
     "forbidden",
     "hints",
 }
+#: Keys a kata may leave out.
+_OPTIONAL = {"requires"}
+#: What each name in `requires` needs importable, and the extra that installs it.
+EXTRAS = {"triton": ("triton", "normkata[triton]")}
 _FILES = ("instructions.en.md", "instructions.zh.md", "starter.py", "suite.py")
 
 
@@ -43,6 +47,14 @@ class Kata:
     forbidden: tuple[str, ...]
     hints: TextList
     folder: Path
+    #: Optional extras the kata needs (`triton`: kernel katas), each a key of EXTRAS.
+    requires: tuple[str, ...] = ()
+
+    def missing_extras(self) -> list[str]:
+        """The extras this kata needs that are not installed (`pip install "normkata[triton]"`)."""
+        import importlib.util
+
+        return [EXTRAS[name][1] for name in self.requires if importlib.util.find_spec(EXTRAS[name][0]) is None]
 
     @property
     def starter(self) -> Path:
@@ -88,7 +100,7 @@ def _load_one(meta: Path) -> Kata:
         return _KataIssue(meta, data.key_lines.get(key, data.line), key, message)
 
     for key in data:
-        if key not in _KEYS:
+        if key not in _KEYS | _OPTIONAL:
             raise fail(key, "unknown key")
     for key in _KEYS:
         if key not in data:
@@ -108,9 +120,12 @@ def _load_one(meta: Path) -> Kata:
         raise fail("hints", "expected en and zh lists")
     if not all(isinstance(hints[lang], LineList) and len(hints[lang]) == 3 for lang in ("en", "zh")):
         raise fail("hints", "expected exactly three hint levels in each language")
-    for key in ("topics", "classes", "forbidden"):
+    for key in ("topics", "classes", "forbidden", *(["requires"] if "requires" in data else [])):
         if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
             raise fail(key, "expected a list of texts")
+    for name in data.get("requires", ()):
+        if name not in EXTRAS:
+            raise fail("requires", f"unknown extra {name!r} (known: {', '.join(EXTRAS)})")
     return Kata(
         id=data["id"],
         order=int(data["order"]),
@@ -123,6 +138,7 @@ def _load_one(meta: Path) -> Kata:
         forbidden=tuple(data["forbidden"]),
         hints=TextList(tuple(hints["en"]), tuple(hints["zh"])),
         folder=meta.parent,
+        requires=tuple(data.get("requires", ())),
     )
 
 

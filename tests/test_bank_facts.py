@@ -131,6 +131,12 @@ def _rms_small_example() -> float:
     return r * 1 - 3 * r**3 * (3 * 1 + 4 * 0) / 2
 
 
+def _largest_fp16_with_finite_square() -> float:
+    with np.errstate(over="ignore"):
+        values = np.arange(0, 0x7C00, dtype=np.uint16).view(np.float16)
+        return float(values[np.isfinite(values * values)].max())
+
+
 def _chan_between_term() -> float:
     a, b = np.array([-1.0, 1.0]), np.array([3.0, 4.0, 5.0])
     both = np.concatenate([a, b])
@@ -202,6 +208,12 @@ NUMERIC: dict[str, Callable[[], float]] = {
     "ngpt-softmax-scale": lambda: math.sqrt(64),
     "ngpt-cosine": lambda: 24 / 25,
     "ngpt-alpha-stored": lambda: 1 / 32,
+    # Kernel katas' topic: closed forms and numpy's float16, not the items' torch snippets.
+    "kern-arithmetic-intensity": lambda: 4 * 4096**2 / (2 * 4096**2 * 2 + 2 * 4096),
+    "kern-fusion-traffic": lambda: (2 + 1 + 2 + 2) / 2,
+    "kern-masked-lanes": lambda: 2 ** math.ceil(math.log2(300)) - 300,
+    "kern-mean-over-block": lambda: round(1 / math.sqrt((1 + 4 + 4) / 4), 3),
+    "kern-fp16-square": _largest_fp16_with_finite_square,
 }
 
 

@@ -75,6 +75,9 @@ def _deep(katas: list[Kata], lang: str) -> None:
     from normkata.grading.selfcheck import deep_check, planned_grades
     from normkata.i18n import t
 
+    for kata in [k for k in katas if k.requires and k.missing_extras()]:  # kernel katas without their extra
+        click.echo(t("grade.needs_extra", lang, kata=kata.id, package=kata.missing_extras()[0]), err=True)
+        katas = [k for k in katas if k is not kata]
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, transient=True) as progress:
         task = progress.add_task(t("content.deep.running", lang), total=planned_grades(katas))

@@ -77,6 +77,8 @@ def grade(
     if name is None:
         raise InputError(t("grade.no_kata", lang))
     chosen = get_kata(name)
+    if chosen.requires and (missing := chosen.missing_extras()):
+        raise InputError(t("grade.needs_extra", lang, kata=chosen.id, package=missing[0]))
     if list_only:
         _print_case_list(chosen.id, list_cases(chosen.id, lang), lang)
         return

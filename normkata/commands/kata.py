@@ -87,9 +87,11 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
         for item in katas:
             status = log.status(item.id)
             best = f"{status.best_score:.0%}" if status.best_score is not None else "-"
+            shown = t(f"kata.status.{status.status}", lang)
+            if item.requires and item.missing_extras():  # kernel katas without `normkata[triton]`
+                shown += f" ({t('kata.needs_extra', lang, extra=', '.join(item.requires))})"
             table.add_row(
-                item.id, item.title.get(lang), item.difficulty, f"{item.minutes} min",
-                t(f"kata.status.{status.status}", lang), best,
+                item.id, item.title.get(lang), item.difficulty, f"{item.minutes} min", shown, best,
             )  # fmt: skip
         console.print(table)
         return

@@ -19,7 +19,7 @@ from torch.overrides import TorchFunctionMode
 
 from normkata.grading.contract import Program, Step, dtype_of
 
-KINDS = ("module", "function", "object")
+KINDS = ("module", "function", "object", "launcher")
 
 #: What the watch reports, by the callable it saw (plain names: they cross the wire as text).
 _AUTOGRAD_CALLS = {
@@ -42,6 +42,10 @@ def build(cls: Any, program: Program) -> Any:
             raise TypeError(f"{program.cls} is not a torch.autograd.Function subclass")
         if getattr(cls.apply, "__func__", None) is not getattr(torch.autograd.Function.apply, "__func__", None):
             raise TypeError(f"{program.cls} overrides apply: define forward and backward, and let autograd call them")
+        return cls
+    if program.kind == "launcher":  # a kernel kata's plain function: normkata.grading.kernels calls it
+        if not callable(cls) or isinstance(cls, type):
+            raise TypeError(f"{program.cls} is not a function")
         return cls
     kwargs = {k: dtype_of(v) or v if k == "dtype" else v for k, v in program.kwargs.items()}
     target = cls(*program.args, **kwargs)

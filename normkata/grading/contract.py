@@ -286,6 +286,9 @@ class StepReply:
     #: Function kind: the shape of each gradient the learner's backward returned, before autograd
     #: sums one that merely broadcasts to its input (None where it returned None).
     backward_shapes: list[list[int] | None] = field(default_factory=list)
+    #: Launcher kind (kernel katas): what the bounds guard and the sentinels found, as
+    #: `kind|tensor|program|lanes|where` (normkata.grading.kernels).
+    findings: list[str] = field(default_factory=list)
 
     @property
     def output(self) -> torch.Tensor:

@@ -16,6 +16,7 @@ importing the learner's file, and leads a session (process group) of its own.
 
 from __future__ import annotations
 
+import importlib.util
 import multiprocessing
 import os
 import subprocess
@@ -29,6 +30,20 @@ from typing import Protocol
 #: 0.4 s that each worker would pay again.
 ZYGOTE_PRELOAD = ["normkata.grading.zygote", "torch", "torch.fx.experimental.symbolic_shapes",
                   "normkata.grading.worker"]  # fmt: skip
+
+
+def interprets_triton() -> bool:
+    """The `triton` extra is installed and kernels will not be compiled (normkata.grading.kernels
+    .compiles_on_gpu: compiled only on a GPU with NORMKATA_SANDBOX=off)."""
+    gpu_unconfined = os.environ.get("NORMKATA_SANDBOX") == "off" and os.path.exists("/dev/nvidiactl")
+    return importlib.util.find_spec("triton") is not None and not gpu_unconfined
+
+
+#: Then the zygote imports Triton too (0.5 s that each kernel kata's worker would pay), with
+#: TRITON_INTERPRET=1 already set (worker_environment): triton.language's own @jit functions
+#: (tl.sum, ...) are made at import, interpreted or compiled by what the variable says then.
+if interprets_triton():
+    ZYGOTE_PRELOAD.append("triton.runtime.interpreter")
 
 
 class WorkerProcess(Protocol):
@@ -84,6 +99,8 @@ def worker_environment() -> dict[str, str]:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1",
            "PYTHONSAFEPATH": "1"}  # fmt: skip
     env.pop("PYTHONSTARTUP", None)
+    if interprets_triton():
+        env.setdefault("TRITON_INTERPRET", "1")
     return env
 
 

@@ -104,6 +104,10 @@ def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
     """Grade one file in a fresh confined worker started by `launcher`."""
     started = time.perf_counter()
     kata = get_kata(request.kata)
+    if kata.requires and (missing := kata.missing_extras()):  # watch, grade-all: say it, do not crash
+        from normkata.i18n import t
+
+        raise InputError(t("grade.needs_extra", request.lang, kata=kata.id, package=missing[0]))
     # Not resolved: a link would make its target's folder the readable one. A link, a special
     # file or an oversized one is refused (SourceError, exit code 2) before anything runs.
     file = Path(os.path.abspath(request.file))

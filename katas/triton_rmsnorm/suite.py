@@ -1,0 +1,402 @@
+"""Hidden suite for the Triton RMSNorm forward kata (run by `normkata grade`, never copied to the workspace).
+
+Every requirement checked here is stated in instructions.en.md / instructions.zh.md. Without a
+GPU the learner's kernels run under Triton's interpreter in the confined worker, where
+normkata.grading.kernels watches every load and store; on a GPU they run compiled and the CPU
+cases are skipped (the CUDA cases make the same checks). Inputs are drawn from the run's seed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from normkata.grading.checks import (
+    Harness,
+    Input,
+    LearnerError,
+    Misconception,
+    draw,
+    explain,
+    fail,
+    lang,
+    randn,
+    say,
+)
+from normkata.grading.contract import TOLERANCES, Category, Failure, StepReply, Tolerance, tolerance_for
+from normkata.grading.proxy import SubmissionError, TimeBudgetUsed
+
+DEVICES = ["cpu", "cuda"]
+LAUNCHER = "rmsnorm_forward"
+
+CASE_NAMES_ZH = {
+    "forward": "前向",
+    "forward_drawn_width": "随机宽度的前向",
+    "strided_rows_with_nan_gaps": "行间隔中含 NaN 的跨步输入",
+    "single_row_and_many_rows": "单行与多行",
+    "all_zero_row_stays_finite": "全零行保持有限",
+    "custom_eps": "自定义 eps",
+    "half_precision": "半精度",
+    "fp16_large_values_need_float32": "fp16 大数值需要 float32 累加",
+    "bounds_guard": "越界检查自检",
+    "speed": "速度（不计分）",
+}
+
+NO_MASK = Misconception(
+    "triton-no-mask",
+    "loads or stores without a mask",
+    "load 或 store 没有掩码",
+    "BLOCK_SIZE lanes run in every program; when d is not a power of two the last ones are past the row. "
+    "Pass mask = cols < n_cols to every tl.load and tl.store.",
+    "每个 program 都有 BLOCK_SIZE 个 lane；d 不是 2 的幂时，最后几个 lane 超出了行尾。"
+    "每个 tl.load 和 tl.store 都要传 mask = cols < n_cols。",
+)
+OFF_BY_ONE = Misconception(
+    "triton-mask-off-by-one",
+    "an off-by-one mask (cols <= n_cols)",
+    "掩码差一（cols <= n_cols）",
+    "Lanes 0..n_cols-1 hold the row: the mask is cols < n_cols.",
+    "第 0 到 n_cols-1 个 lane 是这一行：掩码应为 cols < n_cols。",
+)
+STRIDE_IGNORED = Misconception(
+    "triton-row-stride-ignored",
+    "the row stride is ignored (row * n_cols instead of row * stride)",
+    "忽略了行步长（用 row * n_cols 而不是 row * stride）",
+    "Rows of a view need not be packed: pass x.stride(0) and address row r at x_ptr + r * stride.",
+    "视图的行不一定紧挨着：传入 x.stride(0)，第 r 行在 x_ptr + r * stride。",
+)
+MEAN_OVER_BLOCK = Misconception(
+    "triton-mean-over-block-size",
+    "the mean divides by BLOCK_SIZE instead of d",
+    "均值除以了 BLOCK_SIZE 而不是 d",
+    "BLOCK_SIZE is the power of two the lanes round d up to; the mean is the sum over the row divided by n_cols.",
+    "BLOCK_SIZE 是把 d 向上取整到的 2 的幂；均值是整行之和除以 n_cols。",
+)
+NON_NEUTRAL_OTHER = Misconception(
+    "triton-non-neutral-other",
+    "masked-off lanes load a non-neutral `other` into the reduction",
+    "被掩掉的 lane 用非中性的 `other` 参与了归约",
+    "Lanes past the row go into tl.sum too: load them with other=0.0, which adds nothing to a sum of squares "
+    "(-inf is the neutral value of a max, as in softmax, not of a sum).",
+    "超出行尾的 lane 也会进入 tl.sum：用 other=0.0 读入，它不会给平方和添任何东西"
+    "（-inf 是 max 的中性值，如 softmax 中那样，不是 sum 的）。",
+)
+MISSING_OTHER = Misconception(
+    "triton-missing-other",
+    "a masked load without `other=` feeds its undefined lanes into the sum",
+    "带掩码的 load 没有给 `other=`，未定义的 lane 进入了求和",
+    "A masked-off lane of tl.load without other= is undefined on a GPU (the grader fills it with NaN): "
+    "give other=0.0, or tl.where(mask, x, 0.0) before the sum.",
+    "没有 other= 的 tl.load，被掩掉的 lane 在 GPU 上是未定义的（评测时填为 NaN）："
+    "给 other=0.0，或在求和前 tl.where(mask, x, 0.0)。",
+)
+NO_FP32 = Misconception(
+    "triton-no-float32-accumulation",
+    "the sum of squares is not accumulated in float32",
+    "平方和没有在 float32 中累加",
+    "Convert the loaded row with .to(tl.float32) before squaring: in fp16, 300² = 90000 is already inf.",
+    "在平方之前用 .to(tl.float32) 转换读入的行：fp16 中 300² = 90000 就已经是 inf。",
+)
+OUTPUT_FP32 = Misconception(
+    "triton-output-in-float32",
+    "the output is written in float32 instead of x's dtype",
+    "输出写成了 float32，而不是 x 的数据类型",
+    "Allocate y with dtype=x.dtype and store y.to(y_ptr.dtype.element_ty); only rstd is float32.",
+    "按 dtype=x.dtype 分配 y，并存入 y.to(y_ptr.dtype.element_ty)；只有 rstd 是 float32。",
+)
+GRID_MISSES_ROWS = Misconception(
+    "triton-grid-misses-rows",
+    "the grid launches fewer programs than there are rows",
+    "网格启动的 program 少于行数",
+    "With one program per row the grid is (n_rows,): every row must get a program.",
+    "每行一个 program 时，网格应为 (n_rows,)：每一行都要有一个 program。",
+)
+
+
+def reference(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """y and rstd in float64 on the (already quantised) input."""
+    x64 = x.double().cpu()
+    rstd = torch.rsqrt(x64.pow(2).mean(-1) + eps)
+    return x64 * rstd[:, None] * weight.double().cpu(), rstd
+
+
+def suspects(x: torch.Tensor, weight: torch.Tensor, eps: float) -> list[tuple[Misconception, torch.Tensor]]:
+    x64, w = x.double().cpu(), weight.double().cpu()
+    d = x.shape[-1]
+    block = 1 << max(d - 1, 0).bit_length()
+    found = []
+    if block != d and x.dtype == torch.float32:  # semantic mistakes are named from fp32 cases
+        found.append((MEAN_OVER_BLOCK, x64 * torch.rsqrt(x64.pow(2).sum(-1, keepdim=True) / block + eps) * w))
+        for other in (1.0, -math.inf):  # a weight's other=1.0 copied, or softmax's -inf
+            ms = (x64.pow(2).sum(-1, keepdim=True) + (block - d) * other**2) / d
+            found.append((NON_NEUTRAL_OTHER, x64 * torch.rsqrt(ms + eps) * w))
+    if x.dtype == torch.float16:
+        ms16 = (x.cpu() * x.cpu()).double().mean(-1, keepdim=True)  # squares overflow in fp16
+        found.append((NO_FP32, x64 * torch.rsqrt(ms16 + eps) * w))
+    return found
+
+
+def random_weight(d: int, key: int) -> torch.Tensor:
+    return randn([d], key, scale=0.5, shift=1.0)
+
+
+def _skip_cpu_on_gpu(device: str) -> None:
+    from normkata.grading.kernels import compiles_on_gpu
+
+    if device == "cpu" and compiles_on_gpu():
+        pytest.skip(say("kernels are compiled for the GPU in this run: the CUDA cases make these checks",
+                        "本次评测中内核按 GPU 编译：这些检查由 CUDA 用例完成"))  # fmt: skip
+
+
+def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, timed: bool = False) -> StepReply:
+    from normkata.grading.contract import Step
+
+    kwargs: dict[str, object] = {"outputs": ["y", "rstd"], **({"time": True} if timed else {})}
+    program = harness.program(LAUNCHER, ["x", "weight"], kwargs, steps=[Step([x, weight], extra=[eps])])
+    program.kind = "launcher"
+    call = f"{LAUNCHER}(x, weight, eps={eps:g})"
+    try:
+        reply = harness.submission.run(program)
+    except TimeBudgetUsed:
+        raise
+    except SubmissionError as exc:
+        raise LearnerError(f"{call}: {exc.text(lang())}") from None
+    if not reply.ok:
+        raise LearnerError(explain(reply.failure or Failure("Error", "", 0, "run"), call))
+    return reply.steps[0]
+
+
+def strided(x: torch.Tensor, pad: int) -> torch.Tensor:
+    """The same values as rows of a wider buffer whose gaps hold NaN (row stride d + pad)."""
+    base = torch.full((x.shape[0], x.shape[1] + pad), math.nan, dtype=x.dtype)
+    base[:, : x.shape[1]] = x
+    return base[:, : x.shape[1]]
+
+
+_WHERE = {"after": ("past the end of", "越过了末尾"), "before": ("before the start of", "早于开头")}
+_KIND = {"read": ("read", "读取了"), "write": ("wrote", "写入了"), "atomic": ("updated atomically", "原子更新了")}
+
+
+def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: int) -> None:
+    """Out-of-bounds accesses the guard switched off, and outputs' sentinel margins changed."""
+    block = 1 << max(d - 1, 0).bit_length()
+    for finding in reply.findings:
+        kind, tensor, program, lanes, where = (finding.split("|") + [""] * 5)[:5]
+        if kind in _KIND:
+            en, zh = _KIND[kind]
+            en_where, zh_where = _WHERE.get(where, _WHERE["after"])
+            message = say("{call} on {on}: program {program} {verb} {lanes} lane(s) {where} {tensor} "
+                          "(the guard switched them off).",
+                          "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh} {tensor}"
+                          "（已被越界检查关掉）。",
+                          call=call, on=on, program=program, verb=en, verb_zh=zh, lanes=lanes, where=en_where,
+                          where_zh=zh_where, tensor=tensor)  # fmt: skip
+            count = int(lanes) if lanes.isdigit() else 0
+            cause = None
+            if where == "after" and count == block - d != 1:  # every lane past the row: no mask at all
+                cause = NO_MASK
+            elif where == "after" and count == 1 and block - d != 1:  # lane n_cols itself (d = 7: either)
+                cause = OFF_BY_ONE
+            fail(message + (" " + harness.diagnose(cause) if cause else ""))
+        if kind == "margin":
+            en_where, zh_where = _WHERE.get(where, _WHERE["after"])
+            fail(say("{call} on {on}: {lanes} value(s) written {where} {tensor} (its sentinel margin changed).",
+                     "{call}，{on}：有 {lanes} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
+                     call=call, on=on, lanes=lanes, where=en_where, where_zh=zh_where, tensor=tensor)
+                 + " " + harness.diagnose(NO_MASK))  # fmt: skip
+
+
+def forward_case(harness: Harness, x: Input, *, eps: float = 1e-5, weight_key: int = 100, pad: int = 0,
+                 tol: Tolerance | None = None) -> None:  # fmt: skip
+    """Launch on x (as a strided view with NaN gaps when pad > 0) and check y, rstd and every access."""
+    _skip_cpu_on_gpu(harness.device)
+    n, d = x.tensor.shape
+    weight = random_weight(d, weight_key).to(x.tensor.dtype)
+    sent = strided(x.tensor, pad) if pad else x.tensor
+    got = launch(harness, sent, weight, eps)
+    call = f"{LAUNCHER}(x, weight, eps={eps:g})"
+    on = x.describe(harness.device) + (say(", rows strided by {s} with NaN in the gaps", "，行步长 {s}，间隔中为 NaN",
+                                           s=d + pad) if pad else "")  # fmt: skip
+    check_findings(harness, got, call, on, d)
+    if len(got.outputs) != 2:
+        fail(say("{call} on {on}: returned {k} tensor(s), expected (y, rstd)",
+                 "{call}，{on}：返回了 {k} 个张量，应返回 (y, rstd)", call=call, on=on, k=len(got.outputs)))
+    y, rstd = got.outputs
+    expected_y, expected_rstd = reference(x.tensor, weight, eps)
+    if y.dtype != x.tensor.dtype:
+        message = say("{call} on {on}: y is {got}, expected {want} (x's dtype).",
+                      "{call}，{on}：y 是 {got}，应为 {want}（x 的数据类型）。",
+                      call=call, on=on, got=str(y.dtype).removeprefix("torch."),
+                      want=str(x.tensor.dtype).removeprefix("torch."))  # fmt: skip
+        fail(message + (" " + harness.diagnose(OUTPUT_FP32) if y.dtype == torch.float32 else ""))
+    if tuple(rstd.shape) != (n,) or rstd.dtype != torch.float32:
+        fail(say("{call} on {on}: rstd is {dtype} of shape {shape}, expected float32 of shape ({n},)",
+                 "{call}，{on}：rstd 是形状 {shape} 的 {dtype}，应为形状 ({n},) 的 float32",
+                 call=call, on=on, dtype=str(rstd.dtype).removeprefix("torch."), shape=tuple(rstd.shape), n=n))
+    if tuple(y.shape) == (n, d):
+        explain_nan(harness, got, y, expected_y, x.tensor, weight, eps, pad, call, on)
+    tol = tol or tolerance_for(x.tensor.dtype)
+    harness.assert_close(y, expected_y, tol=tol, call=call, on=on, what="y", suspects=suspects(x.tensor, weight, eps))
+    harness.assert_close(rstd, expected_rstd, tol=tol.at_least(TOLERANCES["float32"]), call=call, on=on,
+                         what="rstd")  # fmt: skip
+
+
+def explain_nan(harness: Harness, got: StepReply, y: torch.Tensor, expected: torch.Tensor, x: torch.Tensor,
+                weight: torch.Tensor, eps: float, pad: int, call: str, on: str) -> None:  # fmt: skip
+    """NaN where the reference is finite has a few causes; name the one the evidence shows."""
+    bad = torch.isnan(y) & torch.isfinite(expected)
+    if not bool(bad.any()):
+        return
+    rows = [int(r) for r in torch.nonzero(bad.all(-1)).flatten()]
+    message = say("{call} on {on}: y holds NaN in {k} row(s) where the reference is finite.",
+                  "{call}，{on}：y 有 {k} 行是 NaN，而参考结果是有限值。", call=call, on=on,
+                  k=int(bad.any(-1).sum()))  # fmt: skip
+    cause: Misconception | None = None
+    if pad:
+        n, d = x.shape
+        packed = torch.as_strided(strided(x, pad), (n, d), (d, 1)).double()  # row r read at r * d
+        wrong = packed * torch.rsqrt(packed.pow(2).mean(-1, keepdim=True) + eps) * weight.double()
+        if bool(torch.isclose(y.double(), wrong, rtol=1e-3, atol=1e-3, equal_nan=True).all()):
+            cause = STRIDE_IGNORED
+    if cause is None and any(f.startswith("nan-fill|") for f in got.findings) and len(rows) == y.shape[0]:
+        cause = MISSING_OTHER
+    if cause is None and rows and len(rows) < y.shape[0]:
+        written = [r for r in range(y.shape[0]) if r not in rows]
+        if bool(torch.isclose(y[written].double(), expected[written], rtol=0.05, atol=0.05).all()):
+            message += say(" Rows never written: {rows}.", " 从未写入的行：{rows}。", rows=rows[:8])
+            cause = GRID_MISSES_ROWS
+    fail(message + (" " + harness.diagnose(cause) if cause else ""))
+
+
+# -- forward in fp32 ---------------------------------------------------------------------------
+
+#: Small on purpose: the interpreter costs about 3 ms per program (row), and watch re-grades on every save.
+SHAPES = [(2, 8), (3, 300), (3, 1), (3, 7), (2, 64), (2, 33)]
+
+
+@pytest.mark.category(Category.FORWARD)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_forward(harness: Harness, shape: tuple[int, int], device: str) -> None:
+    key = 1000 + sum(shape) * 7
+    forward_case(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), weight_key=key + 1)
+
+
+@pytest.mark.category(Category.FORWARD)
+@pytest.mark.parametrize("k", range(2))
+def test_forward_drawn_width(harness: Harness, k: int) -> None:
+    shape = (draw(10 + k, 2, 4), draw(20 + k, 9, 200))
+    forward_case(harness, Input(randn(shape, 40 + k, scale=1.5), "1.5·N(0,1)"), weight_key=50 + k)
+
+
+# -- shapes and layouts ------------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.SHAPES)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(3, 100), (3, 5), (3, 64)], ids=lambda s: "x".join(map(str, s)))
+def test_strided_rows_with_nan_gaps(harness: Harness, shape: tuple[int, int], device: str) -> None:
+    forward_case(harness, Input(randn(shape, 60 + shape[1]), "N(0,1)"), pad=draw(61, 3, 29))
+
+
+@pytest.mark.category(Category.SHAPES)
+@pytest.mark.parametrize("rows", [1, 17])
+def test_single_row_and_many_rows(harness: Harness, rows: int) -> None:
+    forward_case(harness, Input(randn((rows, 12), 70 + rows), "N(0,1)"))
+
+
+# -- numerical stability -----------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.STABILITY)
+def test_all_zero_row_stays_finite(harness: Harness) -> None:
+    x = randn((3, 20), 91)
+    x[1] = 0.0
+    forward_case(harness, Input(x, say("row-1-all-zero", "第 1 行全为零的")))
+
+
+@pytest.mark.category(Category.STABILITY)
+def test_custom_eps(harness: Harness) -> None:
+    forward_case(harness, Input(randn((2, 12), 93, scale=0.05), "0.05·N(0,1)"), eps=1e-2)
+
+
+# -- low precision -----------------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.LOW_PRECISION)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+def test_half_precision(harness: Harness, dtype: torch.dtype, device: str) -> None:
+    x = randn((3, 96), 100).to(dtype)
+    forward_case(harness, Input(x, "N(0,1)"), weight_key=110)
+
+
+@pytest.mark.category(Category.LOW_PRECISION)
+@pytest.mark.parametrize("device", DEVICES)
+def test_fp16_large_values_need_float32(harness: Harness, device: str) -> None:
+    x = (300 * (1 + 0.1 * randn((3, 48), 120))).to(torch.float16)
+    forward_case(harness, Input(x, say("near-300 (300² overflows fp16)", "接近 300（300² 在 fp16 中溢出）")))
+
+
+# -- the guard itself --------------------------------------------------------------------------
+
+
+@pytest.mark.category(Category.INTEGRITY)
+def test_bounds_guard(harness: Harness) -> None:
+    """The guard checked itself on a known-bad kernel in the worker: say plainly if it could not run."""
+    _skip_cpu_on_gpu(harness.device)
+    try:
+        got = launch(harness, randn((1, 4), 130), torch.ones(4), 1e-5)
+    except LearnerError:
+        pytest.skip(say("your launcher raised: the other cases say why", "你的启动函数抛出了异常：其他用例会说明原因"))
+    for finding in got.findings:
+        if finding.startswith("guard|"):
+            pytest.skip(say("the bounds guard is not checking this run: {why}. Out-of-bounds accesses are not "
+                            "reported (sentinel margins still are)",
+                            "本次评测没有越界检查：{why}。越界访问不会被报告（哨兵值的改动仍会报告）。",
+                            why=finding.split("|")[1]))  # fmt: skip
+
+
+# -- speed on a GPU (reported, never scored) ---------------------------------------------------
+
+#: Share of a memory copy's bandwidth, lowest first: a tier per range.
+SPEED_TIERS = [(50.0, ("below 50%: a loop, a second pass or a bad layout moves extra bytes",
+                       "低于 50%：循环、第二遍或不好的布局搬运了多余的字节")),
+               (80.0, ("50-80%: good", "50-80%：不错")),
+               (math.inf, ("above 80%: close to the memory's limit", "高于 80%：接近内存带宽的上限"))]  # fmt: skip
+
+
+@pytest.mark.category(Category.CUDA)
+@pytest.mark.parametrize("device", ["cuda"])
+def test_speed(harness: Harness, device: str) -> None:
+    """Correct on an fp16 input, then timed on a (16384, 8192) one made on the GPU against a memory
+    copy of the same bytes: reported as a skip, never a fail."""
+    from normkata.grading.kernels import TIMED_SHAPE, compiles_on_gpu
+
+    if not compiles_on_gpu():
+        pytest.skip(say("speed: not measured, the kernels ran under the interpreter (compiling runs ptxas, which the "
+                        "sandbox forbids: NORMKATA_SANDBOX=off on a GPU times them compiled)",
+                        "速度：未测量，内核在解释器下运行（编译需要运行 ptxas，而沙箱禁止这样做："
+                        "在 GPU 上设置 NORMKATA_SANDBOX=off 可按编译后的内核计时）"))  # fmt: skip
+    n, d = 64, 4096
+    x = randn((n, d), 140).to(torch.float16)
+    weight = random_weight(d, 141).to(torch.float16)
+    got = launch(harness, x, weight, 1e-5, timed=True)
+    call, on = f"{LAUNCHER}(x, weight, eps=1e-05)", Input(x, "N(0,1)").describe(device)
+    check_findings(harness, got, call, on, d)
+    expected_y, _ = reference(x, weight, 1e-5)
+    harness.assert_close(got.outputs[0], expected_y, tol=tolerance_for(x.dtype), call=call, on=on, what="y")
+    timing = next((f.split("|") for f in got.findings if f.startswith("time|")), None)
+    if timing is None:
+        pytest.skip(say("speed: not measured", "速度：未测量"))
+    kernel, copy, eager = (float(v) for v in timing[1:4])
+    share = 100 * copy / kernel if kernel > 0 else 0.0
+    tier = next(words for limit, words in SPEED_TIERS if share < limit)
+    pytest.skip(say("speed (not scored): {share:.0f}% of a memory copy's bandwidth, {tier} ({k:.3f} ms; copy "
+                    "{c:.3f} ms; torch eager {e:.3f} ms) on ({n}, {d}) fp16",
+                    "速度（不计分）：达到内存拷贝带宽的 {share:.0f}%，{tier_zh}（{k:.3f} ms；拷贝 {c:.3f} ms；"
+                    "torch eager {e:.3f} ms），输入 ({n}, {d}) fp16",
+                    share=share, tier=tier[0], tier_zh=tier[1], k=kernel, c=copy, e=eager, n=TIMED_SHAPE[0],
+                    d=TIMED_SHAPE[1]))  # fmt: skip

@@ -1,0 +1,314 @@
+"""Hidden suite for the Triton RMSNorm backward kata (run by `normkata grade`, never copied to the workspace).
+
+Every requirement checked here is stated in instructions.en.md / instructions.zh.md. As in the
+forward kata, without a GPU the kernels run under Triton's interpreter in the confined worker,
+where normkata.grading.kernels watches every load, store and atomic add. The interpreter runs
+programs one after another: a dweight updated without atomics is caught only because each
+program's plain store overwrites the previous one (the GPU would lose updates at random).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from normkata.grading.checks import (
+    Harness,
+    Input,
+    LearnerError,
+    Misconception,
+    draw,
+    explain,
+    fail,
+    lang,
+    randn,
+    say,
+)
+from normkata.grading.contract import TOLERANCES, Category, Failure, StepReply, Tolerance
+from normkata.grading.proxy import SubmissionError, TimeBudgetUsed
+
+DEVICES = ["cpu", "cuda"]
+LAUNCHER = "rmsnorm_backward"
+
+CASE_NAMES_ZH = {
+    "backward": "反向",
+    "backward_drawn_width": "随机宽度的反向",
+    "strided_rows_with_nan_gaps": "行间隔中含 NaN 的跨步输入",
+    "dweight_over_many_rows": "多行累加的 dweight",
+    "half_precision": "半精度",
+    "bounds_guard": "越界检查自检",
+}
+
+NO_MASK = Misconception(
+    "triton-bwd-no-mask",
+    "loads, stores or atomics without a mask",
+    "load、store 或原子操作没有掩码",
+    "Lanes past n_cols exist in every program when d is not a power of two: pass mask = cols < n_cols to every "
+    "tl.load, tl.store and tl.atomic_add.",
+    "d 不是 2 的幂时，每个 program 都有超出 n_cols 的 lane：每个 tl.load、tl.store 和 tl.atomic_add "
+    "都要传 mask = cols < n_cols。",
+)
+OFF_BY_ONE = Misconception(
+    "triton-bwd-mask-off-by-one",
+    "an off-by-one mask (cols <= n_cols)",
+    "掩码差一（cols <= n_cols）",
+    "Lanes 0..n_cols-1 hold the row: the mask is cols < n_cols.",
+    "第 0 到 n_cols-1 个 lane 是这一行：掩码应为 cols < n_cols。",
+)
+STRIDE_IGNORED = Misconception(
+    "triton-bwd-row-stride-ignored",
+    "a row stride is ignored (row * n_cols instead of row * stride)",
+    "忽略了行步长（用 row * n_cols 而不是 row * stride）",
+    "dy, x and dx may each have their own row stride: pass dy.stride(0), x.stride(0), dx.stride(0) and use them.",
+    "dy、x 和 dx 可能各有自己的行步长：传入 dy.stride(0)、x.stride(0)、dx.stride(0) 并使用它们。",
+)
+NO_MEAN_TERM = Misconception(
+    "triton-bwd-missing-rstd-path",
+    "dx misses the path through rstd (dx = rstd·w·dy only)",
+    "dx 漏掉了经过 rstd 的那条路径（只有 dx = rstd·w·dy）",
+    "rstd depends on every x of the row: dx = rstd·g − x·rstd³·mean(x·g), with g = w·dy.",
+    "rstd 依赖这一行的每个 x：dx = rstd·g − x·rstd³·mean(x·g)，其中 g = w·dy。",
+)
+DY_NOT_WEIGHTED = Misconception(
+    "triton-bwd-dy-not-weighted",
+    "dx uses dy where it needs g = weight·dy",
+    "dx 在需要 g = weight·dy 的地方用了 dy",
+    "The gradient reaching the normalized x is g = weight·dy: use it in both terms of dx.",
+    "到达归一化后 x 的梯度是 g = weight·dy：dx 的两项都要用它。",
+)
+MEAN_OVER_BLOCK = Misconception(
+    "triton-bwd-mean-over-block-size",
+    "mean(x·g) divides by BLOCK_SIZE instead of d",
+    "mean(x·g) 除以了 BLOCK_SIZE 而不是 d",
+    "The mean is over the row's n_cols values: divide tl.sum(x * g) by n_cols.",
+    "均值是对这一行的 n_cols 个值求的：tl.sum(x * g) 要除以 n_cols。",
+)
+DW_OVERWRITTEN = Misconception(
+    "triton-bwd-dweight-not-accumulated",
+    "each program stores its row's dweight instead of adding it to the others",
+    "每个 program 直接存下自己那一行的 dweight，而不是和其他行相加",
+    "dweight sums dy·x·rstd over every row: tl.atomic_add into a zeroed float32 buffer, or write per-program "
+    "partial sums and reduce them in a second pass.",
+    "dweight 是所有行的 dy·x·rstd 之和：用 tl.atomic_add 加到清零的 float32 缓冲区，或写出每个 program 的"
+    "部分和再做第二遍归约。",
+)
+DW_NO_RSTD = Misconception(
+    "triton-bwd-dweight-without-rstd",
+    "dweight sums dy·x instead of dy·x·rstd",
+    "dweight 求的是 dy·x 之和，而不是 dy·x·rstd",
+    "weight multiplies the normalized x, so its gradient is Σ dy·(x·rstd).",
+    "weight 乘的是归一化后的 x，所以它的梯度是 Σ dy·(x·rstd)。",
+)
+OUTPUT_FP32 = Misconception(
+    "triton-bwd-dx-in-float32",
+    "dx is returned in float32 instead of x's dtype",
+    "dx 以 float32 返回，而不是 x 的数据类型",
+    "Allocate dx with dtype=x.dtype and store dx.to(dx_ptr.dtype.element_ty); return dweight in weight's dtype.",
+    "按 dtype=x.dtype 分配 dx，并存入 dx.to(dx_ptr.dtype.element_ty)；dweight 以 weight 的数据类型返回。",
+)
+
+#: Gradients in half precision go through more rounding than a forward: the block tolerances.
+HALF_TOL = {torch.bfloat16: TOLERANCES["block bfloat16"], torch.float16: TOLERANCES["block float16"]}
+
+
+def rstd_of(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    """What the forward pass saved: float32, from the (quantised) input."""
+    return torch.rsqrt(x.double().pow(2).mean(-1) + eps).float()
+
+
+def reference(dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor, rstd: torch.Tensor
+              ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    """dx and dweight in float64 from the saved rstd."""
+    dy64, x64, w64, r = dy.double(), x.double(), w.double(), rstd.double()[:, None]
+    g = dy64 * w64
+    dx = r * g - x64 * r**3 * (x64 * g).mean(-1, keepdim=True)
+    return dx, (dy64 * x64 * r).sum(0)
+
+
+Found = list[tuple[Misconception, torch.Tensor]]
+
+
+def suspects(dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor, rstd: torch.Tensor) -> tuple[Found, Found]:
+    """Mistaken dx and dweight, for fp32 cases."""
+    if x.dtype != torch.float32:
+        return [], []
+    dy64, x64, w64, r = dy.double(), x.double(), w.double(), rstd.double()[:, None]
+    d = x.shape[-1]
+    block = 1 << max(d - 1, 0).bit_length()
+    g = dy64 * w64
+    dx_found = [(NO_MEAN_TERM, r * g),
+                (DY_NOT_WEIGHTED, r * dy64 - x64 * r**3 * (x64 * dy64).mean(-1, keepdim=True))]  # fmt: skip
+    if block != d:
+        dx_found.append((MEAN_OVER_BLOCK, r * g - x64 * r**3 * (x64 * g).sum(-1, keepdim=True) / block))
+    rows = dy64 * x64 * r
+    dw_found = [(DW_NO_RSTD, (dy64 * x64).sum(0))]
+    if x.shape[0] > 1:
+        dw_found += [(DW_OVERWRITTEN, rows[i]) for i in (x.shape[0] - 1, 0)]  # the interpreter: last program wins
+    return dx_found, dw_found
+
+
+def random_weight(d: int, key: int) -> torch.Tensor:
+    return randn([d], key, scale=0.5, shift=1.0)
+
+
+def launch(harness: Harness, dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
+           ) -> StepReply:  # fmt: skip
+    from normkata.grading.contract import Step
+
+    program = harness.program(LAUNCHER, ["dy", "x", "weight", "rstd"], {"outputs": ["dx", "dweight"]},
+                              steps=[Step([dy, x, weight, rstd])])  # fmt: skip
+    program.kind = "launcher"
+    call = f"{LAUNCHER}(dy, x, weight, rstd)"
+    try:
+        reply = harness.submission.run(program)
+    except TimeBudgetUsed:
+        raise
+    except SubmissionError as exc:
+        raise LearnerError(f"{call}: {exc.text(lang())}") from None
+    if not reply.ok:
+        raise LearnerError(explain(reply.failure or Failure("Error", "", 0, "run"), call))
+    return reply.steps[0]
+
+
+def _skip_cpu_on_gpu(device: str) -> None:
+    from normkata.grading.kernels import compiles_on_gpu
+
+    if device == "cpu" and compiles_on_gpu():
+        pytest.skip(say("kernels are compiled for the GPU in this run: the CUDA cases make these checks",
+                        "本次评测中内核按 GPU 编译：这些检查由 CUDA 用例完成"))  # fmt: skip
+
+
+def strided(x: torch.Tensor, pad: int) -> torch.Tensor:
+    """The same values as rows of a wider buffer whose gaps hold NaN (row stride d + pad)."""
+    base = torch.full((x.shape[0], x.shape[1] + pad), math.nan, dtype=x.dtype)
+    base[:, : x.shape[1]] = x
+    return base[:, : x.shape[1]]
+
+
+_WHERE = {"after": ("past the end of", "越过了末尾"), "before": ("before the start of", "早于开头")}
+_KIND = {"read": ("read", "读取了"), "write": ("wrote", "写入了"), "atomic": ("updated atomically", "原子更新了")}
+
+
+def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: int) -> None:
+    """Out-of-bounds accesses the guard switched off, and outputs' sentinel margins changed."""
+    block = 1 << max(d - 1, 0).bit_length()
+    for finding in reply.findings:
+        kind, tensor, program, lanes, where = (finding.split("|") + [""] * 5)[:5]
+        if kind in _KIND:
+            en, zh = _KIND[kind]
+            en_where, zh_where = _WHERE.get(where, _WHERE["after"])
+            message = say("{call} on {on}: program {program} {verb} {lanes} lane(s) {where} {tensor} "
+                          "(the guard switched them off).",
+                          "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh} {tensor}"
+                          "（已被越界检查关掉）。",
+                          call=call, on=on, program=program, verb=en, verb_zh=zh, lanes=lanes, where=en_where,
+                          where_zh=zh_where, tensor=tensor)  # fmt: skip
+            count = int(lanes) if lanes.isdigit() else 0
+            cause = None
+            if where == "after" and count == block - d != 1:  # every lane past the row: no mask at all
+                cause = NO_MASK
+            elif where == "after" and count == 1 and block - d != 1:  # lane n_cols itself (d = 7: either)
+                cause = OFF_BY_ONE
+            fail(message + (" " + harness.diagnose(cause) if cause else ""))
+        if kind == "margin":
+            en_where, zh_where = _WHERE.get(where, _WHERE["after"])
+            fail(say("{call} on {on}: {lanes} value(s) written {where} {tensor} (its sentinel margin changed).",
+                     "{call}，{on}：有 {lanes} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
+                     call=call, on=on, lanes=lanes, where=en_where, where_zh=zh_where, tensor=tensor)
+                 + " " + harness.diagnose(NO_MASK))  # fmt: skip
+
+
+
+
+def backward_case(harness: Harness, x: Input, *, dy_key: int, weight_key: int = 100, pad: int = 0) -> None:
+    """Launch on (dy, x) (as strided views with NaN gaps when pad > 0) and check dx, dweight and every access."""
+    _skip_cpu_on_gpu(harness.device)
+    n, d = x.tensor.shape
+    dtype = x.tensor.dtype
+    weight = random_weight(d, weight_key).to(dtype)
+    dy = randn((n, d), dy_key).to(dtype)
+    rstd = rstd_of(x.tensor)
+    sent_dy, sent_x = (strided(dy, pad + 2), strided(x.tensor, pad)) if pad else (dy, x.tensor)
+    got = launch(harness, sent_dy, sent_x, weight, rstd)
+    call = f"{LAUNCHER}(dy, x, weight, rstd)"
+    on = x.describe(harness.device) + (say(", rows of dy and x strided by {a} and {b} with NaN in the gaps",
+                                           "，dy 与 x 的行步长分别为 {a} 和 {b}，间隔中为 NaN",
+                                           a=d + pad + 2, b=d + pad) if pad else "")  # fmt: skip
+    check_findings(harness, got, call, on, d)
+    if len(got.outputs) != 2:
+        fail(say("{call} on {on}: returned {k} tensor(s), expected (dx, dweight)",
+                 "{call}，{on}：返回了 {k} 个张量，应返回 (dx, dweight)", call=call, on=on, k=len(got.outputs)))
+    dx, dweight = got.outputs
+    for name, tensor in (("dx", dx), ("dweight", dweight)):
+        if tensor.dtype != dtype:
+            message = say("{call} on {on}: {name} is {got}, expected {want}.",
+                          "{call}，{on}：{name} 是 {got}，应为 {want}。", call=call, on=on, name=name,
+                          got=str(tensor.dtype).removeprefix("torch."),
+                          want=str(dtype).removeprefix("torch."))  # fmt: skip
+            fail(message + (" " + harness.diagnose(OUTPUT_FP32) if tensor.dtype == torch.float32 else ""))
+    expected_dx, expected_dw = reference(dy, x.tensor, weight, rstd)
+    dx_suspects, dw_suspects = suspects(dy, x.tensor, weight, rstd)
+    if pad and tuple(dx.shape) == (n, d) and bool((torch.isnan(dx) & torch.isfinite(expected_dx)).any()):
+        fail(say("{call} on {on}: dx holds NaN where the reference is finite (NaN sits only in the gaps between rows).",
+                 "{call}，{on}：dx 在参考结果为有限值的位置出现 NaN（NaN 只在行与行的间隔中）。", call=call, on=on)
+             + " " + harness.diagnose(STRIDE_IGNORED))  # fmt: skip
+    tol: Tolerance = HALF_TOL.get(dtype, TOLERANCES["gradient"])
+    harness.assert_close(dx, expected_dx, tol=tol, call=call, on=on, what="dx", suspects=dx_suspects)
+    harness.assert_close(dweight, expected_dw, tol=tol, call=call, on=on, what="dweight", suspects=dw_suspects)
+
+
+SHAPES = [(2, 8), (3, 300), (3, 1), (3, 7), (2, 33)]
+
+
+@pytest.mark.category(Category.GRADIENTS)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_backward(harness: Harness, shape: tuple[int, int], device: str) -> None:
+    key = 2000 + sum(shape) * 7
+    backward_case(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), dy_key=key + 2,
+                  weight_key=key + 1)  # fmt: skip
+
+
+@pytest.mark.category(Category.GRADIENTS)
+@pytest.mark.parametrize("k", range(2))
+def test_backward_drawn_width(harness: Harness, k: int) -> None:
+    shape = (draw(210 + k, 2, 4), draw(220 + k, 9, 200))
+    backward_case(harness, Input(randn(shape, 240 + k, scale=1.5), "1.5·N(0,1)"), dy_key=250 + k, weight_key=260 + k)
+
+
+@pytest.mark.category(Category.SHAPES)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(3, 100), (3, 5)], ids=lambda s: "x".join(map(str, s)))
+def test_strided_rows_with_nan_gaps(harness: Harness, shape: tuple[int, int], device: str) -> None:
+    backward_case(harness, Input(randn(shape, 270 + shape[1]), "N(0,1)"), dy_key=280 + shape[1], pad=draw(271, 3, 29))
+
+
+@pytest.mark.category(Category.GRADIENTS)
+def test_dweight_over_many_rows(harness: Harness) -> None:
+    backward_case(harness, Input(randn((17, 12), 290), "N(0,1)"), dy_key=291)
+
+
+@pytest.mark.category(Category.LOW_PRECISION)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+def test_half_precision(harness: Harness, dtype: torch.dtype, device: str) -> None:
+    backward_case(harness, Input(randn((5, 96), 300).to(dtype), "N(0,1)"), dy_key=301, weight_key=302)
+
+
+@pytest.mark.category(Category.INTEGRITY)
+def test_bounds_guard(harness: Harness) -> None:
+    """The guard checked itself on a known-bad kernel in the worker: say plainly if it could not run."""
+    _skip_cpu_on_gpu(harness.device)
+    x = randn((1, 4), 310)
+    try:
+        got = launch(harness, randn((1, 4), 311), x, torch.ones(4), rstd_of(x))
+    except LearnerError:
+        pytest.skip(say("your launcher raised: the other cases say why", "你的启动函数抛出了异常：其他用例会说明原因"))
+    for finding in got.findings:
+        if finding.startswith("guard|"):
+            pytest.skip(say("the bounds guard is not checking this run: {why}. Out-of-bounds accesses are not "
+                            "reported (sentinel margins still are)",
+                            "本次评测没有越界检查：{why}。越界访问不会被报告（哨兵值的改动仍会报告）。",
+                            why=finding.split("|")[1]))  # fmt: skip
