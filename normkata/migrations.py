@@ -294,3 +294,31 @@ def m008_learning_loop(db: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration
+def m009_schedule_passed_katas(db: sqlite3.Connection) -> None:
+    """Katas passed before the learning loop come due too: each is scheduled from its first pass as
+    an FSRS review rated Good (what happened in that round was not recorded for the rule), with
+    no learning steps and no fuzz, like a kata passed now. No review log is written: that review
+    was inferred, and `review --optimize` must learn only from reviews that happened."""
+    from fsrs import Card, Rating, Scheduler
+
+    scheduler = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+    passes = db.execute(
+        "SELECT kata, MIN(at) FROM kata_attempts WHERE passed != 0 GROUP BY kata ORDER BY kata"
+    ).fetchall()
+    for kata, first_pass in passes:
+        item = f"kata:{kata}"
+        if db.execute("SELECT 1 FROM srs WHERE item_id = ?", (item,)).fetchone():
+            continue
+        try:
+            moment = datetime.fromisoformat(first_pass)
+        except (TypeError, ValueError):
+            continue  # a time nobody can read: left unscheduled rather than guessed
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        card, _log = scheduler.review_card(Card(due=moment), Rating.Good, review_datetime=moment)
+        due = card.due.astimezone(timezone.utc).isoformat(timespec="seconds")
+        db.execute("INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, 'kata', ?, ?, ?)",
+                   (item, kata, card.to_json(), due))  # fmt: skip

@@ -448,3 +448,30 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
     learner.write_text("# half written\n")
     invoke(runner, ["review", "--kata", "rmsnorm"], stdin="s\n")
     assert learner.read_text() == "# half written\n"
+
+
+def test_katas_passed_before_the_loop_are_scheduled_from_their_first_pass(tmp_path: Path) -> None:
+    import sqlite3
+
+    from normkata.migrations import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    for step in MIGRATIONS[: [s.__name__ for s in MIGRATIONS].index("m009_schedule_passed_katas")]:
+        step(db)
+        db.execute("INSERT INTO _migrations VALUES (?, 'then')", (step.__name__,))
+    first = utcnow() - timedelta(days=60)
+    for passed, at in ((0, first - timedelta(hours=1)), (1, first), (1, first + timedelta(days=1))):
+        db.execute("INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at) "
+                   "VALUES ('layernorm', 'f', ?, 1, 1, '{}', 'cpu', 0.1, ?)", (passed, iso(at)))  # fmt: skip
+    db.close()
+    upgraded = Store(path)
+    try:
+        row = upgraded.db.execute("SELECT kind, due, card_json FROM srs WHERE item_id = 'kata:layernorm'").fetchone()
+        assert row["kind"] == "kata"
+        assert json.loads(row["card_json"])["last_review"].startswith(iso(first)[:19])
+        assert [d.kata for d in due_katas(upgraded, utcnow())] == ["layernorm"]  # two months on: due
+        assert upgraded.db.execute("SELECT COUNT(*) FROM review_logs").fetchone()[0] == 0  # inferred, not logged
+    finally:
+        upgraded.close()
