@@ -514,4 +514,21 @@ def t(key: str, lang: str, **fields: object) -> str:
     """The interface string `key` in `lang`, formatted with `fields`."""
     en, zh = _STRINGS[key]
     text = zh if lang == "zh" else en
-    return text.format(**fields) if fields else text
+    text = text.format(**fields) if fields else text
+    return with_lang_flags(text) if lang == "zh" and "`normkata " in text else text
+
+
+def with_lang_flags(text: str) -> str:
+    """Each `normkata ...` command quoted in a Chinese text, with `--lang zh` added when the
+    learner's default language (NORMKATA_LANG, then the locale) is not Chinese: typed as
+    shown, the command then answers in the language the suggestion was read in."""
+    import re
+
+    if resolve_lang(None) == "zh":
+        return text
+
+    def add(match: re.Match[str]) -> str:
+        command = match.group(1)
+        return match.group(0) if "--lang" in command else f"`{command} --lang zh`"
+
+    return re.sub(r"`(normkata [^`]*)`", add, text)

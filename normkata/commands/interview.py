@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | None, lang: str | None) -> None:
     """Practise interview questions: answer, compare with key points, rate yourself.
 
-    Cards you have never rated come first. An answer may run over several lines: an empty
-    line (or Ctrl-D) ends it, Enter alone skips. Each rating (1 Again .. 4 Easy) schedules the
-    card's next review with FSRS.
+    Cards you rated Again or Hard come first, then cards never rated in the order of study
+    (one per topic in turn, fundamentals first, easy before hard), then the rest. An answer
+    may run over several lines: an empty line (or Ctrl-D) ends it, Enter alone skips. Each
+    rating (1 Again .. 4 Easy, one key) schedules the card's next review with FSRS.
 
     \b
     Examples:
@@ -46,9 +47,7 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
     if ids:
         cards = [_named_card(practice, item_id) for item_id in ids]
     else:
-        rated = practice.store.latest_ratings()
-        pool = select(practice.bank.cards, topic=topic, seed=seed)
-        cards = sorted(pool, key=lambda c: c.id in rated)[:count]  # stable: new cards first
+        cards = _in_order(practice, select(practice.bank.cards, topic=topic, seed=seed), seed)[:count]
     if not cards:
         raise InputError(t("card.none", lang))
     result = run_cards(practice, cards)
@@ -134,6 +133,17 @@ def _item(practice: Practice, row: sqlite3.Row) -> Question | Card | None:
     if row["kind"] == "question":
         return practice.bank.question(row["item_id"])
     return practice.bank.card(row["item_id"])
+
+
+def _in_order(practice: Practice, pool: list[Card], seed: int | None) -> list[Card]:
+    """Weak cards first (last rated Again or Hard), then never rated spread over the order of
+    study, then those rated Good or Easy."""
+    from normkata.curriculum import spread
+    from normkata.srs import GOOD_RATING
+
+    rated = practice.store.latest_ratings()
+    ordered = spread(pool, seed)
+    return sorted(ordered, key=lambda c: 1 if c.id not in rated else (0 if rated[c.id] < GOOD_RATING else 2))
 
 
 def _named_card(practice: Practice, item_id: str) -> Card:

@@ -51,7 +51,7 @@ def show_dashboard(lang: str | None) -> None:
     else:
         console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
     console.print(f"[muted]{t('dash.mastery.how', lang, share=f'{KATA_SHARE:.0%}')}[/]")
-    console.print(f"[next]{t('dash.next', lang, cmd=report.next.command, why=report.next.why(lang))}[/]")
+    console.print(f"[next]{t('dash.next', lang, cmd=report.next.shown(lang), why=report.next.why(lang))}[/]")
 
 
 def _bar(share: float, width: int = 10) -> str:
