@@ -15,7 +15,7 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "选出所有正确项（{letters} 或 {numbers}，例如 AC）",
     ),
     "quiz.prompt.true_false": ("True or false (A/t/1 or B/f/2)", "对还是错（A/t/1/对 或 B/f/2/错）"),
-    "quiz.prompt.numeric": ("Your number (e.g. 6.1e-5, 2^-7, 1/8)", "你的数值（例如 6.1e-5、2^-7、1/8）"),
+    "quiz.prompt.numeric": ("Your number (e.g. 6.1e-5, 2^-7, 1/8, sqrt(2))", "你的数值（例如 6.1e-5、2^-7、1/8、sqrt(2)）"),
     "quiz.prompt.order": (
         "The right order ({letters} or {numbers}, e.g. {example})",
         "按正确顺序写出字母或序号（{letters} 或 {numbers}，例如 {example}）",
@@ -33,6 +33,15 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "（保留 {n} 位有效数字；可以写成 1.5e-3、2^-7 或 1/8 这样的形式）",
     ),
     "quiz.precision.decimals": ("({n} decimal places)", "（保留 {n} 位小数）"),
+    "quiz.short.decimals": (
+        "{typed} is right to {n} decimal place(s), but the question asks for {asked}.",
+        "{typed} 精确到 {n} 位小数是对的，但题目要求 {asked} 位。",
+    ),
+    "quiz.short.sig": (
+        "{typed} is right to {n} significant digit(s), but the question asks for {asked}.",
+        "{typed} 保留 {n} 位有效数字是对的，但题目要求 {asked} 位。",
+    ),
+    "quiz.short.again": (" Try again with more digits.", "请多写几位再试一次。"),
     "answer.true_false": ("expected t or f", "请输入 t（对）或 f（错）"),
     "answer.not_number": ("'{text}' is not a number", "“{text}”不是一个数"),
     "answer.one_letter": ("expected one letter", "只能选一个字母"),
@@ -70,10 +79,6 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "Stopped early: {answered} of {asked} answered and {skips} skipped, all of them saved.",
         "提前结束：共 {asked} 题，已答 {answered} 题、跳过 {skips} 题，均已保存。",
     ),
-    "summary.review": (
-        "Missed questions come back in `normkata review`.",
-        "答错的题会出现在 `normkata review` 中。",
-    ),
     "card.header": ("Card {i}/{n}", "卡片 {i}/{n}"),
     "card.your_answer": (
         "Your answer (an empty line or Ctrl-D ends it; Enter alone skips)",
@@ -86,6 +91,17 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "How did you do? 1 Again  2 Hard  3 Good  4 Easy",
         "自评：1 重来  2 困难  3 良好  4 简单",
     ),
+    "back.line": (
+        "Comes back in `normkata review`: {groups}.",
+        "在 `normkata review` 中再次出现：{groups}。",
+    ),
+    "back.group": ("{n} {when}", "{when} {n} 项"),
+    "list.sep": (", ", "，"),
+    "review.more": (
+        "For more practice now: {cmd}  ({why})",
+        "现在想多练一些：{cmd}（{why}）",
+    ),
+    "card.rate.with": ("How did you do? {choices}", "自评：{choices}"),
     "card.rate.invalid": ("Type 1, 2, 3 or 4.", "请输入 1、2、3 或 4。"),
     "card.next_due": ("Next review: {when}", "下次复习：{when}"),
     "card.none": ("No interview cards match those filters.", "没有符合条件的面试卡片。"),
@@ -166,6 +182,10 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "review.summary.questions": ("Questions: {right} of {n} right.", "题目：{n} 道中答对 {right} 道。"),
     "review.summary.cards": ("Cards: {n} rated ({ratings}).", "卡片：已自评 {n} 张（{ratings}）。"),
     "review.summary.next": ("Next item due: {when}.", "下一项到期：{when}。"),
+    "review.summary.again": (
+        "What you missed is due again in a minute: run `normkata review` once more to fix it.",
+        "刚才答错的内容一分钟后再次到期：再运行一次 `normkata review` 巩固。",
+    ),
     "mock.title": (
         "Mock interview: {n} question(s) in {minutes} min. Answer as you would aloud; an empty line or Ctrl-D "
         "ends an answer.",

@@ -56,6 +56,7 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
     practice.console.print(t("card.done", lang, rated=len(result.ratings)))
     if result.interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
+    _closing(practice, list(result.ratings))
 
 
 @click.command()
@@ -85,6 +86,7 @@ def review(count: int, lang: str | None) -> None:
         text = t("review.none", lang, when=when(upcoming, lang)) if upcoming else t("review.empty", lang)
         practice.console.print(text)
         practice.store.end_session(practice.session_id)
+        _more_practice(practice)
         return
     practice.console.print(f"[heading]{t('review.header', lang, n=len(items))}[/]")
     outcomes: list[AnswerRecord | int]
@@ -93,12 +95,36 @@ def review(count: int, lang: str | None) -> None:
     _summary(practice, outcomes, len(items), interrupted)
     if interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
+    _closing(practice, [item.id for item in items[: len(outcomes)]])
+
+
+def _closing(practice: Practice, item_ids: list[str]) -> None:
+    """When the items just practised come back, then the `Next:` line quiz and grade print."""
+    from normkata.advisor import next_step_line
+    from normkata.srs import comes_back
+
+    back = comes_back(practice.store, item_ids, practice.lang)
+    if back:
+        practice.console.print(f"[muted]{back}[/]")
+    practice.console.print(f"[next]{next_step_line(practice.lang)}[/]")
+
+
+def _more_practice(practice: Practice) -> None:
+    """Nothing is due: the advisor's step (the weakest topic, new items) instead of a dead end."""
+    from normkata.advisor import next_step
+    from normkata.i18n import t
+    from normkata.standing import load_standing
+
+    step = next_step(load_standing(practice.bank, practice.store))
+    text = t("review.more", practice.lang, cmd=step.shown(practice.lang), why=step.why(practice.lang))
+    practice.console.print(f"[next]{text}[/]")
 
 
 def _summary(practice: Practice, outcomes: list[AnswerRecord | int], due: int, interrupted: bool) -> None:
     """What this review did, in one block: answered of due, questions right, cards by rating, next due."""
     from normkata.i18n import t
-    from normkata.srs import when
+    from normkata.srs import due_cutoff, when
+    from normkata.store import iso
 
     lang, console = practice.lang, practice.console
     answers = [o for o in outcomes if not isinstance(o, int)]
@@ -113,8 +139,10 @@ def _summary(practice: Practice, outcomes: list[AnswerRecord | int], due: int, i
         by = "  ".join(f"{t(f'rating.{r}', lang)} {ratings.count(r)}" for r in (1, 2, 3, 4) if r in ratings)
         console.print(t("review.summary.cards", lang, n=len(ratings), ratings=by))
     upcoming = practice.store.next_due()
-    if upcoming:
+    if upcoming and upcoming > iso(due_cutoff()):
         console.print(f"[muted]{t('review.summary.next', lang, when=when(upcoming, lang))}[/]")
+    elif upcoming and key == "review.summary.done":  # missed again just now: back in a minute, not "now"
+        console.print(f"[muted]{t('review.summary.again', lang)}[/]")
 
 
 def _ask_any(practice: Practice, item: Question | Card, index: int, total: int) -> AnswerRecord | int | None:
