@@ -15,7 +15,10 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "选出所有正确项（{letters} 或 {numbers}，例如 AC）",
     ),
     "quiz.prompt.true_false": ("True or false (A/t/1 or B/f/2)", "对还是错（A/t/1/对 或 B/f/2/错）"),
-    "quiz.prompt.numeric": ("Your number (e.g. 6.1e-5, 2^-7, 1/8, sqrt(2))", "你的数值（例如 6.1e-5、2^-7、1/8、sqrt(2)）"),
+    "quiz.prompt.numeric": (
+        "Your number (e.g. 6.1e-5, 2^-7, 1/8, sqrt(2))",
+        "你的数值（例如 6.1e-5、2^-7、1/8、sqrt(2)）",
+    ),
     "quiz.prompt.order": (
         "The right order ({letters} or {numbers}, e.g. {example})",
         "按正确顺序写出字母或序号（{letters} 或 {numbers}，例如 {example}）",
@@ -135,6 +138,15 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "掌握度：某主题中最近一次答对的题目与最近自评为良好或简单的卡片所占比例；"
         "若该主题有编程练习，已通过的练习占其中的 {share}。",
     ),
+    "dash.studied": (
+        "Time studied: {time} answering (mock interviews: {mock}).",
+        "学习时长：作答共 {time}（其中模拟面试 {mock}）。",
+    ),
+    "dash.mocks": (
+        "Mock interviews: {n}; the last one made {share} of its key points (normkata mock --history).",
+        "模拟面试：{n} 次；最近一次答到 {share} 的要点（normkata mock --history）。",
+    ),
+    "dash.mocks.none": ("Mock interviews: none yet.", "模拟面试：暂无。"),
     "dash.katas.passed": ("Katas passed: {passed} of {total}", "已通过的编程练习：{passed}/{total}"),
     "advice.start": ("a short quiz shows where you stand", "先做一个简短测验，看看自己的水平"),
     "advice.leech": (
@@ -187,9 +199,10 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "刚才答错的内容一分钟后再次到期：再运行一次 `normkata review` 巩固。",
     ),
     "mock.title": (
-        "Mock interview: {n} question(s) in {minutes} min. Answer as you would aloud; an empty line or Ctrl-D "
-        "ends an answer.",
-        "模拟面试：{minutes} 分钟内 {n} 道题。像面试时口头回答那样作答；空行或 Ctrl-D 结束一个回答。",
+        "Mock interview: {minutes} min, {n} question(s) planned and more while time is left. Answer as you "
+        "would aloud; an empty line or Ctrl-D ends an answer.",
+        "模拟面试：{minutes} 分钟，计划 {n} 道题，时间有余会继续出题。"
+        "像面试时口头回答那样作答；空行或 Ctrl-D 结束一个回答。",
     ),
     "mock.question": ("Question {i}", "第 {i} 题"),
     "mock.follow_up": ("Follow-up", "追问"),
@@ -204,8 +217,12 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "你答到的要点（输入序号如 1 3，a 表示全部，直接回车表示没有）",
     ),
     "mock.tick.invalid": ("Type numbers from 1 to {n}, a, or Enter.", "请输入 1 到 {n} 之间的序号、a，或直接回车。"),
+    "mock.follow_up.compare": (
+        "Compare your follow-up answers with the model answer",
+        "把你对追问的回答与参考答案对照",
+    ),
     "mock.scorecard": ("Scorecard", "评分卡"),
-    "mock.col.question": ("Card", "卡片"),
+    "mock.col.question": ("Question", "题目"),
     "mock.col.points": ("Key points made", "答到的要点"),
     "mock.col.rating": ("Rating", "评分"),
     "mock.total": (

@@ -45,6 +45,12 @@ class Report:
     counts: dict[str, int]
     katas: list[KataStatus]
     next: Step
+    #: Mock interviews saved, and the share of key points made in the last one (None: unscored).
+    mocks: int = 0
+    last_mock_share: float | None = None
+    #: Seconds spent answering: every review log's duration (quiz, cards, review) plus the mocks.
+    seconds_studied: int = 0
+    seconds_mock: int = 0
 
     def to_json(self, lang: str = "en") -> dict:
         return {
@@ -53,8 +59,12 @@ class Report:
             "totals": self.counts,
             "katas": [k.__dict__ for k in self.katas],
             "katas_passed": sum(k.status == "passed" for k in self.katas),
-            "next": self.next.command,
+            "next": self.next.shown(lang),
             "next_why": self.next.why(lang),
+            "mocks": self.mocks,
+            "last_mock_share": self.last_mock_share,
+            "seconds_studied": self.seconds_studied,
+            "seconds_mock": self.seconds_mock,
         }
 
 
@@ -86,4 +96,12 @@ def build_report(bank: Bank, store: Store) -> Report:
             )
         )
     due = len(store.due_items(due_cutoff()))
-    return Report(topics, due, store.counts(), katas, next_step(standing))
+    from normkata.mock import MockLog
+
+    mocks = MockLog(store).history()
+    last = mocks[-1] if mocks else None
+    share = (last["made"] or 0) / last["points"] if last is not None and last["points"] else None
+    answering = store.db.execute("SELECT COALESCE(SUM(duration_ms), 0) FROM review_logs").fetchone()[0]
+    mock_seconds = sum(row["seconds_used"] or 0 for row in mocks)
+    studied = round(answering / 1000) + mock_seconds
+    return Report(topics, due, store.counts(), katas, next_step(standing), len(mocks), share, studied, mock_seconds)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from normkata.store import Review, Store, iso, utcnow
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
 
 #: Items due this soon count as due now, like Anki's "learn ahead limit", so that a question
 #: missed a minute ago (FSRS: Again = 1 min) is offered by `normkata review` straight away.
@@ -42,7 +46,7 @@ def schedule(
     return Review(card.to_json(), iso(card.due), rating, before, iso(log.review_datetime), duration_ms)
 
 
-def scheduler():  # type: ignore[no-untyped-def]
+def scheduler() -> Scheduler:
     """normkata's FSRS scheduler: the default parameters and LEARNING_STEPS."""
     from fsrs import Scheduler
 
@@ -78,11 +82,11 @@ def when(due_iso: str, lang: str, now: datetime | None = None) -> str:
     """A due date as the learner thinks of it: "now", "in 10 min", "in 3 days"."""
     delta = datetime.fromisoformat(due_iso) - (now or utcnow())
     minutes = delta.total_seconds() / 60
-    if minutes < 1:
+    if delta.total_seconds() < 30:
         return "now" if lang == "en" else "现在"
     for size, en, zh in ((60 * 24, "day", "天"), (60, "hour", "小时"), (1, "min", "分钟")):
-        if minutes + 1 >= size:  # 23 h 59.9 min after a review is "in 1 day", not "in 24 hours"
-            count = round(minutes / size)
+        if minutes >= 0.99 * size or size == 1:  # 23 h 59.9 min is "in 1 day", not "in 24 hours"
+            count = max(1, round(minutes / size))
             if lang == "zh":
                 return f"{count} {zh}后"
             return f"in {count} {en}{'s' if count > 1 and en != 'min' else ''}"
