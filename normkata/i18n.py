@@ -371,6 +371,11 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "{path} not found: run `normkata kata {kata}` first, or pass --file.",
         "找不到 {path}：请先运行 `normkata kata {kata}`，或用 --file 指定文件。",
     ),
+    "grade.no_file.given": (
+        "--file {path}: no such file (looked in {cwd}). Check the path{hint}.",
+        "--file {path}：没有这个文件（在 {cwd} 中查找）。请检查路径{hint}。",
+    ),
+    "grade.no_file.similar": (", or grade {near}", "，或改为评测 {near}"),
     "kata.list.title": ("Katas", "编程练习"),
     "kata.col.kata": ("Kata", "练习"),
     "kata.col.title": ("Title", "标题"),
@@ -397,6 +402,12 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "You have not passed {kata} yet. Show the reference solution anyway? (recorded as giving up)",
         "你还没有通过 {kata}。仍然查看参考答案吗？（将记录为放弃）",
     ),
+    "solution.heading": ("Reference solution: {kata} ({title})", "参考答案：{kata}（{title}）"),
+    "solution.diff": (
+        "Your passing file ({path}) against the reference: - yours, + reference",
+        "你通过的文件（{path}）与参考答案对照：- 你的，+ 参考答案",
+    ),
+    "solution.same": ("Your file is the reference, line for line.", "你的文件与参考答案逐行相同。"),
     "solution.kept": ("Solution not shown. Keep going!", "未显示答案。继续加油！"),
     "interrupted": ("Interrupted: what you answered is saved.", "已中断：已作答的内容均已保存。"),
     # -- labs: tables, titles and terminal plots (data files keep English keys) --------------

@@ -267,7 +267,35 @@ def _import_case(file: Path, loaded: LoadReply) -> CaseResult:
     else:
         text = say("IMPORT ERROR in {file}{where}: {error}: {message}", "{file}{where}导入出错：{error}：{message}",
                    file=file.name, where=where, error=failure.error, message=failure.message)  # fmt: skip
+    if failure.line and failure.error != "Crash":
+        text += source_excerpt(file, failure.line, syntax=failure.error == "SyntaxError")
     return CaseResult("import", Category.STATE, Status.ERROR, text)
+
+
+def source_excerpt(file: Path, line: int, *, syntax: bool = False) -> str:
+    """The learner's line and a caret under the fault, as Python's own traceback shows them:
+    "\n    12 | return x.mean(-1\n       |        ^". Parsed here, never run: for a syntax error
+    `ast.parse` gives the column; otherwise the caret spans the line's code."""
+    try:
+        source = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = source.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    code = lines[line - 1].expandtabs(4).rstrip()
+    start = len(code) - len(code.lstrip())
+    width = max(1, len(code) - start)
+    if syntax:
+        try:
+            ast.parse(source)
+        except SyntaxError as exc:
+            if exc.lineno == line and exc.offset:
+                start = min(max(0, exc.offset - 1), len(code))
+                end = exc.end_offset if exc.end_lineno == line and exc.end_offset else exc.offset + 1
+                width = max(1, min(end, len(code) + 1) - exc.offset)
+    number = f"{line:>4} | "
+    return f"\n{number}{code}\n{' ' * (len(number) - 2)}| {' ' * start}{'^' * width}"
 
 
 def _forbidden_case(kata: Kata, file: Path, called: list[str]) -> CaseResult:
