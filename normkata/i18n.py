@@ -419,6 +419,62 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "lab.vanishing.layer": ("layer", "层"),
     "lab.vanishing.ratio": ("std layer {last} / layer 1 = {ratio}", "第 {last} 层 / 第 1 层的标准差 = {ratio}"),
     "lab.variant.none": ("no norm", "无归一化"),
+    "lab.vanishing.col.std": ("std {v}", "标准差 {v}"),
+    "lab.vanishing.col.grad": ("|grad| {v}", "|grad| {v}"),
+    "lab.short.none": ("none", "无"),
+    "lab.short.layernorm": ("LN", "LN"),
+    "lab.short.rmsnorm": ("RMS", "RMS"),
+    "lab.line": ("{name}: {text}", "{name}：{text}"),
+    "lab.look": ("What to look for:", "看点："),
+    "lab.vanishing.look.1": (
+        "Without a norm the std shrinks about {shrink}× per layer ({first} → {last}): PyTorch's default init "
+        "gives each Linear a gain near 1/√3, and tanh is nearly linear for small inputs.",
+        "无归一化时，标准差每层约缩小到 {shrink} 倍（{first} → {last}）：PyTorch 默认初始化让每个 Linear "
+        "的增益约为 1/√3，而 tanh 在小输入上近似线性。",
+    ),
+    "lab.vanishing.look.2": (
+        "With either norm the std stays at {std}, not 1: the norm makes tanh's input unit-variance, and tanh "
+        "of a unit-variance Gaussian has std 0.63 (it squashes the tails).",
+        "两种归一化下标准差都稳定在 {std}，而不是 1：归一化让 tanh 的输入方差为 1，而方差为 1 的高斯经过 "
+        "tanh 后标准差是 0.63（尾部被压扁）。",
+    ),
+    "lab.vanishing.look.3": (
+        "The no-norm gradient is flat near {grad} at every layer, about {gap} below the norms: a weight's gradient "
+        "is its input (shrunk once per layer going forward) times the gradient from above (shrunk once per "
+        "layer going back), so the two shrinkages cancel across layers, and what is left is tiny because the "
+        "loss itself sits on an output that has all but vanished.",
+        "无归一化时梯度在每一层都平坦地停在 {grad} 附近，比有归一化时低约 {gap}：权重的梯度等于它的输入"
+        "（前向每层缩小一次）乘以上游梯度（反向每层缩小一次），两者的缩小在层间相互抵消；剩下的值很小，"
+        "是因为损失建立在一个几乎消失的输出上。",
+    ),
+    "lab.orders": ("{n} orders of magnitude", "{n} 个数量级"),
+    "lab.compare.look.1": (
+        "A run that diverges draws to huge losses: the second plot leaves it out, so the normed runs' gap "
+        "(Post-LN above Pre-LN) can be seen.",
+        "发散的运行会把损失画到极大：第二张图去掉了它，这样才能看出有归一化的各配置之间的差距（Post-LN 高于 Pre-LN）。",
+    ),
+    "lab.compare.look.2": (
+        "Pre-LN keeps an identity path from the input to the output, so a larger learning rate stays stable; "
+        "Post-LN normalizes that path too and trains slower or less stably without warmup.",
+        "Pre-LN 从输入到输出保留一条恒等路径，所以更大的学习率也能稳定；"
+        "Post-LN 把这条路径也归一化了，没有 warmup 时训练更慢或更不稳定。",
+    ),
+    "lab.depth.look.1": (
+        "Post − Pre > 0 means Post-LN ends with a higher loss; the gap tends to grow with depth without warmup.",
+        "Post − Pre 大于 0 表示 Post-LN 的最终损失更高；没有 warmup 时，这个差距通常随深度增大。",
+    ),
+    "lab.precision.look.1": (
+        "fp16 overflows above 65504 (so 300² is already inf) and bf16 keeps fp32's range but only 8 bits of "
+        "mantissa: that is why norms take their statistic in float32.",
+        "fp16 超过 65504 就溢出（所以 300² 已经是 inf），bf16 保留 fp32 的范围却只有 8 位尾数："
+        "这就是归一化要在 float32 中计算统计量的原因。",
+    ),
+    "lab.plot.same": (
+        "{names} coincide (within {pct} of the plot's height): drawn one over the other, see the table.",
+        "{names} 几乎重合（相差不到图高的 {pct}）：相互覆盖，请看表格。",
+    ),
+    "lab.plot.and": (" and ", "与"),
+    "lab.plot.normed": ("training loss at lr {lr}, normed runs only", "学习率 {lr} 下的训练损失（仅有归一化的配置）"),
     "lab.variant.layernorm": ("LayerNorm", "LayerNorm"),
     "lab.variant.rmsnorm": ("RMSNorm", "RMSNorm"),
     "lab.compare.title": (
@@ -501,7 +557,7 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "lab.plot.weight-gradient norm per layer": ("weight-gradient norm per layer", "每层权重梯度范数"),
     "lab.plot.training loss by depth": ("training loss by depth", "不同深度的训练损失"),
     "lab.plot.training loss at lr": ("training loss at lr {lr}", "学习率 {lr} 下的训练损失"),
-    "lab.legend.none": ("none", "无归一化"),
+    "lab.legend.none": ("no norm", "无归一化"),
     "lab.legend.no norm": ("no norm", "无归一化"),
     "lab.legend.depth": ("{placement}-LN, {depth} layers", "{placement}-LN，{depth} 层"),
     "lab.bench.timing": ("timing…", "正在计时…"),
