@@ -14,7 +14,7 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "Your answers, all that apply ({letters} or {numbers}, e.g. AC)",
         "选出所有正确项（{letters} 或 {numbers}，例如 AC）",
     ),
-    "quiz.prompt.true_false": ("True or false (A/t/1 or B/f/2)", "对还是错（A/t/1/对 或 B/f/2/错）"),
+    "quiz.prompt.true_false": ("True or false (A/t/1 or B/f/2)", "对还是错（对：A/t/1/对；错：B/f/2/错）"),
     "quiz.prompt.numeric": (
         "Your number (e.g. 6.1e-5, 2^-7, 1/8, sqrt(2))",
         "你的数值（例如 6.1e-5、2^-7、1/8、sqrt(2)）",
