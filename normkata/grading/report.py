@@ -125,7 +125,8 @@ def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> Non
             break
         first = same[0]
         style = "kata.fail" if first.status is Status.FAILED else "warn"
-        console.print(f"[{style}]✗ {escape(_zh(first.name, lang))}[/] [muted]{_paren(first.category.label(lang), lang)}[/]")
+        where = _paren(first.category.label(lang), lang)
+        console.print(f"[{style}]✗ {escape(_zh(first.name, lang))}[/] [muted]{where}[/]")
         console.print(f"  {escape(_zh(first.message, lang))}")
         if len(same) > 1:
             console.print(f"[muted]{escape(text('more_like', lang, n=len(same) - 1))}[/]")
@@ -136,7 +137,8 @@ def _print_every_failure(console: Console, cases: list[CaseResult], lang: str) -
 
     for case in sorted(cases, key=lambda c: list(Category).index(c.category)):
         style = "kata.fail" if case.status is Status.FAILED else "warn"
-        console.print(f"[{style}]✗ {escape(_zh(case.name, lang))}[/] [muted]{_paren(case.category.label(lang), lang)}[/]")
+        where = _paren(case.category.label(lang), lang)
+        console.print(f"[{style}]✗ {escape(_zh(case.name, lang))}[/] [muted]{where}[/]")
         console.print(f"  {escape(_zh(case.message, lang))}")
 
 
