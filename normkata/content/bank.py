@@ -148,7 +148,9 @@ def check_topic(bank: Bank, topic: str | None, lang: str = "en") -> str | None:
     if found is None:
         from normkata.i18n import t
 
-        known = [*bank.topics, *(info.title.get(lang) for info in bank.topics.values())]
+        ids = {names.fold(tid) for tid in bank.topics}
+        shown = [info.title.get(lang) for info in bank.topics.values()]
+        known = [*bank.topics, *(title for title in shown if names.fold(title) not in ids)]
         hint = names.did_you_mean(topic, known, lang)
         raise InputError(t("topic.unknown", lang, topic=topic, hint=hint, known=", ".join(sorted(bank.topics))))
     return found
