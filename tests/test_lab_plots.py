@@ -208,3 +208,13 @@ def test_lab_tables_in_chinese_have_no_english_headers(runner) -> None:
 def test_other_labs_say_what_to_look_for(runner) -> None:
     out = " ".join(invoke(runner, ["lab", "precision"]).stdout.split())
     assert "What to look for: • fp16 overflows above 65504" in out
+
+
+def test_a_second_panel_keeps_each_runs_marker() -> None:
+    normed = {k: v for k, v in DIVERGING.items() if k != "no norm"}
+    plot = Plot("n", normed, "training loss at lr 0.05, normed runs only", "step", "loss", styles=(0, 1))
+    legend = next(line for line in _plain(_render(plot)).splitlines() if line.startswith("o "))
+    assert legend.strip().split("   ") == ["o Pre-LN + RMSNorm", "x Pre-LN + LayerNorm"]
+    swapped = Plot("n", dict(reversed(list(normed.items()))), "t", "step", "loss", styles=(1, 0))
+    legend = next(line for line in _plain(_render(swapped)).splitlines() if line.startswith("x "))
+    assert legend.strip().split("   ") == ["x Pre-LN + LayerNorm", "o Pre-LN + RMSNorm"]

@@ -206,7 +206,8 @@ def compare(
     normed = {k: v for k, v in without_diverged(curves).items() if k != "no norm"}
     if len(normed) >= 2 and normed.keys() != curves.keys():
         title = f"training loss at lr {top:g}, normed runs only"
-        plots.append(Plot(f"compare_loss_lr{top:g}_normed", normed, title, "step", "loss"))
+        looks = tuple(list(curves).index(label) for label in normed)  # each run keeps its marker and colour
+        plots.append(Plot(f"compare_loss_lr{top:g}_normed", normed, title, "step", "loss", looks))
     _finish(console, options, "compare", result, result["summary"], plots)
 
 

@@ -29,6 +29,12 @@ class Plot:
     title: str  # English
     xlabel: str  # an axis name with a translation: layer, step
     ylabel: str  # std, |grad|, loss
+    #: Each series' look by its index in another plot (STYLES), so that a second panel of the
+    #: same runs keeps their markers and colours; empty: in order.
+    styles: tuple[int, ...] = ()
+
+    def style_index(self, index: int) -> int:
+        return self.styles[index] if index < len(self.styles) else index
 
 
 #: One look per series, in order: terminal marker (ASCII, so any locale draws it, and never
@@ -100,7 +106,7 @@ def terminal(plot: Plot, lang: str, *, width: int, height: int = 16) -> Group:
     plt.theme("clear")
     legend: list[Text] = []
     for index, (label, (xs, ys)) in enumerate(plot.series.items()):
-        marker, color, code, _png = _style(index)
+        marker, color, code, _png = _style(plot.style_index(index))
         points = _finite(xs, ys, log)
         if points:
             plt.plot([x for x, _ in points], [y for _, y in points], marker=marker, color=color)
@@ -184,8 +190,9 @@ def save_png(plot: Plot, folder: Path) -> Path:
     for index, (label, (xs, ys)) in enumerate(plot.series.items()):
         points = _finite(xs, ys, log)
         every = max(1, len(points) // 12)  # a marker on every point would blot out a 200-step curve
-        axes.plot([x for x, _ in points], [y for _, y in points], label=_legend(label, "en"), marker=_style(index)[3],
-                  markevery=every)  # fmt: skip
+        look = plot.style_index(index)
+        axes.plot([x for x, _ in points], [y for _, y in points], label=_legend(label, "en"), marker=_style(look)[3],
+                  markevery=every, color=f"C{look % 10}")  # fmt: skip
     if log:
         axes.set_yscale("log")
     if integer_ticks(plot.series):
