@@ -5,13 +5,15 @@ Candidates come in one order, which `next` and `plan` share:
 1. leeches (forgotten `LEECH_LAPSES` times after being learnt), most lapses first;
 2. the reviews FSRS says are due;
 3. katas started but not passed;
-4. per topic, weakest first (1 - mean strength, where an item's strength is FSRS's recall now
-   if its last attempt went well, else 0): a quiz, then its interview cards, then its katas
-   not started;
+4. per topic not yet strong: first the topics where answers show a weakness (weakest first,
+   an item's strength being FSRS's recall now if its last attempt went well, else 0), then the
+   others in the order of study (normkata.curriculum): a quiz, then its interview cards, then
+   the katas that come with that topic;
 5. katas not started whose topics are all strong; 6. a mock interview.
 
-`next` is the first candidate (a short quiz for a learner who has not started); `plan` takes
-them in turn while they fit, trimming a quiz, a review or the cards to the minutes left.
+A learner who has not started gets a diagnostic quiz first, spread over the core topics.
+`next` is the first candidate; `plan` takes them in turn while they fit, trimming a quiz, a
+review or the cards to the minutes left, so plan's first step is always next's advice.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from normkata import curriculum
 from normkata.content.model import Text
 from normkata.i18n import t
 from normkata.standing import ItemStanding, KataStanding, Standing, load_standing
@@ -30,6 +33,8 @@ SECONDS = {"question": 40, "card": 150}
 STRONG = 0.8
 #: At most this many questions, or cards, in one step: then another topic gets its turn.
 MAX_QUESTIONS, MAX_CARDS = 10, 3
+#: Questions in the diagnostic quiz a learner who has not started is offered.
+DIAGNOSTIC = 5
 #: `normkata review` serves this many by default.
 REVIEW_DEFAULT = 20
 MOCK_MINUTES, MOCK_MIN_MINUTES = 20, 5
@@ -47,13 +52,26 @@ class Step:
     def why(self, lang: str) -> str:
         return t(self.why_key, lang, **{k: v.get(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
+    def shown(self, lang: str) -> str:
+        """The command as the learner should type it in `lang` (see `with_lang`)."""
+        return with_lang(self.command, lang)
+
     def to_json(self, lang: str) -> dict[str, object]:
-        return {"command": self.command, "minutes": self.minutes, "why": self.why(lang)}
+        return {"command": self.shown(lang), "minutes": self.minutes, "why": self.why(lang)}
+
+
+def with_lang(command: str, lang: str) -> str:
+    """`command` with `--lang zh` when the learner works in Chinese but a bare command would
+    not: NORMKATA_LANG (or the locale) does not already say Chinese."""
+    from normkata.i18n import resolve_lang
+
+    if lang != "zh" or resolve_lang(None) == "zh" or not command.startswith("normkata ") or "--lang" in command:
+        return command
+    return f"{command} --lang zh"
 
 
 def next_step(standing: Standing) -> Step:
-    if not standing.started:
-        return _quiz_step("normkata quiz -n 5", _first_questions(standing, 5), "advice.start", {})
+    """The first of the candidates `plan` takes in turn: next and plan never disagree."""
     return next(_candidates(standing), _mock(MOCK_MINUTES))
 
 
@@ -74,6 +92,9 @@ def plan(standing: Standing, minutes: int) -> list[Step]:
 
 
 def _candidates(standing: Standing) -> Iterator[Step]:
+    if not standing.started:
+        first = _first_questions(standing, DIAGNOSTIC)
+        yield _quiz_step(f"normkata quiz -n {DIAGNOSTIC}", first, "advice.start", {})
     leeches = sorted((i for i in standing.items if i.leech), key=lambda i: (-i.lapses, i.id))
     for item in leeches:
         command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
@@ -97,7 +118,7 @@ def _candidates(standing: Standing) -> Iterator[Step]:
             good = sum(c.good for c in standing.of_topic(topic, "card"))
             fields = {"topic": standing.titles[topic], "good": good, "cards": len(standing.of_topic(topic, "card"))}
             yield _cards_step(topic, cards[:MAX_CARDS], fields)
-        for kata in _fresh_katas(standing, offered, topic):
+        for kata in _fresh_katas(standing, offered, topic, home=True):
             offered.add(kata.id)
             yield _kata_step(kata)
     for kata in _fresh_katas(standing, offered, None):
@@ -129,18 +150,30 @@ def _katas_again(standing: Standing) -> Iterator[Step]:
 
 
 def _first_questions(standing: Standing, n: int) -> list[ItemStanding]:
-    return [i for i in standing.items if i.kind == "question"][:n]
+    """The diagnostic quiz's questions, as `normkata quiz` draws them on a fresh record."""
+    return curriculum.diagnostic([i for i in standing.items if i.kind == "question"], n)
 
 
 def _weakest_topics(standing: Standing) -> list[str]:
-    """Topics whose mean strength is below STRONG, weakest first (the bank's order breaks ties)."""
-    weakness = {}
+    """Topics whose mean strength is below STRONG: first those where answers show a weakness
+    (the mean strength of the items seen is below STRONG), weakest first; then the rest in
+    the order of study, so that a thin record starts with the fundamentals."""
+    evidence: dict[str, float] = {}
+    weak = []
     for topic in standing.topics:
         items = [i for i in standing.items if i.topic == topic]
-        if items:
-            weakness[topic] = 1 - sum(i.strength for i in items) / len(items)
-    weak = [topic for topic in standing.topics if weakness.get(topic, 0) > 1 - STRONG]
-    return sorted(weak, key=lambda topic: -weakness[topic])
+        if not items or 1 - sum(i.strength for i in items) / len(items) <= 1 - STRONG:
+            continue
+        weak.append(topic)
+        seen = [i for i in items if i.seen]
+        if seen and 1 - sum(i.strength for i in seen) / len(seen) > 1 - STRONG:
+            evidence[topic] = 1 - sum(i.strength for i in seen) / len(seen)
+
+    def key(topic: str) -> tuple[int, float, int]:
+        rank = curriculum.rank(topic, standing.topics)
+        return (0, -evidence[topic], rank) if topic in evidence else (1, 0.0, rank)
+
+    return sorted(weak, key=key)
 
 
 def _weak(items: list[ItemStanding]) -> list[ItemStanding]:
@@ -176,11 +209,18 @@ def _kata_step(kata: KataStanding) -> Step:
     return Step(f"normkata kata {kata.id}", kata.minutes, "advice.kata_new", {"kata": kata.title})
 
 
-def _fresh_katas(standing: Standing, offered: set[str], topic: str | None) -> list[KataStanding]:
-    return [
-        k for k in standing.katas
-        if k.status == "not started" and k.id not in offered and (topic is None or topic in k.topics)
-    ]  # fmt: skip
+def _fresh_katas(standing: Standing, offered: set[str], topic: str | None, home: bool = False) -> list[KataStanding]:
+    """Katas not started nor offered yet: with `topic`, those that come with it in the order of
+    study (`home`: the topic they are studied with, e.g. rmsnorm_backward with backward)."""
+
+    def wanted(kata: KataStanding) -> bool:
+        if topic is None:
+            return True
+        if home:
+            return curriculum.kata_home(kata.id, kata.topics, standing.topics) == topic
+        return topic in kata.topics
+
+    return [k for k in standing.katas if k.status == "not started" and k.id not in offered and wanted(k)]
 
 
 def _mock(minutes: int) -> Step:
@@ -219,4 +259,4 @@ def next_step_line(lang: str) -> str:
         step = next_step(load_standing(load_bank(), store))
     finally:
         store.close()
-    return t("dash.next", lang, cmd=step.command, why=step.why(lang))
+    return t("dash.next", lang, cmd=step.shown(lang), why=step.why(lang))

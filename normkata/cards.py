@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from rich.console import Group
 from rich.panel import Panel
@@ -15,6 +16,7 @@ from normkata.quiz.answers import normalize_typed
 from normkata.quiz.paragraph import Paragraph
 from normkata.quiz.session import source_label
 from normkata.srs import schedule, when
+from normkata.store import utcnow
 
 _RATING_WORDS = {
     "1": 1,
@@ -63,10 +65,12 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
         for question in follow_ups:
             console.print(Paragraph(question, prefix="  ? "))
     console.print(f"[muted]{t('quiz.source', lang, source=source_label(card.source, lang))}[/]")
-    rating = read_rating(practice)
+    moment = utcnow()
+    choices = {rating: schedule(practice.store, card.id, rating, now=moment) for rating in (1, 2, 3, 4)}
+    rating = read_rating(practice, {r: review.due for r, review in choices.items()}, moment)
     if rating is None:
         return None
-    state = schedule(practice.store, card.id, rating, duration_ms=practice.elapsed_ms())
+    state = replace(choices[rating], duration_ms=practice.elapsed_ms())
     practice.store.record_rating(practice.session_id, card.id, card.topic, response.strip(), rating, state)
     console.print(f"[muted]{t(f'rating.{rating}', lang)} · {t('card.next_due', lang, when=when(state.due, lang))}[/]")
     return rating
@@ -83,15 +87,32 @@ def show_key_points(practice: Practice, card: Card, *, numbered: bool = False) -
     )
 
 
-def read_rating(practice: Practice) -> int | None:
-    """A 1-4 self-rating, asked again until readable; None at end of input.
+def rating_prompt(lang: str, dues: dict[int, str] | None = None, moment: datetime | None = None) -> str:
+    """ "How did you do? 1 Again (1 min)  2 Hard (2 min)  3 Good (2 days)  4 Easy (8 days)":
+    each choice with the interval it would give, as Anki shows them before a rating."""
+    if not dues:
+        return t("card.rate", lang)
+    choices = "  ".join(f"{r} {t(f'rating.{r}', lang)} ({_interval(due, lang, moment)})" for r, due in dues.items())
+    return t("card.rate.with", lang, choices=choices)
+
+
+def _interval(due: str, lang: str, moment: datetime | None) -> str:
+    """ "in 2 days" as "2 days", "2 天后" as "2 天": the interval alone, inside a choice, counted
+    from the moment the choices were computed."""
+    text = when(due, lang, moment)
+    return text.removeprefix("in ").removesuffix("后")
+
+
+def read_rating(practice: Practice, dues: dict[int, str] | None = None, moment: datetime | None = None) -> int | None:
+    """A 1-4 self-rating by one key press (a line from a pipe), asked again until readable;
+    None at end of input. `dues`: each rating's next due date, shown in the prompt.
 
     Whatever was typed while the key points were printing is dropped first: a rating is given
     after reading them.
     """
     flush_typed_ahead()
     while True:
-        raw = practice.prompter.ask(t("card.rate", practice.lang))
+        raw = practice.prompter.key(rating_prompt(practice.lang, dues, moment))
         if raw is None:
             return None
         rating = _RATING_WORDS.get(normalize_typed(raw).lower())  # full-width ３ too

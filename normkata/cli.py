@@ -138,16 +138,22 @@ class LazyGroup(SuggestingGroup):
 @click.version_option(__version__, prog_name="normkata")
 @click.pass_context
 def cli(ctx: click.Context, lang: str | None, workspace: str | None) -> None:
-    """Practise normalization layers for ML interviews: quizzes, interview cards, progress.
+    """Practise normalization layers for ML interviews: quizzes, interview cards, mock
+    interviews, code katas graded by hidden test suites, and labs.
 
-    Run `normkata` alone to see where you stand and what to do next.
+    Run `normkata` alone to see where you stand, or `normkata next` for what to do now: on a
+    fresh record a short diagnostic quiz, then the topics in their order of study.
 
     \b
     Examples:
+      normkata next
       normkata quiz -n 5 --topic rmsnorm
       normkata interview --topic prenorm
+      normkata mock --minutes 20
       normkata review
-      normkata content check
+      normkata kata rmsnorm     # write the starter, show the instructions
+      normkata grade rmsnorm    # grade it with the hidden suite (or: normkata watch)
+      normkata lab vanishing
     """
     from normkata.options import AppState
 

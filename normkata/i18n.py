@@ -14,8 +14,11 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "Your answers, all that apply ({letters} or {numbers}, e.g. AC)",
         "选出所有正确项（{letters} 或 {numbers}，例如 AC）",
     ),
-    "quiz.prompt.true_false": ("True or false (A/t/1 or B/f/2)", "对还是错（A/t/1/对 或 B/f/2/错）"),
-    "quiz.prompt.numeric": ("Your number (e.g. 6.1e-5, 2^-7, 1/8)", "你的数值（例如 6.1e-5、2^-7、1/8）"),
+    "quiz.prompt.true_false": ("True or false (A/t/1 or B/f/2)", "对还是错（对：A/t/1/对；错：B/f/2/错）"),
+    "quiz.prompt.numeric": (
+        "Your number (e.g. 6.1e-5, 2^-7, 1/8, sqrt(2))",
+        "你的数值（例如 6.1e-5、2^-7、1/8、sqrt(2)）",
+    ),
     "quiz.prompt.order": (
         "The right order ({letters} or {numbers}, e.g. {example})",
         "按正确顺序写出字母或序号（{letters} 或 {numbers}，例如 {example}）",
@@ -33,6 +36,15 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "（保留 {n} 位有效数字；可以写成 1.5e-3、2^-7 或 1/8 这样的形式）",
     ),
     "quiz.precision.decimals": ("({n} decimal places)", "（保留 {n} 位小数）"),
+    "quiz.short.decimals": (
+        "{typed} is right to {n} decimal place(s), but the question asks for {asked}.",
+        "{typed} 精确到 {n} 位小数是对的，但题目要求 {asked} 位。",
+    ),
+    "quiz.short.sig": (
+        "{typed} is right to {n} significant digit(s), but the question asks for {asked}.",
+        "{typed} 保留 {n} 位有效数字是对的，但题目要求 {asked} 位。",
+    ),
+    "quiz.short.again": (" Try again with more digits.", "请多写几位再试一次。"),
     "answer.true_false": ("expected t or f", "请输入 t（对）或 f（错）"),
     "answer.not_number": ("'{text}' is not a number", "“{text}”不是一个数"),
     "answer.one_letter": ("expected one letter", "只能选一个字母"),
@@ -70,10 +82,6 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "Stopped early: {answered} of {asked} answered and {skips} skipped, all of them saved.",
         "提前结束：共 {asked} 题，已答 {answered} 题、跳过 {skips} 题，均已保存。",
     ),
-    "summary.review": (
-        "Missed questions come back in `normkata review`.",
-        "答错的题会出现在 `normkata review` 中。",
-    ),
     "card.header": ("Card {i}/{n}", "卡片 {i}/{n}"),
     "card.your_answer": (
         "Your answer (an empty line or Ctrl-D ends it; Enter alone skips)",
@@ -86,6 +94,17 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "How did you do? 1 Again  2 Hard  3 Good  4 Easy",
         "自评：1 重来  2 困难  3 良好  4 简单",
     ),
+    "back.line": (
+        "Comes back in `normkata review`: {groups}.",
+        "在 `normkata review` 中再次出现：{groups}。",
+    ),
+    "back.group": ("{n} {when}", "{when} {n} 项"),
+    "list.sep": (", ", "，"),
+    "review.more": (
+        "For more practice now: {cmd}  ({why})",
+        "现在想多练一些：{cmd}（{why}）",
+    ),
+    "card.rate.with": ("How did you do? {choices}", "自评：{choices}"),
     "card.rate.invalid": ("Type 1, 2, 3 or 4.", "请输入 1、2、3 或 4。"),
     "card.next_due": ("Next review: {when}", "下次复习：{when}"),
     "card.none": ("No interview cards match those filters.", "没有符合条件的面试卡片。"),
@@ -119,6 +138,15 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "掌握度：某主题中最近一次答对的题目与最近自评为良好或简单的卡片所占比例；"
         "若该主题有编程练习，已通过的练习占其中的 {share}。",
     ),
+    "dash.studied": (
+        "Time studied: {time} answering (mock interviews: {mock}).",
+        "学习时长：作答共 {time}（其中模拟面试 {mock}）。",
+    ),
+    "dash.mocks": (
+        "Mock interviews: {n}; the last one made {share} of its key points (normkata mock --history).",
+        "模拟面试：{n} 次；最近一次答到 {share} 的要点（normkata mock --history）。",
+    ),
+    "dash.mocks.none": ("Mock interviews: none yet.", "模拟面试：暂无。"),
     "dash.katas.passed": ("Katas passed: {passed} of {total}", "已通过的编程练习：{passed}/{total}"),
     "advice.start": ("a short quiz shows where you stand", "先做一个简短测验，看看自己的水平"),
     "advice.leech": (
@@ -166,10 +194,15 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "review.summary.questions": ("Questions: {right} of {n} right.", "题目：{n} 道中答对 {right} 道。"),
     "review.summary.cards": ("Cards: {n} rated ({ratings}).", "卡片：已自评 {n} 张（{ratings}）。"),
     "review.summary.next": ("Next item due: {when}.", "下一项到期：{when}。"),
+    "review.summary.again": (
+        "What you missed is due again in a minute: run `normkata review` once more to fix it.",
+        "刚才答错的内容一分钟后再次到期：再运行一次 `normkata review` 巩固。",
+    ),
     "mock.title": (
-        "Mock interview: {n} question(s) in {minutes} min. Answer as you would aloud; an empty line or Ctrl-D "
-        "ends an answer.",
-        "模拟面试：{minutes} 分钟内 {n} 道题。像面试时口头回答那样作答；空行或 Ctrl-D 结束一个回答。",
+        "Mock interview: {minutes} min, {n} question(s) planned and more while time is left. Answer as you "
+        "would aloud; an empty line or Ctrl-D ends an answer.",
+        "模拟面试：{minutes} 分钟，计划 {n} 道题，时间有余会继续出题。"
+        "像面试时口头回答那样作答；空行或 Ctrl-D 结束一个回答。",
     ),
     "mock.question": ("Question {i}", "第 {i} 题"),
     "mock.follow_up": ("Follow-up", "追问"),
@@ -184,8 +217,12 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "你答到的要点（输入序号如 1 3，a 表示全部，直接回车表示没有）",
     ),
     "mock.tick.invalid": ("Type numbers from 1 to {n}, a, or Enter.", "请输入 1 到 {n} 之间的序号、a，或直接回车。"),
+    "mock.follow_up.compare": (
+        "Compare your follow-up answers with the model answer",
+        "把你对追问的回答与参考答案对照",
+    ),
     "mock.scorecard": ("Scorecard", "评分卡"),
-    "mock.col.question": ("Card", "卡片"),
+    "mock.col.question": ("Question", "题目"),
     "mock.col.points": ("Key points made", "答到的要点"),
     "mock.col.rating": ("Rating", "评分"),
     "mock.total": (
@@ -339,6 +376,11 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "{kata} 需要尚未安装的可选依赖：pip install \"{package}\"（然后再评测）。",
     ),
     "kata.needs_extra": ("needs the {extra} extra", "需要 {extra} 可选依赖"),
+    "grade.no_file.given": (
+        "--file {path}: no such file (looked in {cwd}). Check the path{hint}.",
+        "--file {path}：没有这个文件（在 {cwd} 中查找）。请检查路径{hint}。",
+    ),
+    "grade.no_file.similar": (", or grade {near}", "，或改为评测 {near}"),
     "kata.list.title": ("Katas", "编程练习"),
     "kata.col.kata": ("Kata", "练习"),
     "kata.col.title": ("Title", "标题"),
@@ -365,6 +407,12 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "You have not passed {kata} yet. Show the reference solution anyway? (recorded as giving up)",
         "你还没有通过 {kata}。仍然查看参考答案吗？（将记录为放弃）",
     ),
+    "solution.heading": ("Reference solution: {kata} ({title})", "参考答案：{kata}（{title}）"),
+    "solution.diff": (
+        "Your passing file ({path}) against the reference: - yours, + reference",
+        "你通过的文件（{path}）与参考答案对照：- 你的，+ 参考答案",
+    ),
+    "solution.same": ("Your file is the reference, line for line.", "你的文件与参考答案逐行相同。"),
     "solution.kept": ("Solution not shown. Keep going!", "未显示答案。继续加油！"),
     "interrupted": ("Interrupted: what you answered is saved.", "已中断：已作答的内容均已保存。"),
     # -- labs: tables, titles and terminal plots (data files keep English keys) --------------
@@ -376,6 +424,62 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "lab.vanishing.layer": ("layer", "层"),
     "lab.vanishing.ratio": ("std layer {last} / layer 1 = {ratio}", "第 {last} 层 / 第 1 层的标准差 = {ratio}"),
     "lab.variant.none": ("no norm", "无归一化"),
+    "lab.vanishing.col.std": ("std {v}", "标准差 {v}"),
+    "lab.vanishing.col.grad": ("|grad| {v}", "|grad| {v}"),
+    "lab.short.none": ("none", "无"),
+    "lab.short.layernorm": ("LN", "LN"),
+    "lab.short.rmsnorm": ("RMS", "RMS"),
+    "lab.line": ("{name}: {text}", "{name}：{text}"),
+    "lab.look": ("What to look for:", "看点："),
+    "lab.vanishing.look.1": (
+        "Without a norm the std shrinks about {shrink}× per layer ({first} → {last}): PyTorch's default init "
+        "gives each Linear a gain near 1/√3, and tanh is nearly linear for small inputs.",
+        "无归一化时，标准差每层约缩小到 {shrink} 倍（{first} → {last}）：PyTorch 默认初始化让每个 Linear "
+        "的增益约为 1/√3，而 tanh 在小输入上近似线性。",
+    ),
+    "lab.vanishing.look.2": (
+        "With either norm the std stays at {std}, not 1: the norm makes tanh's input unit-variance, and tanh "
+        "of a unit-variance Gaussian has std 0.63 (it squashes the tails).",
+        "两种归一化下标准差都稳定在 {std}，而不是 1：归一化让 tanh 的输入方差为 1，而方差为 1 的高斯经过 "
+        "tanh 后标准差是 0.63（尾部被压扁）。",
+    ),
+    "lab.vanishing.look.3": (
+        "The no-norm gradient is flat near {grad} at every layer, about {gap} below the norms: a weight's gradient "
+        "is its input (shrunk once per layer going forward) times the gradient from above (shrunk once per "
+        "layer going back), so the two shrinkages cancel across layers, and what is left is tiny because the "
+        "loss itself sits on an output that has all but vanished.",
+        "无归一化时梯度在每一层都平坦地停在 {grad} 附近，比有归一化时低约 {gap}：权重的梯度等于它的输入"
+        "（前向每层缩小一次）乘以上游梯度（反向每层缩小一次），两者的缩小在层间相互抵消；剩下的值很小，"
+        "是因为损失建立在一个几乎消失的输出上。",
+    ),
+    "lab.orders": ("{n} orders of magnitude", "{n} 个数量级"),
+    "lab.compare.look.1": (
+        "A run that diverges draws to huge losses: the second plot leaves it out, so the normed runs' gap "
+        "(Post-LN above Pre-LN) can be seen.",
+        "发散的运行会把损失画到极大：第二张图去掉了它，这样才能看出有归一化的各配置之间的差距（Post-LN 高于 Pre-LN）。",
+    ),
+    "lab.compare.look.2": (
+        "Pre-LN keeps an identity path from the input to the output, so a larger learning rate stays stable; "
+        "Post-LN normalizes that path too and trains slower or less stably without warmup.",
+        "Pre-LN 从输入到输出保留一条恒等路径，所以更大的学习率也能稳定；"
+        "Post-LN 把这条路径也归一化了，没有 warmup 时训练更慢或更不稳定。",
+    ),
+    "lab.depth.look.1": (
+        "Post − Pre > 0 means Post-LN ends with a higher loss; the gap tends to grow with depth without warmup.",
+        "Post − Pre 大于 0 表示 Post-LN 的最终损失更高；没有 warmup 时，这个差距通常随深度增大。",
+    ),
+    "lab.precision.look.1": (
+        "fp16 overflows above 65504 (so 300² is already inf) and bf16 keeps fp32's range but only 8 bits of "
+        "mantissa: that is why norms take their statistic in float32.",
+        "fp16 超过 65504 就溢出（所以 300² 已经是 inf），bf16 保留 fp32 的范围却只有 8 位尾数："
+        "这就是归一化要在 float32 中计算统计量的原因。",
+    ),
+    "lab.plot.same": (
+        "{names} coincide (within {pct} of the plot's height): drawn one over the other, see the table.",
+        "{names} 几乎重合（相差不到图高的 {pct}）：相互覆盖，请看表格。",
+    ),
+    "lab.plot.and": (" and ", "与"),
+    "lab.plot.normed": ("training loss at lr {lr}, normed runs only", "学习率 {lr} 下的训练损失（仅有归一化的配置）"),
     "lab.variant.layernorm": ("LayerNorm", "LayerNorm"),
     "lab.variant.rmsnorm": ("RMSNorm", "RMSNorm"),
     "lab.compare.title": (
@@ -458,7 +562,7 @@ _STRINGS: dict[str, tuple[str, str]] = {
     "lab.plot.weight-gradient norm per layer": ("weight-gradient norm per layer", "每层权重梯度范数"),
     "lab.plot.training loss by depth": ("training loss by depth", "不同深度的训练损失"),
     "lab.plot.training loss at lr": ("training loss at lr {lr}", "学习率 {lr} 下的训练损失"),
-    "lab.legend.none": ("none", "无归一化"),
+    "lab.legend.none": ("no norm", "无归一化"),
     "lab.legend.no norm": ("no norm", "无归一化"),
     "lab.legend.depth": ("{placement}-LN, {depth} layers", "{placement}-LN，{depth} 层"),
     "lab.bench.timing": ("timing…", "正在计时…"),
@@ -519,7 +623,24 @@ def t(key: str, lang: str, **fields: object) -> str:
     """The interface string `key` in `lang`, formatted with `fields`."""
     en, zh = _STRINGS[key]
     text = zh if lang == "zh" else en
-    return text.format(**fields) if fields else text
+    text = text.format(**fields) if fields else text
+    return with_lang_flags(text) if lang == "zh" and "`normkata " in text else text
+
+
+def with_lang_flags(text: str) -> str:
+    """Each `normkata ...` command quoted in a Chinese text, with `--lang zh` added when the
+    learner's default language (NORMKATA_LANG, then the locale) is not Chinese: typed as
+    shown, the command then answers in the language the suggestion was read in."""
+    import re
+
+    if resolve_lang(None) == "zh":
+        return text
+
+    def add(match: re.Match[str]) -> str:
+        command = match.group(1)
+        return match.group(0) if "--lang" in command else f"`{command} --lang zh`"
+
+    return re.sub(r"`(normkata [^`]*)`", add, text)
 
 
 def _merge_loop_strings() -> None:

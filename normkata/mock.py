@@ -1,15 +1,19 @@
 """A mock interview: which cards, in what order, how ticks become a rating, and the scorecards kept.
 
-Cards are chosen weakest first (never rated, then lowest FSRS strength) while their estimated
-time fits, then asked as an interviewer would: easy before hard, each card's follow-ups right
-after it. At the debrief the learner ticks the key points they made; the share becomes an FSRS
-rating: none → Again, under half → Hard, half or more → Good, all → Easy.
+Cards are drawn across the order of study (normkata.curriculum: one card per topic in turn,
+fundamentals first, easy before hard), weakest first once ratings show a weakness; those whose
+estimated time fits are asked first, easy before hard, each card's follow-ups right after it,
+and more cards follow while minutes are left. At the debrief the learner ticks the key points
+they made; the share becomes an FSRS rating: none → Again, under half → Hard, half or more → Good, all → Easy.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from normkata.content.model import DIFFICULTIES, Card
@@ -37,19 +41,57 @@ class Asked:
         return len(self.card.key_points.en) if self.follow_up is None else 0
 
 
+#: Set by tests only: each reading of the mock's clock moves it on by this many seconds, so a
+#: test in a real terminal can run a 5-minute mock in a second.
+FAKE_CLOCK_ENV = "NORMKATA_FAKE_CLOCK_STEP"
+_ticks = 0
+
+
+def clock() -> float:
+    """time.monotonic, or a clock that moves FAKE_CLOCK_ENV seconds at each reading (tests)."""
+    global _ticks
+    step = os.environ.get(FAKE_CLOCK_ENV)
+    if not step:
+        return time.monotonic()
+    _ticks += 1
+    return time.monotonic() + _ticks * float(step)
+
+
+def _cost(card: Card) -> int:
+    return CARD_SECONDS + FOLLOW_UP_SECONDS * len(card.follow_ups.en)
+
+
+def card_order(cards: list[Card], strength: dict[str, float], seed: int | None = None) -> list[Card]:
+    """Every card, drawn across the order of study, weakest first (strength breaks the spread)."""
+    from normkata.curriculum import spread
+
+    return sorted(spread(cards, seed), key=lambda c: strength.get(c.id, 0.0))
+
+
 def interview_order(cards: list[Card], minutes: int, strength: dict[str, float]) -> list[Asked]:
-    """The questions of a mock of `minutes`: at least one card, then as many as fit, weakest first."""
-    by_weakness = sorted(cards, key=lambda c: strength.get(c.id, 0.0))  # stable: the bank's order breaks ties
+    """The questions planned for a mock of `minutes`: at least one card, then as many as fit."""
     chosen: list[Card] = []
     budget = minutes * 60
-    for card in by_weakness:
-        cost = CARD_SECONDS + FOLLOW_UP_SECONDS * len(card.follow_ups.en)
-        if chosen and cost > budget:
+    for card in card_order(cards, strength):
+        if chosen and _cost(card) > budget:
             continue
         chosen.append(card)
-        budget -= cost
+        budget -= _cost(card)
     chosen.sort(key=lambda c: DIFFICULTIES.index(c.difficulty))
-    return [Asked(card, index) for card in chosen for index in (None, *range(len(card.follow_ups.en)))]
+    return _asked(chosen)
+
+
+def _asked(cards: list[Card]) -> list[Asked]:
+    return [Asked(card, index) for card in cards for index in (None, *range(len(card.follow_ups.en)))]
+
+
+def questions(cards: list[Card], minutes: int, strength: dict[str, float]) -> Iterator[Asked]:
+    """The planned questions, then the other cards in order, each with its follow-ups: the mock
+    stops at its deadline, not when the plan runs out."""
+    planned = interview_order(cards, minutes, strength)
+    yield from planned
+    asked = {a.card.id for a in planned}
+    yield from _asked([c for c in card_order(cards, strength) if c.id not in asked])
 
 
 def rating_for(made: int, points: int) -> int:
@@ -93,6 +135,16 @@ class MockLog:
                    (json.dumps(made), review.rating, answer_id))],
         )  # fmt: skip
 
+    def discard(self, mock_id: int) -> None:
+        """A mock with no answer is not a mock: its row goes."""
+        with self.store.transaction():
+            self.db.execute("DELETE FROM mock_answers WHERE mock_id = ?", (mock_id,))
+            self.db.execute("DELETE FROM mock_interviews WHERE id = ?", (mock_id,))
+
+    def seconds_used(self, mock_id: int) -> int:
+        row = self.db.execute("SELECT seconds_used FROM mock_interviews WHERE id = ?", (mock_id,)).fetchone()
+        return int(row[0] or 0) if row else 0
+
     def finish(self, mock_id: int, seconds_used: int) -> None:
         with self.store.transaction():
             self.db.execute(
@@ -103,7 +155,7 @@ class MockLog:
     def scores(self, mock_id: int) -> list[sqlite3.Row]:
         """The mock's cards in the order asked: card_id, points, made (JSON or NULL), rating (or NULL)."""
         return self.db.execute(
-            "SELECT card_id, points, made, rating FROM mock_answers WHERE mock_id = ? AND follow_up IS NULL "
+            "SELECT card_id, points, made, rating, seconds FROM mock_answers WHERE mock_id = ? AND follow_up IS NULL "
             "ORDER BY id",
             (mock_id,),
         ).fetchall()

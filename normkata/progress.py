@@ -50,6 +50,12 @@ class Report:
     #: The learning loop: katas due to be written again, and misconceptions graded this week.
     katas_due: list[DueKata] = field(default_factory=list)
     met_this_week: list[Lesson] = field(default_factory=list)
+    #: Mock interviews saved, and the share of key points made in the last one (None: unscored).
+    mocks: int = 0
+    last_mock_share: float | None = None
+    #: Seconds spent answering: every review log's duration (quiz, cards, review) plus the mocks.
+    seconds_studied: int = 0
+    seconds_mock: int = 0
 
     def to_json(self, lang: str = "en") -> dict:
         return {
@@ -58,7 +64,7 @@ class Report:
             "totals": self.counts,
             "katas": [k.__dict__ for k in self.katas],
             "katas_passed": sum(k.status == "passed" for k in self.katas),
-            "next": self.next.command,
+            "next": self.next.shown(lang),
             "next_why": self.next.why(lang),
             "katas_due": [{"kata": k.kata, "due": k.due} for k in self.katas_due],
             "misconceptions_this_week": [
@@ -66,6 +72,10 @@ class Report:
                  "items": list(m.items), "reviewed_since": m.reviewed}
                 for m in self.met_this_week
             ],  # fmt: skip
+            "mocks": self.mocks,
+            "last_mock_share": self.last_mock_share,
+            "seconds_studied": self.seconds_studied,
+            "seconds_mock": self.seconds_mock,
         }
 
 
@@ -99,4 +109,14 @@ def build_report(bank: Bank, store: Store) -> Report:
     due = len(store.due_items(due_cutoff()))
     links, _issues = load_links()
     met = lessons(store, links, since=week_start())
-    return Report(topics, due, store.counts(), katas, next_step(standing), list(standing.katas_due), met)
+    from normkata.mock import MockLog
+
+    mocks = MockLog(store).history()
+    last = mocks[-1] if mocks else None
+    share = (last["made"] or 0) / last["points"] if last is not None and last["points"] else None
+    answering = store.db.execute("SELECT COALESCE(SUM(duration_ms), 0) FROM review_logs").fetchone()[0]
+    mock_seconds = sum(row["seconds_used"] or 0 for row in mocks)
+    studied = round(answering / 1000) + mock_seconds
+    return Report(topics, due, store.counts(), katas, next_step(standing), katas_due=list(standing.katas_due),
+                  met_this_week=met, mocks=len(mocks), last_mock_share=share, seconds_studied=studied,
+                  seconds_mock=mock_seconds)  # fmt: skip

@@ -24,6 +24,7 @@ class ItemStanding:
     recall: float  # FSRS retrievability now; 0 for an item never reviewed
     lapses: int
     due: str | None  # ISO date of the next review; None when never reviewed
+    difficulty: str = "medium"
 
     @property
     def strength(self) -> float:
@@ -75,16 +76,17 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
     schedules = {row["item_id"]: row for row in store.srs_states()}
     recall = retrievability({item: row["card_json"] for item, row in schedules.items()}, now, store.fsrs_parameters())
 
-    def item(item_id: str, kind: str, topic: str, good: bool | None) -> ItemStanding:
+    def item(item_id: str, kind: str, topic: str, good: bool | None, difficulty: str) -> ItemStanding:
         row = schedules.get(item_id)
         return ItemStanding(
             item_id, kind, topic, good is not None, bool(good), recall.get(item_id, 0.0),
-            lapses.get(item_id, 0), row["due"] if row else None,
+            lapses.get(item_id, 0), row["due"] if row else None, difficulty,
         )  # fmt: skip
 
-    items = [item(q.id, "question", q.topic, answers.get(q.id)) for q in bank.questions]
+    items = [item(q.id, "question", q.topic, answers.get(q.id), q.difficulty) for q in bank.questions]
     items += [
-        item(c.id, "card", c.topic, ratings[c.id] >= GOOD_RATING if c.id in ratings else None) for c in bank.cards
+        item(c.id, "card", c.topic, ratings[c.id] >= GOOD_RATING if c.id in ratings else None, c.difficulty)
+        for c in bank.cards
     ]
     log = KataLog(store)
     katas = []

@@ -81,6 +81,37 @@ class Prompter:
         return answer
 
 
+    def key(self, prompt: str) -> str | None:
+        """One key press in a terminal (no Enter needed), echoed; a line from a pipe. None at
+        end of input (Ctrl-D); Ctrl-C propagates as KeyboardInterrupt."""
+        if not self.interactive or self.stdin is None:
+            return self.ask(prompt)
+        import os
+
+        try:
+            import termios
+            import tty
+        except ImportError:  # Windows: a line, as before
+            return self.ask(prompt)
+        fd = self.stdin.fileno()
+        self.console.print(f"[quiz.ask]{prompt}{self.colon}[/]{self.space}", end="")
+        saved = termios.tcgetattr(fd)
+        try:
+            tty.setcbreak(fd)  # one key at a time; Ctrl-C still raises
+            raw = os.read(fd, 8)
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        text = raw.decode("utf-8", "replace")
+        if not text or text.startswith("\x04"):
+            self.console.print()
+            return None
+        from rich.markup import escape
+
+        shown = text.strip() or ""
+        self.console.print(escape(shown))
+        return shown
+
+
 def _isatty(stream: object) -> bool:
     try:
         return bool(stream.isatty())  # type: ignore[attr-defined]

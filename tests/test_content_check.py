@@ -275,3 +275,42 @@ def test_misconception_ids_are_read_from_a_suite_without_importing_it() -> None:
 
     ids = misconception_ids(katas_dir() / "rmsnorm" / "suite.py")
     assert {"rms-eps-outside-sqrt", "rms-one-plus-weight", "rms-missing-keepdim"} <= set(ids)
+
+
+def _catalogs() -> dict[str, str]:
+    """Every Chinese text outside the bank that a learner reads: the interface catalog, the
+    grade report's, the doctor's and the command list's, the categories, the kata catalog."""
+    from normkata.cli import COMMANDS
+    from normkata.doctor import PROTECTION_MEANS
+    from normkata.grading.contract import _CATEGORY_ZH
+    from normkata.grading.report import _TEXT
+    from normkata.i18n import _STRINGS
+    from normkata.katas import load_katas
+
+    texts = {f"i18n {key}": zh for key, (_en, zh) in _STRINGS.items()}
+    texts.update({f"report {key}": zh for key, (_en, zh) in _TEXT.items()})
+    texts.update({f"doctor {key}": zh for key, (_en, zh) in PROTECTION_MEANS.items()})
+    texts.update({f"cli {key}": zh for key, (_en, zh) in COMMANDS.items()})
+    texts.update({f"category {key}": zh for key, zh in _CATEGORY_ZH.items()})
+    for kata in load_katas()[0]:
+        texts[f"kata {kata.id} title"] = kata.title.zh
+        texts.update({f"kata {kata.id} hint {i}": hint for i, hint in enumerate(kata.hints.zh, start=1)})
+        texts[f"kata {kata.id} instructions"] = kata.instructions("zh")
+    return texts
+
+
+def test_every_catalog_passes_the_banks_typography_check() -> None:
+    """Issue 24: the same check as the bank's, over every other Chinese text."""
+    from normkata.content.typography import zh_problems
+
+    problems = [(where, snippet, why) for where, text in _catalogs().items() for snippet, why in zh_problems(text)]
+    assert problems == []
+
+
+def test_grade_report_lines_in_chinese_are_tidied() -> None:
+    from normkata.grading.report import _paren, _zh
+
+    assert _zh("多次调用同一模块 (fp32 前向)", "zh") == "多次调用同一模块（fp32 前向）"
+    assert _zh("应为 1e-05）。 这符合预期", "zh") == "应为 1e-05）。这符合预期"
+    assert _zh("(x) stays", "en") == "(x) stays"
+    assert _paren("fp32 前向", "zh") == "（fp32 前向）"

@@ -35,7 +35,7 @@ def test_progress_json_counts_latest_answers(runner) -> None:
     assert topic["topic"] == "mini" and topic["questions"] == 5 and topic["seen"] == 5
     assert topic["cards"] == 1 and topic["cards_rated"] == 0
     assert report["totals"]["answers"] == 5
-    assert report["due"] == 5 - topic["correct_latest"]  # missed ones are due, right ones in 10 min
+    assert report["due"] == 5 - topic["correct_latest"]  # missed ones are due, right ones in days
     assert report["next"] == "normkata review"
     assert [k["kata"] for k in report["katas"]] == [kata.id for kata in load_katas()[0]]
     assert {k["status"] for k in report["katas"]} == {"not started"}

@@ -114,7 +114,9 @@ def test_review_ends_with_a_summary_and_no_dangling_question(runner, db) -> None
     assert result.stdout.count("Question ") == 2 and "Card 1/" not in result.stdout  # nothing shown unanswered
     assert "Reviewed 2 of 6 due item(s); the rest stay due." in result.stdout
     assert "Questions: " in result.stdout and " of 2 right." in result.stdout
-    assert "Next item due: " in result.stdout
+    # Not "Next item due: now." and nothing to do (issue 24): the Next line says what is due.
+    assert "Next item due: now" not in result.stdout
+    assert "Next: normkata review" in result.stdout
     logs = db.execute("SELECT COUNT(*), COUNT(duration_ms) FROM review_logs").fetchone()
     assert tuple(logs) == (8, 8)  # 5 quiz answers, 1 rating, 2 reviews: each logged with its duration
 
@@ -123,3 +125,23 @@ def test_review_summary_counts_cards_by_rating(runner) -> None:
     invoke(runner, ["interview"], "\n1\n")
     result = invoke(runner, ["review"], "\n3\n")
     assert "Reviewed all 1 due item(s)." in result.stdout and "Cards: 1 rated (Good 1)." in result.stdout
+
+
+def test_right_first_answers_are_not_back_the_same_evening(runner) -> None:
+    """Issue 24: one learning step; the summary says when things come back; an empty review
+    offers more practice instead of a dead end."""
+    missed = invoke(runner, ["quiz", "-n", "5", "--seed", "4", "--json"], "\n" * 5).stdout
+    order = [a["id"] for a in json.loads(missed)["answers"]]
+    right = {"mini-single": "B", "mini-multiple": "AC", "mini-tf": "t", "mini-numeric": "4", "mini-order": "BCA"}
+    result = invoke(runner, ["--lang", "en", "review"], "".join(right[i] + "\n" for i in order))
+    assert "Reviewed all 5 due item(s)." in result.stdout
+    assert "Comes back in `normkata review`: 5 in 1 day." in result.stdout
+    assert "Next: " in result.stdout
+    again = invoke(runner, ["review"], "")
+    assert "Nothing is due. Next item due: in 1 day." in again.stdout
+    assert "For more practice now: normkata " in again.stdout
+
+
+def test_a_quiz_summary_says_when_its_questions_come_back(runner) -> None:
+    result = invoke(runner, ["quiz", "--id", "mini-single", "--id", "mini-tf"], "B\nf\n")
+    assert "Comes back in `normkata review`: 1 now, 1 in 2 days." in result.stdout

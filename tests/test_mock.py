@@ -97,12 +97,14 @@ def test_editor_answers(runner, db, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 def test_no_answer_at_all(runner, db) -> None:
     result = invoke(runner, ["mock"], "")
-    assert result.exit_code == 0 and result.stdout.endswith("No answer was given: nothing to score.\n")
+    assert result.exit_code == 0 and "No answer was given: nothing to score.\nNext: " in result.stdout
     assert db.execute("SELECT COUNT(*) FROM mock_answers").fetchone()[0] == 0
+    # A mock with no answer is not saved (issue 24: it was, as an empty row in --history).
+    assert db.execute("SELECT COUNT(*) FROM mock_interviews").fetchone()[0] == 0
 
 
 def test_topic_in_any_case(runner, db) -> None:
-    assert invoke(runner, ["mock", "--topic", "MINI"], "\n\n").exit_code == 0
+    assert invoke(runner, ["mock", "--topic", "MINI"], "an answer\n\n").exit_code == 0
     assert db.execute("SELECT topic FROM mock_interviews").fetchone()[0] == "mini"
 
 

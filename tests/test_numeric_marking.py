@@ -146,3 +146,38 @@ def test_unreadable_number_says_why() -> None:
     with pytest.raises(UnreadableAnswer, match="'four' is not a number"):
         parse_answer(_numeric(1.0, ("sig", 2)), "four")
     assert math.isclose(parse_answer(_numeric(1.0, ("sig", 2)), "1/8"), 0.125)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [("sqrt(128)", math.sqrt(128)), ("√128", math.sqrt(128)), ("1/√2", 1 / math.sqrt(2)),
+     ("√(2*64)", math.sqrt(128)), ("8 704", 8704.0), ("2 000 000", 2e6), ("８ ７０４", 8704.0)],
+)  # fmt: skip
+def test_square_roots_and_grouped_digits_are_read(typed: str, value: float) -> None:
+    assert parse_number(typed) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("typed", ["√-1", "sqrt()", "1 2", "sqrt"])
+def test_what_is_not_a_number_stays_unread(typed: str) -> None:
+    assert parse_number(typed) is None
+
+
+def test_an_answer_right_to_fewer_digits_than_asked_is_told_so() -> None:
+    from normkata.quiz.answers import short_of_precision
+
+    three_places = _numeric(1.1313708498984762, ("decimals", 3))
+    assert short_of_precision(three_places, "1.13", 1.13) == 2
+    assert short_of_precision(three_places, "1.1", 1.1) == 1
+    assert short_of_precision(three_places, "1.12", 1.12) is None  # wrong at two places too
+    assert short_of_precision(three_places, "1.131", 1.131) is None  # right: nothing to say
+    sig = _numeric(0.181019, ("sig", 3))
+    assert short_of_precision(sig, "0.18", 0.18) == 2
+    assert short_of_precision(sig, "0.19", 0.19) is None
+
+
+def test_quiz_says_precision_and_reads_a_square_root(runner) -> None:
+    from tests.conftest import invoke
+
+    result = invoke(runner, ["quiz", "--id", "rms-example-value", "--id", "rms-example-value"], "1.13\nsqrt(1.28)\n")
+    assert "1.13 is right to 2 decimal place(s), but the question asks for 3." in result.stdout
+    assert result.stdout.count("Correct") >= 1 or "✓" in result.stdout

@@ -48,9 +48,9 @@ def next_command(as_json: bool, lang: str | None) -> None:
     lang = current_lang(lang)
     step = next_step(_standing(lang))
     if as_json:
-        click.echo(json.dumps({"command": step.command, "why": step.why(lang)}, ensure_ascii=False))
+        click.echo(json.dumps({"command": step.shown(lang), "why": step.why(lang)}, ensure_ascii=False))
         return
-    make_console().print(f"[next]{t('dash.next', lang, cmd=step.command, why=step.why(lang))}[/]")
+    make_console().print(f"[next]{t('dash.next', lang, cmd=step.shown(lang), why=step.why(lang))}[/]")
 
 
 @click.command()
@@ -92,6 +92,6 @@ def plan(minutes: int, as_json: bool, lang: str | None) -> None:
     table.add_column(t("plan.col.minutes", lang), justify="right")
     table.add_column(t("plan.col.why", lang))
     for number, step in enumerate(steps, start=1):
-        table.add_row(str(number), step.command, str(step.minutes), step.why(lang))
+        table.add_row(str(number), step.shown(lang), str(step.minutes), step.why(lang))
     console.print(table)
     console.print(t("plan.total", lang, used=sum(s.minutes for s in steps), minutes=minutes))

@@ -84,7 +84,7 @@ def grade(
         return
     target = file or workspace() / chosen.file
     if not target.is_file():
-        raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
+        raise InputError(_missing(target, file is not None, chosen.id, chosen.file, lang))
     from normkata.grading.source import check_source
 
     check_source(target)  # a link, a special or an oversized file: one line, exit 2, nothing run
@@ -115,6 +115,27 @@ def grade(
 
             console.print(f"[next]{next_step_line(lang)}[/]")
     raise click.exceptions.Exit(0 if result.passed else 1)
+
+
+def _missing(target: Path, given: bool, kata: str, kata_file: str, lang: str) -> str:
+    """Advice that fits what was typed: --file names a path to check (and a file that exists
+    nearby: the workspace's, or one whose name is close); no --file, the kata to start."""
+    from normkata.i18n import t
+
+    if not given:
+        return t("grade.no_file", lang, path=target, kata=kata)
+    nearby = [workspace() / kata_file]
+    folder = target.parent if target.parent.is_dir() else Path.cwd()
+    from normkata.names import close_matches
+
+    try:
+        names = [p.name for p in folder.iterdir() if p.suffix == ".py"]
+    except OSError:
+        names = []
+    nearby += [folder / n for n in close_matches(target.name, names, n=1)]
+    near = next((p for p in nearby if p.is_file()), None)
+    hint = t("grade.no_file.similar", lang, near=near) if near else ""
+    return t("grade.no_file.given", lang, path=target, cwd=Path.cwd(), hint=hint)
 
 
 def _print_case_list(kata_id: str, cases: list[tuple[str, str]], lang: str) -> None:

@@ -27,9 +27,10 @@ if TYPE_CHECKING:
 def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | None, lang: str | None) -> None:
     """Practise interview questions: answer, compare with key points, rate yourself.
 
-    Cards you have never rated come first. An answer may run over several lines: an empty
-    line (or Ctrl-D) ends it, Enter alone skips. Each rating (1 Again .. 4 Easy) schedules the
-    card's next review with FSRS.
+    Cards you rated Again or Hard come first, then cards never rated in the order of study
+    (one per topic in turn, fundamentals first, easy before hard), then the rest. An answer
+    may run over several lines: an empty line (or Ctrl-D) ends it, Enter alone skips. Each
+    rating (1 Again .. 4 Easy, one key) schedules the card's next review with FSRS.
 
     \b
     Examples:
@@ -48,9 +49,7 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
     if ids:
         cards = [_named_card(practice, item_id) for item_id in ids]
     else:
-        rated = practice.store.latest_ratings()
-        pool = select(practice.bank.cards, topic=topic, seed=seed)
-        cards = sorted(pool, key=lambda c: c.id in rated)[:count]  # stable: new cards first
+        cards = _in_order(practice, select(practice.bank.cards, topic=topic, seed=seed), seed)[:count]
     if not cards:
         raise InputError(t("card.none", lang))
     result = run_cards(practice, cards)
@@ -59,6 +58,7 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
     practice.console.print(t("card.done", lang, rated=len(result.ratings)))
     if result.interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
+    _closing(practice, list(result.ratings))
 
 
 @click.command()
@@ -107,6 +107,7 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
         text = t("review.none", lang, when=when(upcoming, lang)) if upcoming else t("review.empty", lang)
         practice.console.print(text)
         practice.store.end_session(practice.session_id)
+        _more_practice(practice)
         return
     practice.console.print(f"[heading]{t('review.header', lang, n=len(items))}[/]")
     outcomes: list[AnswerRecord | int | KataOutcome]
@@ -115,12 +116,36 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
     _summary(practice, outcomes, len(items), interrupted)
     if interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
+    _closing(practice, [item.id for item in items[: len(outcomes)]])
+
+
+def _closing(practice: Practice, item_ids: list[str]) -> None:
+    """When the items just practised come back, then the `Next:` line quiz and grade print."""
+    from normkata.advisor import next_step_line
+    from normkata.srs import comes_back
+
+    back = comes_back(practice.store, item_ids, practice.lang)
+    if back:
+        practice.console.print(f"[muted]{back}[/]")
+    practice.console.print(f"[next]{next_step_line(practice.lang)}[/]")
+
+
+def _more_practice(practice: Practice) -> None:
+    """Nothing is due: the advisor's step (the weakest topic, new items) instead of a dead end."""
+    from normkata.advisor import next_step
+    from normkata.i18n import t
+    from normkata.standing import load_standing
+
+    step = next_step(load_standing(practice.bank, practice.store))
+    text = t("review.more", practice.lang, cmd=step.shown(practice.lang), why=step.why(practice.lang))
+    practice.console.print(f"[next]{text}[/]")
 
 
 def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome], due: int, interrupted: bool) -> None:
     """What this review did, in one block: answered of due, questions right, cards by rating, next due."""
     from normkata.i18n import t
-    from normkata.srs import when
+    from normkata.srs import due_cutoff, when
+    from normkata.store import iso
 
     lang, console = practice.lang, practice.console
     from normkata.kata_loop import KataOutcome
@@ -141,8 +166,10 @@ def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome
         by = ", ".join(f"{k.kata} {t(f'rating.{k.rating}', lang) if k.rating else '-'}" for k in katas)
         console.print(t("loop.summary.katas", lang, n=len(katas), ratings=by))
     upcoming = practice.store.next_due()
-    if upcoming:
+    if upcoming and upcoming > iso(due_cutoff()):
         console.print(f"[muted]{t('review.summary.next', lang, when=when(upcoming, lang))}[/]")
+    elif upcoming and key == "review.summary.done":  # missed again just now: back in a minute, not "now"
+        console.print(f"[muted]{t('review.summary.again', lang)}[/]")
 
 
 def _ask_any(
@@ -188,6 +215,17 @@ def _passed_kata(practice: Practice, name: str) -> Kata:
     if KataLog(practice.store).status(kata.id).status != "passed":
         raise InputError(t("loop.kata_not_passed", practice.lang, kata=kata.id))
     return kata
+
+
+def _in_order(practice: Practice, pool: list[Card], seed: int | None) -> list[Card]:
+    """Weak cards first (last rated Again or Hard), then never rated spread over the order of
+    study, then those rated Good or Easy."""
+    from normkata.curriculum import spread
+    from normkata.srs import GOOD_RATING
+
+    rated = practice.store.latest_ratings()
+    ordered = spread(pool, seed)
+    return sorted(ordered, key=lambda c: 1 if c.id not in rated else (0 if rated[c.id] < GOOD_RATING else 2))
 
 
 def _named_card(practice: Practice, item_id: str) -> Card:

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from normkata.katas import Kata
     from normkata.store import KataLog
 
@@ -211,4 +213,32 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
             console.print(t("solution.kept", lang))
             return
         log.event(chosen.id, "gave_up")
-    console.print(Syntax(chosen.solution.read_text(encoding="utf-8"), "python", line_numbers=True))
+    reference = chosen.solution.read_text(encoding="utf-8")
+    console.rule(f"[heading]{t('solution.heading', lang, kata=chosen.id, title=chosen.title.get(lang))}[/]")
+    console.print(Syntax(reference, "python", line_numbers=True))
+    mine = workspace() / chosen.file
+    if log.status(chosen.id).status == "passed" and mine.is_file():
+        _show_diff(console, mine, reference, lang)
+
+
+def _show_diff(console: Console, mine: Path, reference: str, lang: str) -> None:
+    """Your passing file beside the reference, as a unified diff: what they did differently."""
+    import difflib
+
+    from rich.markup import escape
+    from rich.syntax import Syntax
+
+    from normkata.i18n import t
+
+    try:
+        yours = mine.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    diff = list(difflib.unified_diff(yours.splitlines(), reference.splitlines(), fromfile=f"yours: {mine}",
+                                     tofile="reference", lineterm=""))  # fmt: skip
+    console.print()
+    console.print(f"[heading]{escape(t('solution.diff', lang, path=mine))}[/]", soft_wrap=True)
+    if not diff:
+        console.print(t("solution.same", lang))
+        return
+    console.print(Syntax("\n".join(diff), "diff"))

@@ -192,7 +192,7 @@ def compare(
       normkata lab compare --lr 1e-3 --lr 1e-2 --steps 300 --out results/
     """
     from normkata.labs import compare as lab_module
-    from normkata.labs.plots import Plot
+    from normkata.labs.plots import Plot, without_diverged
     from normkata.ui import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
@@ -201,8 +201,15 @@ def compare(
     lab_module.render(console, result)
     top = max(result["settings"]["lrs"])
     curves = lab_module.curves(result, top)
-    plot = Plot(f"compare_loss_lr{top:g}", curves, f"training loss at lr {top:g}", "step", "loss")
-    _finish(console, options, "compare", result, result["summary"], [plot])
+    plots = [Plot(f"compare_loss_lr{top:g}", curves, f"training loss at lr {top:g}", "step", "loss")]
+    # The same runs without the one that diverged or had no norm: on its own axis, the gap
+    # between Post-LN and Pre-LN (the point of the experiment) is no longer a flat band.
+    normed = {k: v for k, v in without_diverged(curves).items() if k != "no norm"}
+    if len(normed) >= 2 and normed.keys() != curves.keys():
+        title = f"training loss at lr {top:g}, normed runs only"
+        looks = tuple(list(curves).index(label) for label in normed)  # each run keeps its marker and colour
+        plots.append(Plot(f"compare_loss_lr{top:g}_normed", normed, title, "step", "loss", looks))
+    _finish(console, options, "compare", result, result["summary"], plots)
 
 
 @lab.command()

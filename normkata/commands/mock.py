@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,8 +36,10 @@ class Given:
 def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang: str | None) -> None:
     """Run a timed mock interview, then score your answers against the key points.
 
-    Interview cards you know least are chosen while they fit in --minutes, then asked easy
-    first, each followed by its follow-ups; the time left is shown with every question. An
+    Cards are drawn across the order of study (fundamentals first), the ones you know least
+    first once you have rated some; those that fit in --minutes are asked easy first, each
+    followed by its follow-ups, and more come while time is left; the clock is shown with
+    every question. An
     answer runs over several lines: an empty line (or Ctrl-D) ends it. At the debrief each
     answer stands beside its key points and you tick the ones you made: none is Again, under
     half Hard, half or more Good, all Easy, scheduled with FSRS. The scorecard is saved.
@@ -51,7 +53,7 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     """
     from normkata.content.bank import check_topic
     from normkata.i18n import t
-    from normkata.mock import MockLog, interview_order
+    from normkata.mock import MockLog, clock, interview_order, questions
     from normkata.practice import open_practice
     from normkata.standing import load_standing
 
@@ -64,42 +66,67 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     cards = [c for c in practice.bank.cards if topic is None or c.topic == topic]
     standing = load_standing(practice.bank, practice.store)
     strength = {i.id: i.strength for i in standing.items if i.kind == "card"}
-    asked = interview_order(cards, minutes, strength)
-    if not asked:
+    planned = interview_order(cards, minutes, strength)
+    if not planned:
         raise InputError(t("card.none", lang))
     log = MockLog(practice.store)
     mock_id = log.start(practice.session_id, topic, minutes)
-    practice.console.print(f"[heading]{t('mock.title', lang, n=len(asked), minutes=minutes)}[/]")
+    practice.console.print(f"[heading]{t('mock.title', lang, n=len(planned), minutes=minutes)}[/]")
     given: list[Given] = []
     scored = 0
-    started = time.monotonic()
+    started = clock()
     try:
-        given = _interview(practice, log, mock_id, asked, started + minutes * 60, editor)
-        log.finish(mock_id, round(time.monotonic() - started))
+        given = _interview(practice, log, mock_id, questions(cards, minutes, strength), started + minutes * 60, editor)
+        used = _finish(log, mock_id, given, started)
         scored = _debrief(practice, log, given)
     except KeyboardInterrupt:
         practice.console.print()
-        log.finish(mock_id, round(time.monotonic() - started))
+        _finish(log, mock_id, given, started)
         practice.store.end_session(practice.session_id)
         practice.console.print(t("mock.stopped", lang, answered=len(given), scored=scored))
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     practice.store.end_session(practice.session_id)
-    _scorecard(practice, mock_id, round(time.monotonic() - started))
+    if used is not None:
+        _scorecard(practice, mock_id, used)
+    else:
+        practice.console.print(t("mock.nothing", lang))
+    from normkata.advisor import next_step_line
+
+    practice.console.print(f"[next]{next_step_line(lang)}[/]")
+
+
+def _finish(log: MockLog, mock_id: int, given: list[Given], started: float) -> int | None:
+    """The answering time, recorded once (the scorecard and --history show this one number);
+    a mock with no answer is discarded and gives None."""
+    from normkata.mock import clock
+
+    if not any(g.text.strip() for g in given):
+        log.discard(mock_id)
+        return None
+    used = min(round(clock() - started), log_minutes(log, mock_id) * 60)
+    log.finish(mock_id, used)
+    return used
+
+
+def log_minutes(log: MockLog, mock_id: int) -> int:
+    row = log.db.execute("SELECT minutes FROM mock_interviews WHERE id = ?", (mock_id,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 def _interview(
-    practice: Practice, log: MockLog, mock_id: int, asked: list[Asked], deadline: float, editor: bool
+    practice: Practice, log: MockLog, mock_id: int, asked: Iterable[Asked], deadline: float, editor: bool
 ) -> list[Given]:
     """Ask until the questions, the time or the input run out; each answer is saved as it is given."""
     from normkata.answer_input import edit_answer, flush_typed_ahead, read_answer
     from normkata.i18n import t
+    from normkata.mock import clock as now
     from normkata.quiz.paragraph import Paragraph
 
     console, lang = practice.console, practice.lang
     given: list[Given] = []
     number = 0
     for position, item in enumerate(asked, start=1):
-        left = deadline - time.monotonic()
+        left = deadline - now()
         if left <= 0:
             console.print(f"[warn]{t('mock.time_up', lang)}[/]")
             break
@@ -115,14 +142,14 @@ def _interview(
         console.rule(f"[heading]{label}[/]  [quiz.meta]{clock}[/]")
         console.print(Paragraph(item.prompt(lang), "quiz.prompt"))
         flush_typed_ahead()  # keys pressed before this question was on screen are not its answer
-        began = time.monotonic()
+        began = now()
         if editor:
             text: str | None = edit_answer(item.prompt(lang), lang)
         else:
             text = read_answer(practice.prompter, t("mock.answer", lang, clock=clock))
         if text is None:
             break
-        seconds = round(time.monotonic() - began)
+        seconds = round(now() - began)
         given.append(Given(item, text, seconds, log.answer(mock_id, position, item, text, seconds)))
     return given
 
@@ -157,6 +184,11 @@ def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
         for extra in follow_ups:
             text = escape(extra.text) if extra.text else f"[muted]{t('mock.no_answer', lang)}[/]"
             console.print(Panel(text, title=escape(extra.asked.prompt(lang)), title_align="left"))
+        if follow_ups:  # what to compare a follow-up's answer with: the card's model answer
+            console.print(
+                Panel(escape(card.answer.get(lang)), title=t("mock.follow_up.compare", lang), title_align="left",
+                      border_style="card.points")
+            )  # fmt: skip
         if answer.text:
             made = _read_ticks(practice, len(points))
             if made is None:
@@ -194,6 +226,7 @@ def _read_ticks(practice: Practice, n: int) -> list[int] | None:
 
 
 def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from normkata.i18n import t
@@ -201,6 +234,7 @@ def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
 
     console, lang = practice.console, practice.lang
     rows = MockLog(practice.store).scores(mock_id)
+    bank = practice.bank
     if not rows:
         console.print(t("mock.nothing", lang))
         return
@@ -212,7 +246,9 @@ def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
         made = len(json.loads(row["made"])) if row["made"] is not None else None
         made_total += made or 0
         rating = t(f"rating.{row['rating']}", lang) if row["rating"] else "-"
-        table.add_row(row["card_id"], f"{made}/{row['points']}" if made is not None else "-", rating)
+        card = bank.card(row["card_id"])
+        question = card.prompt.get(lang) if card else row["card_id"]  # the question, not its id
+        table.add_row(escape(question), f"{made}/{row['points']}" if made is not None else "-", rating)
     console.print(table)
     points = sum(r["points"] for r in rows)
     share = f"{made_total / points:.0%}" if points else "-"

@@ -52,9 +52,28 @@ def show_dashboard(lang: str | None) -> None:
         console.print(t("dash.katas.passed", lang, passed=passed, total=len(report.katas)))
     else:
         console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
+    console.print(t("dash.studied", lang, time=_duration(report.seconds_studied, lang),
+                    mock=_duration(report.seconds_mock, lang)))  # fmt: skip
+    if report.mocks:
+        share = f"{report.last_mock_share:.0%}" if report.last_mock_share is not None else "-"
+        console.print(t("dash.mocks", lang, n=report.mocks, share=share))
+    else:
+        console.print(t("dash.mocks.none", lang))
     _show_loop(console, report, lang)
     console.print(f"[muted]{t('dash.mastery.how', lang, share=f'{KATA_SHARE:.0%}')}[/]")
-    console.print(f"[next]{t('dash.next', lang, cmd=report.next.command, why=report.next.why(lang))}[/]")
+    console.print(f"[next]{t('dash.next', lang, cmd=report.next.shown(lang), why=report.next.why(lang))}[/]")
+
+
+def _duration(seconds: int, lang: str) -> str:
+    """Seconds as "1 h 05 min" / "12 min" / "40 s" ("1 小时 05 分钟" in Chinese)."""
+    minutes, hours = seconds // 60, seconds // 3600
+    if lang == "zh":
+        if hours:
+            return f"{hours} 小时 {minutes % 60:02d} 分钟"
+        return f"{minutes} 分钟" if minutes else f"{seconds} 秒"
+    if hours:
+        return f"{hours} h {minutes % 60:02d} min"
+    return f"{minutes} min" if minutes else f"{seconds} s"
 
 
 def _show_loop(console: Console, report: Report, lang: str) -> None:

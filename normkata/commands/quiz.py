@@ -12,6 +12,7 @@ from normkata.options import current_lang, lang_option, seed_option, topic_optio
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
     from normkata.content.model import Question
+    from normkata.practice import Practice
 
 
 @click.command()
@@ -39,6 +40,10 @@ def quiz(
 ) -> None:
     """Answer quiz questions with instant feedback.
 
+    Your first quiz (no --topic) is a diagnostic: one question from each core topic (why we
+    normalize, BatchNorm, LayerNorm, RMSNorm, Pre-Norm), easy first. --topic takes a topic's
+    id or its title, in English or Chinese.
+
     \b
     Examples:
       normkata quiz -n 5 --topic rmsnorm
@@ -56,6 +61,11 @@ def quiz(
     topic = check_topic(practice.bank, topic, lang)
     if ids:
         questions = [_named(practice.bank, item_id, lang) for item_id in ids]
+    elif topic is None and difficulty is None and _diagnostic(practice):
+        from normkata.curriculum import diagnostic
+
+        # A first quiz shows where the learner stands: spread over the core topics, easy first.
+        questions = diagnostic(practice.bank.questions, count, seed)
     else:
         questions = select(practice.bank.questions, topic=topic, difficulty=difficulty, count=count, seed=seed)
     if not questions:
@@ -74,6 +84,15 @@ def quiz(
             practice.console.print(f"[next]{next_step_line(lang)}[/]")
     if result.interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
+
+
+def _diagnostic(practice: Practice) -> bool:
+    """Whether a quiz with no filter is the learner's first: no answer recorded yet, and a bank
+    with the core topics a diagnostic spreads over (a test's small bank has none)."""
+    from normkata.curriculum import CORE
+
+    has_core = any(q.topic in CORE for q in practice.bank.questions)
+    return has_core and not practice.store.latest_answers()
 
 
 def _named(bank: Bank, item_id: str, lang: str) -> Question:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from normkata.content.model import Card, ContentIssue, Question, Topic
+from normkata.content.model import Card, ContentIssue, Question, Text, Topic
 from normkata.errors import InputError
 
 
@@ -133,19 +133,39 @@ def _display(file: Path) -> str:
 
 
 def check_topic(bank: Bank, topic: str | None, lang: str = "en") -> str | None:
-    """The topic id `topic` names (any case, full-width letters too), or an InputError that
-    suggests close ids."""
+    """The topic id `topic` names, by its id or its title in either language (any case,
+    full-width letters too; "Pre-Norm vs Post-Norm" as `progress` shows it), or an InputError
+    that suggests close ids and titles."""
     if topic is None:
         return None
     from normkata import names
 
     found = names.find(topic, bank.topics)
     if found is None:
+        titles = {title: tid for tid, info in bank.topics.items() for title in _title_forms(info.title)}
+        title = names.find(topic, titles)
+        found = titles[title] if title is not None else None
+    if found is None:
         from normkata.i18n import t
 
-        hint = names.did_you_mean(topic, bank.topics, lang)
+        ids = {names.fold(tid) for tid in bank.topics}
+        shown = [info.title.get(lang) for info in bank.topics.values()]
+        known = [*bank.topics, *(title for title in shown if names.fold(title) not in ids)]
+        hint = names.did_you_mean(topic, known, lang)
         raise InputError(t("topic.unknown", lang, topic=topic, hint=hint, known=", ".join(sorted(bank.topics))))
     return found
+
+
+def _title_forms(title: Text) -> list[str]:
+    """A topic's titles as a learner may type them: "RMSNorm（均方根归一化）" also as "RMSNorm" and
+    "均方根归一化", "Inference: fused add + RMSNorm" with or without its quotes."""
+    import re
+
+    forms = []
+    for text in (title.en, title.zh):
+        forms.append(text)
+        forms.extend(part.strip() for part in re.split(r"[（）()]", text) if part.strip())
+    return list(dict.fromkeys(forms))
 
 
 def select(

@@ -18,7 +18,7 @@ _IDEOGRAPH = "\u3400-\u4dbf\u4e00-\u9fff"
 
 _BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])[ \t]+(?=[{_CJK}])")
 _AFTER_PUNCT = re.compile(f"(?<=[{_CJK_PUNCT}])[ \t]+")
-_BEFORE_PUNCT = re.compile(f"[ \t]+(?=[{_CJK_PUNCT}])")
+_BEFORE_PUNCT = re.compile(f"(?<=\\S)[ \t]+(?=[{_CJK_PUNCT}])")  # not a line's indentation
 _HALF_WIDTH = re.compile(f"(?<=[{_IDEOGRAPH}])([,;?!]|:(?=\\s|$)|\\.(?=\\s|$))")
 _OPEN_PAREN = re.compile(f"\\((?=[{_IDEOGRAPH}])")
 _CLOSE_PAREN = re.compile(f"(?<=[{_IDEOGRAPH}])\\)")

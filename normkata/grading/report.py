@@ -32,9 +32,9 @@ _TEXT: dict[str, tuple[str, str]] = {
     "hint": ("Hint: {hint}", "提示：{hint}"),
     "others": ("Failures no named mistake accounts for (they may share the cause above):",
                "以下失败没有被上面的常见错误解释（可能与之同源）："),  # fmt: skip
-    "more_like": ("  … and {n} more with the same message", "  …… 另有 {n} 个用例信息相同"),
+    "more_like": ("  … and {n} more with the same message", "  ……另有 {n} 个用例信息相同"),
     "more": ("  … and {n} more (normkata grade --json lists every case)",
-             "  …… 另有 {n} 个（normkata grade --json 列出全部用例）"),  # fmt: skip
+             "  ……另有 {n} 个（normkata grade --json 列出全部用例）"),  # fmt: skip
     "skipped_note": ("Skipped: {text}.", "跳过：{text}。"),
     "pass": ("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
     "fail": ("NOT YET: {bad} of {max} cases failed or errored.", "尚未通过：{max} 个用例中有 {bad} 个失败或出错。"),
@@ -130,8 +130,9 @@ def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> Non
             break
         first = same[0]
         style = "kata.fail" if first.status is Status.FAILED else "warn"
-        console.print(f"[{style}]✗ {escape(first.name)}[/] [muted]({escape(first.category.label(lang))})[/]")
-        console.print(f"  {escape(first.message)}")
+        where = _paren(first.category.label(lang), lang)
+        console.print(f"[{style}]✗ {escape(_zh(first.name, lang))}[/] [muted]{where}[/]")
+        console.print(f"  {escape(_zh(first.message, lang))}")
         if len(same) > 1:
             console.print(f"[muted]{escape(text('more_like', lang, n=len(same) - 1))}[/]")
 
@@ -141,8 +142,30 @@ def _print_every_failure(console: Console, cases: list[CaseResult], lang: str) -
 
     for case in sorted(cases, key=lambda c: list(Category).index(c.category)):
         style = "kata.fail" if case.status is Status.FAILED else "warn"
-        console.print(f"[{style}]✗ {escape(case.name)}[/] [muted]({escape(case.category.label(lang))})[/]")
-        console.print(f"  {escape(case.message)}")
+        where = _paren(case.category.label(lang), lang)
+        console.print(f"[{style}]✗ {escape(_zh(case.name, lang))}[/] [muted]{where}[/]")
+        console.print(f"  {escape(_zh(case.message, lang))}")
+
+
+def _zh(message: str, lang: str) -> str:
+    """A Chinese message as the learner reads it: no space left where two parts were joined
+    ("…1e-05）。 这符合…"), full-width brackets around Chinese words (normkata.content.typography)."""
+    if lang != "zh":
+        return message
+    import re
+
+    from normkata.content.typography import tidy_zh
+
+    ideograph = "\u3400-\u4dbf\u4e00-\u9fff"
+    message = re.sub(f"\\(([^()]*[{ideograph}][^()]*)\\)", r"（\1）", message)
+    return tidy_zh(message)
+
+
+def _paren(label: str, lang: str) -> str:
+    """A category after a case name: "(forward fp32)", "（fp32 前向）"."""
+    from rich.markup import escape
+
+    return f"（{escape(label)}）" if lang == "zh" else f"({escape(label)})"
 
 
 def render_compact(console: Console, result: GradeResult) -> None:

@@ -198,7 +198,7 @@ def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted:
         return GradeResult(kata.id, str(file), cases, diagnosis, seed, sandbox, 0.0, torch_version, request.lang)
 
     if not loaded.ok:
-        return result([_import_case(file, loaded)], [])
+        return result([_import_case(file, source, loaded)], [])
     if loaded.missing:
         message = checks.say("MISSING CLASS {names} in {file}: did you rename it or forget to define it?",
                              "{file} 中缺少类 {names}：是否改了名字或忘了定义？",
@@ -256,7 +256,7 @@ def list_cases(kata_id: str, lang: str) -> list[tuple[str, str]]:
     return [(category.value, name) for category, name in lister.cases]
 
 
-def _import_case(file: Path, loaded: LoadReply) -> CaseResult:
+def _import_case(file: Path, source: str, loaded: LoadReply) -> CaseResult:
     from normkata.grading.checks import say
 
     assert loaded.failure is not None
@@ -275,7 +275,31 @@ def _import_case(file: Path, loaded: LoadReply) -> CaseResult:
     else:
         text = say("IMPORT ERROR in {file}{where}: {error}: {message}", "{file}{where}导入出错：{error}：{message}",
                    file=file.name, where=where, error=failure.error, message=failure.message)  # fmt: skip
+    if failure.line and failure.error != "Crash":
+        text += source_excerpt(source, failure.line, syntax=failure.error == "SyntaxError")
     return CaseResult("import", Category.STATE, Status.ERROR, text)
+
+
+def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
+    """The learner's line and a caret under the fault, as Python's own traceback shows them:
+    "\n    12 | return x.mean(-1\n       |        ^". Parsed here, never run: for a syntax error
+    `ast.parse` gives the column; otherwise the caret spans the line's code."""
+    lines = source.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    code = lines[line - 1].expandtabs(4).rstrip()
+    start = len(code) - len(code.lstrip())
+    width = max(1, len(code) - start)
+    if syntax:
+        try:
+            ast.parse(source)
+        except SyntaxError as exc:
+            if exc.lineno == line and exc.offset:
+                start = min(max(0, exc.offset - 1), len(code))
+                end = exc.end_offset if exc.end_lineno == line and exc.end_offset else exc.offset + 1
+                width = max(1, min(end, len(code) + 1) - exc.offset)
+    number = f"{line:>4} | "
+    return f"\n{number}{code}\n{' ' * (len(number) - 2)}| {' ' * start}{'^' * width}"
 
 
 def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:

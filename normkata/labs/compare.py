@@ -126,6 +126,9 @@ def render(console: Any, result: dict[str, Any]) -> None:
             "-" if row["first_nan_step"] is None else str(row["first_nan_step"]),
         )
     console.print(table)
+    console.print(t("lab.look", lang))
+    console.print("  • " + t("lab.compare.look.1", lang))
+    console.print("  • " + t("lab.compare.look.2", lang))
 
 
 def curves(result: dict[str, Any], lr: float) -> dict[str, tuple[list[float], list[float]]]:

@@ -82,6 +82,8 @@ def render(console: Any, result: dict[str, Any]) -> None:
         )
         table.add_row(str(depth), show(pre), show(post), gap)
     console.print(table)
+    console.print(t("lab.look", lang))
+    console.print("  • " + t("lab.depth.look.1", lang))
 
 
 def curves(result: dict[str, Any]) -> dict[str, tuple[list[float], list[float]]]:

@@ -29,6 +29,12 @@ class Plot:
     title: str  # English
     xlabel: str  # an axis name with a translation: layer, step
     ylabel: str  # std, |grad|, loss
+    #: Each series' look by its index in another plot (STYLES), so that a second panel of the
+    #: same runs keeps their markers and colours; empty: in order.
+    styles: tuple[int, ...] = ()
+
+    def style_index(self, index: int) -> int:
+        return self.styles[index] if index < len(self.styles) else index
 
 
 #: One look per series, in order: terminal marker (ASCII, so any locale draws it, and never
@@ -100,7 +106,7 @@ def terminal(plot: Plot, lang: str, *, width: int, height: int = 16) -> Group:
     plt.theme("clear")
     legend: list[Text] = []
     for index, (label, (xs, ys)) in enumerate(plot.series.items()):
-        marker, color, code, _png = _style(index)
+        marker, color, code, _png = _style(plot.style_index(index))
         points = _finite(xs, ys, log)
         if points:
             plt.plot([x for x, _ in points], [y for _, y in points], marker=marker, color=color)
@@ -118,8 +124,57 @@ def terminal(plot: Plot, lang: str, *, width: int, height: int = 16) -> Group:
     plt.ylabel(_two_cells(axis_label(plot.ylabel, lang, log=log)))
     canvas = plt.build().replace(_FILLER, "")
     title = Text(translated_title(plot.title, lang), style="bold")
+    notes = [Text(note, style="italic") for note in coincide_notes(plot.series, lang, height=height)]
     # Columns keeps each legend entry whole where a long legend needs a second line.
-    return Group(title, Text.from_ansi(canvas), Columns(legend, padding=(0, 3)))
+    return Group(title, Text.from_ansi(canvas), Columns(legend, padding=(0, 3)), *notes)
+
+
+def coinciding(series: Series, *, height: int = 16) -> list[list[str]]:
+    """Groups of series that would land on the same rows of a terminal plot `height` rows high:
+    every point within half a row of the other's (on the log scale when the plot uses one)."""
+    log = log_scale(series)
+
+    def scaled(ys: list[float]) -> list[float]:
+        return [math.log10(y) if log else y for y in ys if math.isfinite(y) and (y > 0 or not log)]
+
+    values = [v for _xs, ys in series.values() for v in scaled(ys)]
+    if not values:
+        return []
+    span = (max(values) - min(values)) or 1.0
+    tolerance = span / height / 2
+    groups: list[list[str]] = []
+    for label, (xs, ys) in series.items():
+        for group in groups:
+            other_xs, other_ys = series[group[0]]
+            if xs == other_xs and len(ys) == len(other_ys):
+                mine, theirs = scaled(ys), scaled(other_ys)
+                if len(mine) == len(theirs) and all(abs(a - b) <= tolerance for a, b in zip(mine, theirs, strict=True)):
+                    group.append(label)
+                    break
+        else:
+            groups.append([label])
+    return [g for g in groups if len(g) > 1]
+
+
+def coincide_notes(series: Series, lang: str, *, height: int = 16) -> list[str]:
+    """A note for each group of series drawn one over the other: no series is hidden unsaid."""
+    from normkata.i18n import t
+
+    pct = f"{100 / height / 2:.0f}%"
+    return [
+        t("lab.plot.same", lang, names=t("lab.plot.and", lang).join(_legend(label, lang) for label in group), pct=pct)
+        for group in coinciding(series, height=height)
+    ]
+
+
+def without_diverged(series: Series, factor: float = 3.0) -> Series:
+    """The series whose last finite value is within `factor` of the lowest: a run that diverged
+    (NaN, or a loss in the millions) drops out, so the gap between the others shows."""
+    finals = {label: next((y for y in reversed(ys) if math.isfinite(y)), math.inf) for label, (_, ys) in series.items()}
+    best = min(finals.values(), default=math.inf)
+    if not math.isfinite(best):
+        return {}
+    return {label: series[label] for label, final in finals.items() if final <= factor * abs(best)}
 
 
 def save_png(plot: Plot, folder: Path) -> Path:
@@ -135,7 +190,9 @@ def save_png(plot: Plot, folder: Path) -> Path:
     for index, (label, (xs, ys)) in enumerate(plot.series.items()):
         points = _finite(xs, ys, log)
         every = max(1, len(points) // 12)  # a marker on every point would blot out a 200-step curve
-        axes.plot([x for x, _ in points], [y for _, y in points], label=label, marker=_style(index)[3], markevery=every)
+        look = plot.style_index(index)
+        axes.plot([x for x, _ in points], [y for _, y in points], label=_legend(label, "en"), marker=_style(look)[3],
+                  markevery=every, color=f"C{look % 10}")  # fmt: skip
     if log:
         axes.set_yscale("log")
     if integer_ticks(plot.series):
@@ -164,6 +221,9 @@ def translated_title(title: str, lang: str) -> str:
 
     if has(f"lab.plot.{title}"):
         return t(f"lab.plot.{title}", lang)
+    match = re.fullmatch(r"training loss at lr (\S+), normed runs only", title)
+    if match:
+        return t("lab.plot.normed", lang, lr=match.group(1))
     match = re.fullmatch(r"training loss at lr (\S+)", title)
     return t("lab.plot.training loss at lr", lang, lr=match.group(1)) if match else title
 

@@ -103,6 +103,8 @@ def render(console: Any, result: dict[str, Any]) -> None:
         note = t(f"{key}.note", lang) if row.get("key") else row["note"]
         table.add_row(Paragraph(what), *(_fmt(row[column]) for column in COLUMNS), Paragraph(note))
     console.print(table)
+    console.print(t("lab.look", lang))
+    console.print("  • " + t("lab.precision.look.1", lang))
 
 
 def _fmt(value: Any) -> str:

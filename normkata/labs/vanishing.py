@@ -77,11 +77,10 @@ def render(console: Any, result: dict[str, Any]) -> None:
     lang = safe_lang()
     table = Table(title=t("lab.vanishing.title", lang, width=result["width"], gain=result["gain"]))
     table.add_column(t("lab.vanishing.layer", lang), justify="right")
-    short = {"none": "none", "layernorm": "LN", "rmsnorm": "RMS"}
     for variant in VARIANTS:
-        table.add_column(f"std {short[variant]}", justify="right")
+        table.add_column(t("lab.vanishing.col.std", lang, v=t(f"lab.short.{variant}", lang)), justify="right")
     for variant in VARIANTS:
-        table.add_column(f"|grad| {short[variant]}", justify="right")
+        table.add_column(t("lab.vanishing.col.grad", lang, v=t(f"lab.short.{variant}", lang)), justify="right")
     for row in result["rows"]:
         table.add_row(
             str(row["layer"]),
@@ -93,4 +92,31 @@ def render(console: Any, result: dict[str, Any]) -> None:
     for variant in VARIANTS:
         ratio = last[f"std_{variant}"] / first[f"std_{variant}"]
         name = t(f"lab.variant.{variant}", lang)
-        console.print(f"  {name}: {t('lab.vanishing.ratio', lang, last=result['layers'], ratio=f'{ratio:.3g}')}")
+        text = t("lab.vanishing.ratio", lang, last=result["layers"], ratio=f"{ratio:.3g}")
+        console.print(f"  {t('lab.line', lang, name=name, text=text)}")
+    for line in explain(result, lang):
+        console.print(line)
+
+
+def explain(result: dict[str, Any], lang: str) -> list[str]:
+    """What to look for, with this run's numbers: the no-norm decay, tanh's 0.63, the flat gradient."""
+    import math
+
+    from normkata.i18n import t
+
+    rows = result["rows"]
+    first, last = rows[0]["std_none"], rows[-1]["std_none"]
+    shrink = (last / first) ** (1 / max(1, len(rows) - 1)) if first > 0 and last > 0 else float("nan")
+    normed = [row[f"std_{v}"] for row in rows for v in ("layernorm", "rmsnorm")]
+    grads = [row["grad_none"] for row in rows]
+    normed_grads = [row[f"grad_{v}"] for row in rows for v in ("layernorm", "rmsnorm")]
+    level = math.exp(sum(math.log(g) for g in grads) / len(grads)) if all(g > 0 for g in grads) else float("nan")
+    other = math.exp(sum(math.log(g) for g in normed_grads) / len(normed_grads)) if all(
+        g > 0 for g in normed_grads) else float("nan")  # fmt: skip
+    gap = round(math.log10(other / level)) if level > 0 and other > 0 else 0
+    return [
+        t("lab.look", lang),
+        "  • " + t("lab.vanishing.look.1", lang, shrink=f"{shrink:.2f}", first=f"{first:.3g}", last=f"{last:.3g}"),
+        "  • " + t("lab.vanishing.look.2", lang, std=f"{sum(normed) / len(normed):.2f}"),
+        "  • " + t("lab.vanishing.look.3", lang, grad=f"{level:.0e}", gap=t("lab.orders", lang, n=gap)),
+    ]

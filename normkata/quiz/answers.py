@@ -92,20 +92,21 @@ def _read_letters(question: Question, text: str) -> list[str]:
 # -- numbers as people type them ------------------------------------------------------------
 
 #: Compiled on the first number read (re caches it), not by every quiz before its first question.
-_TOKEN = r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?)|(\*\*|[-+*/^()]))"
+_TOKEN = r"\s*(?:(\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?)|(\*\*|sqrt|√|[-+*/^()]))"
 _MAX_LENGTH = 60
 _MAX_EXPONENT = 400
 
 
 def parse_number(text: str) -> float | None:
-    """A number as typed: 6.1e-5, 6.10352e-05, 65,504, 2^-23, 2**-23, 1/8, 6.1×10^-5, 8.7%.
+    """A number as typed: 6.1e-5, 6.10352e-05, 65,504, 8 704, 2^-23, 2**-23, 1/8, 6.1×10^-5, 8.7%,
+    sqrt(128), √128, 1/√2.
 
     A small arithmetic grammar (numbers, + - * / ^ **, parentheses) read without eval; None
     when the text is not a finite number.
     """
     text = normalize_typed(text)
     text = text.replace("−", "-").replace("×", "*").replace("·", "*").replace("_", "")
-    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)  # thousands separators
+    text = re.sub(r"(?<=\d)[,\s](?=\d{3}(?!\d))", "", text)  # thousands separators: 65,504 and 8 704
     percent = text.endswith("%")
     if percent:
         text = text[:-1]
@@ -187,6 +188,11 @@ class _Parser:
             if self.take() != ")":
                 raise ValueError("unbalanced")
             return value
+        if token in ("sqrt", "√"):  # sqrt(128), √128, √(2·64)
+            value = self.atom()
+            if value < 0:
+                raise ValueError("not a real number")
+            return math.sqrt(value)
         if token[0].isdigit() or token[0] == ".":
             return float(token)
         raise ValueError(f"unexpected {token!r}")
@@ -213,6 +219,32 @@ def is_correct(question: Question, value: object) -> bool:
         slack = _REL_SLACK * max(abs(answer), 1e-300)
         return abs(value - answer) <= numeric_tolerance(question) + slack
     return value == question.answer
+
+
+def short_of_precision(question: Question, raw: str, value: object) -> int | None:
+    """The digits a wrong numeric answer was typed to, when it is right to those digits but the
+    question asks for more ("1.13" for a key of 1.131 to 3 decimal places): None otherwise."""
+    if question.type != "numeric" or question.precision is None or not isinstance(value, float):
+        return None
+    kind, asked = question.precision
+    typed = normalize_typed(raw).strip().replace("−", "-")
+    match = re.fullmatch(r"-?(\d+)(?:\.(\d+))?", typed)
+    if kind not in ("decimals", "sig") or match is None:
+        return None
+    answer = float(question.answer)  # type: ignore[arg-type]
+    whole, fraction = match.group(1), match.group(2) or ""
+    if kind == "decimals":
+        digits = len(fraction)
+        unit = 10.0**-digits
+    else:
+        significant = (whole + fraction).lstrip("0")
+        digits = len(significant)
+        if digits == 0 or answer == 0:
+            return None
+        unit = 10.0 ** (math.floor(math.log10(abs(answer))) - digits + 1)
+    if digits >= asked:
+        return None
+    return digits if abs(value - answer) <= 0.5 * unit * (1 + 1e-9) else None
 
 
 def format_number(question: Question) -> str:

@@ -18,6 +18,7 @@ from normkata.quiz.answers import (
     letters_for,
     parse_answer,
     precision_hint,
+    short_of_precision,
 )
 from normkata.quiz.paragraph import Paragraph
 from normkata.srs import quiz_rating, schedule
@@ -122,6 +123,14 @@ def ask_question(practice: Practice, question: Question, index: int, total: int)
             value, given, correct = None, raw.strip(), False
             break
         given, correct = _stored(question, value), is_correct(question, value)
+        short = None if correct else short_of_precision(question, raw, value)
+        if short is not None:
+            kind, asked = question.precision or ("decimals", 0)
+            note = t(f"quiz.short.{kind}", lang, typed=raw.strip(), n=short, asked=asked)
+            if practice.prompter.interactive:  # right as far as it goes: say so, and let them try again
+                console.print(f"[warn]{escape(note + t('quiz.short.again', lang))}[/]")
+                continue
+            console.print(f"[warn]{escape(note)}[/]")
         break
     practice.store.record_answer(
         practice.session_id,
@@ -207,5 +216,8 @@ def render_summary(practice: Practice, result: QuizResult) -> None:
     if not result.complete:
         key = "summary.stopped.skipped" if total.skipped else "summary.stopped"
         console.print(f"[warn]{t(key, lang, answered=total.answered, skips=total.skipped, asked=result.asked)}[/]")
-    if total.correct < total.shown:
-        console.print(f"[muted]{t('summary.review', lang)}[/]")
+    from normkata.srs import comes_back
+
+    back = comes_back(practice.store, [rec.id for rec in result.records], lang)
+    if back:
+        console.print(f"[muted]{back}[/]")

@@ -1,0 +1,53 @@
+"""Grade and kata screens (issue 24): advice that fits what was typed, the learner's line under
+a syntax or import error, and `solution` with a heading and, after a pass, a diff."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from normkata.grading.runner import source_excerpt
+from normkata.paths import database_path
+from normkata.store import KataLog, Store
+from tests.conftest import invoke
+
+
+def test_missing_file_advice_fits_what_was_typed(runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = invoke(runner, ["grade", "rmsnorm", "--file", "missing.py"])
+    assert result.exit_code == 2
+    assert "--file missing.py: no such file (looked in" in result.stderr and "Check the path." in result.stderr
+    assert "pass --file" not in result.stderr  # it was passed
+    (tmp_path / "rmsnorm_v2.py").write_text("x = 1\n")
+    result = invoke(runner, ["grade", "rmsnorm", "--file", "rmsnorm_v3.py"])
+    assert "or grade " in result.stderr and "rmsnorm_v2.py" in result.stderr
+    result = invoke(runner, ["grade", "rmsnorm"])  # no --file, no workspace file: start the kata
+    assert "run `normkata kata rmsnorm` first, or pass --file." in result.stderr
+
+
+def test_a_syntax_error_shows_the_line_and_a_caret() -> None:
+    source = "import torch\n\n\ndef f(x):\n    return x.mean(-1\n"
+    excerpt = source_excerpt(source, 5, syntax=True)
+    code, caret = excerpt.splitlines()[1:]
+    assert code == "   5 |     return x.mean(-1"
+    assert caret.index("^") == code.index("(") and caret.count("^") == 1  # under the bracket never closed
+
+
+def test_an_import_error_underlines_the_line() -> None:
+    source = "import torch\nimport nonexistent\n"
+    assert source_excerpt(source, 2).splitlines()[1:] == ["   2 | import nonexistent", "     | ^^^^^^^^^^^^^^^^^^"]
+    assert source_excerpt(source, 9) == ""  # a line the file does not have: nothing made up
+
+
+def test_solution_has_a_heading_and_after_a_pass_a_diff(runner, isolated_home: Path) -> None:
+    assert invoke(runner, ["kata", "rmsnorm"]).exit_code == 0
+    store = Store(database_path())
+    KataLog(store).attempt("rmsnorm", "rmsnorm.py", {"passed": True, "score": 5, "max_score": 5, "counts": {},
+                                                      "duration_s": 1.0}, "cpu")  # fmt: skip
+    store.close()
+    result = invoke(runner, ["solution", "rmsnorm"])
+    assert result.exit_code == 0
+    assert "Reference solution: rmsnorm (RMSNorm from scratch)" in result.stdout
+    assert "against the reference: - yours, + reference" in result.stdout
+    assert "+++ reference" in result.stdout
