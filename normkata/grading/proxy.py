@@ -23,9 +23,16 @@ STARTUP_TIMEOUT = 180.0
 MAX_RESTARTS = 3
 #: How much of the worker's own output (prints, tracebacks) is kept: the tail only.
 OUTPUT_TAIL_BYTES = 4096
-#: The part of a grade's budget kept for what follows the last case (killing the worker,
-#: checking the grader's files, the verdict): the cases get the rest, so the grade ends in time.
-BUDGET_RESERVE = 0.1
+#: The part of a grade's budget kept for what follows the last case (killing the worker, the
+#: cases left to report, checking the grader's files, the verdict): a tenth, at least 3 s (a
+#: loaded machine is slow at that too), at most half. The cases get the rest, so the grade
+#: ends within its budget.
+BUDGET_RESERVE, BUDGET_RESERVE_MIN_S = 0.1, 3.0
+
+
+def case_budget(budget: float) -> float:
+    """The seconds of a grade's `budget` that its cases may use."""
+    return budget - min(max(budget * BUDGET_RESERVE, BUDGET_RESERVE_MIN_S), budget / 2)
 
 
 _Reply = TypeVar("_Reply", Hello, LoadReply, RunReply)
@@ -176,7 +183,7 @@ class Submission:
         self.protected = [str(p) for p in protected]
         self.learner_folder = str(Path(request.file).parent)
         self.timeout = timeout
-        self.deadline = time.monotonic() + budget * (1 - BUDGET_RESERVE)
+        self.deadline = time.monotonic() + case_budget(budget)
         self.restarts = 0
         self.scratch = Path(tempfile.mkdtemp(prefix="normkata-scratch-"))
         # It starts importing torch now, while the runner does the same.

@@ -122,7 +122,8 @@ def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
     from normkata.grading.proxy import Submission
 
     # The worker imports torch (and confines itself) while we import torch and pytest.
-    submission = Submission(load, [Path(p) for p in protected], request.timeout, budget, launcher)
+    spent = time.perf_counter() - started  # the budget counts from the request, as duration_s does
+    submission = Submission(load, [Path(p) for p in protected], request.timeout, budget - spent, launcher)
     with tempfile.TemporaryDirectory(prefix="normkata-runner-") as private:
         try:
             import torch
