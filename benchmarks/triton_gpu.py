@@ -6,7 +6,7 @@ normkata dependency: it imports only normkata.grading.kernels and the files). Fo
 (no interpreter) on the suite's kinds of input (widths that are and are not powers of two,
 d = 1, strided rows with NaN in the gaps, bf16, fp16 near 300), compares y and rstd with a
 float64 reference at the suite's tolerances, then times it on (16384, 8192) fp16 against a memory
-copy of the same bytes and torch eager, as the kata's speed case reports it. docs/gpu-kernels.md
+copy of the same bytes and torch eager, as the kata's speed case reports it. docs/gpu.md
 records a run.
 """
 

@@ -61,7 +61,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "optimize.missing": (
         "Fitting FSRS parameters needs py-fsrs's optimizer extra: pip install \"fsrs[optimizer]\" ({why}).",
-        "拟合 FSRS 参数需要 py-fsrs 的优化器依赖：pip install \"fsrs[optimizer]\"（{why}）。",
+        "拟合 FSRS 参数需要 py-fsrs 的优化器依赖：`pip install \"fsrs[optimizer]\"`（{why}）。",
     ),
     "optimize.fitting": ("Fitting FSRS parameters on {n} reviews...", "正在用 {n} 次复习拟合 FSRS 参数……"),
     "optimize.result": (

@@ -63,9 +63,9 @@ class Step:
 def with_lang(command: str, lang: str) -> str:
     """`command` with `--lang zh` when the learner works in Chinese but a bare command would
     not: NORMKATA_LANG (or the locale) does not already say Chinese."""
-    from normkata.i18n import resolve_lang
+    from normkata.i18n import default_is_zh
 
-    if lang != "zh" or resolve_lang(None) == "zh" or not command.startswith("normkata ") or "--lang" in command:
+    if lang != "zh" or default_is_zh() or not command.startswith("normkata ") or "--lang" in command:
         return command
     return f"{command} --lang zh"
 

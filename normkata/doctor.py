@@ -116,12 +116,20 @@ def torch_facts() -> dict[str, Any]:
         "cuda_available": bool(torch.cuda.is_available()),
         "gpu": None,
         "numpy": numpy.__version__,
+        "triton": _triton(),
     }
     if facts["cuda_available"]:
         props = torch.cuda.get_device_properties(0)
         facts["gpu"] = {"name": props.name, "memory_gib": round(props.total_memory / 1024**3, 1),
                         "count": torch.cuda.device_count()}  # fmt: skip
     return facts
+
+
+def _triton() -> str:
+    """Triton's version and whether the kernel katas' bounds guard can run (the optional extra)."""
+    from normkata.grading.kernels import describe
+
+    return describe()
 
 
 # -- the sandbox ---------------------------------------------------------------------------------
@@ -222,6 +230,13 @@ def terminal_facts() -> dict[str, Any]:
 
 
 # -- grading, end to end ------------------------------------------------------------------------------
+
+
+def triton_problem(report: Report) -> None:
+    """The triton extra is installed but its interpreter lacks what the bounds guard wraps."""
+    if "guard cannot run" in report.torch.get("triton", ""):
+        fix = 'pip install "normkata[triton]" (it pins the Triton release the guard was tested with)'
+        report.problems.append(Problem(f"kernel katas: {report.torch['triton']}", fix))
 
 
 def choose_device(requested: str, torch_info: dict[str, Any], report: Report) -> str | None:

@@ -373,7 +373,7 @@ _STRINGS: dict[str, tuple[str, str]] = {
     ),
     "grade.needs_extra": (
         "{kata} needs an optional extra that is not installed: pip install \"{package}\" (then grade again).",
-        "{kata} 需要尚未安装的可选依赖：pip install \"{package}\"（然后再评测）。",
+        "{kata} 需要尚未安装的可选依赖：`pip install \"{package}\"`（然后再评测）。",
     ),
     "kata.needs_extra": ("needs the {extra} extra", "需要 {extra} 可选依赖"),
     "grade.no_file.given": (
@@ -627,13 +627,24 @@ def t(key: str, lang: str, **fields: object) -> str:
     return with_lang_flags(text) if lang == "zh" and "`normkata " in text else text
 
 
+def default_is_zh() -> bool:
+    """Whether a bare command would answer in Chinese (NORMKATA_LANG, then the locale). An
+    unknown NORMKATA_LANG says no: options.py warns about it once, and --lang still decides."""
+    from normkata.errors import InputError
+
+    try:
+        return resolve_lang(None) == "zh"
+    except InputError:
+        return False
+
+
 def with_lang_flags(text: str) -> str:
     """Each `normkata ...` command quoted in a Chinese text, with `--lang zh` added when the
     learner's default language (NORMKATA_LANG, then the locale) is not Chinese: typed as
     shown, the command then answers in the language the suggestion was read in."""
     import re
 
-    if resolve_lang(None) == "zh":
+    if default_is_zh():
         return text
 
     def add(match: re.Match[str]) -> str:

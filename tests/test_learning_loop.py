@@ -351,7 +351,8 @@ def test_import_merges_into_an_existing_record_and_keeps_the_later_schedule(
     try:
         session = laptop.start_session("quiz", "en")
         later = schedule(laptop, "rms-formula", 3, now=utcnow() + timedelta(minutes=1), duration_ms=500)
-        laptop.record_answer(session, "rms-formula", "rmsnorm", "B", True, later)
+        # Typed "2" (B by its number): rows equal to the second with the desktop's would be one answer.
+        laptop.record_answer(session, "rms-formula", "rmsnorm", "2", True, later)
         result = invoke(runner, ["progress", "import", str(exported)])
         assert result.exit_code == 0
         assert laptop.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 3

@@ -54,6 +54,7 @@ def doctor(ctx: click.Context, device: str, only: tuple[str, ...], no_katas: boo
     with console.status("Checking Python, torch and the sandbox…"):
         report.python = checks.python_facts()
         report.torch = checks.torch_facts()
+        checks.triton_problem(report)
         report.sandbox = checks.sandbox_facts(report, lang)
         report.storage = checks.storage_facts(report, ctx.obj.workspace if ctx.obj else None)
         report.terminal = checks.terminal_facts()
@@ -90,6 +91,7 @@ def _show(console: Console, report: Report) -> None:
         f"torch {torch['version']} ({torch['build']} build" + (f", CUDA {torch['cuda']}" if torch["cuda"] else "")
         + "), numpy " + torch["numpy"],
         f"GPU: {escape(gpu['name'])}, {gpu['memory_gib']} GiB" if gpu else "GPU: none visible to torch",
+        f"Kernel katas: {escape(torch['triton'])}",
     ]
     box = report.sandbox
     lines.append(f"Sandbox: {box['level']} (kernel {escape(box['kernel'])}, Landlock ABI {box['landlock_abi']}, "

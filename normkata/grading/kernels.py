@@ -463,7 +463,7 @@ def _moved(t: torch.Tensor, device: str) -> torch.Tensor:
 
 
 #: The speed case's shape: 256 MB per fp16 tensor, well past a GPU's L2 cache (50 MB on an
-#: H100, where a 32 MB copy measured 1.7x faster per byte than a 256 MB one: docs/gpu-kernels.md).
+#: H100, where a 32 MB copy measured 1.7x faster per byte than a 256 MB one: docs/gpu.md).
 TIMED_SHAPE = (16384, 8192)
 
 
