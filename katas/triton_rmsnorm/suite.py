@@ -26,6 +26,7 @@ from normkata.grading.checks import (
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Failure, StepReply, Tolerance, tolerance_for
+from normkata.grading.kernel_checks import check_findings, strided
 from normkata.grading.proxy import SubmissionError, TimeBudgetUsed
 
 DEVICES = ["cpu", "cuda"]
@@ -168,46 +169,6 @@ def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, 
     return reply.steps[0]
 
 
-def strided(x: torch.Tensor, pad: int) -> torch.Tensor:
-    """The same values as rows of a wider buffer whose gaps hold NaN (row stride d + pad)."""
-    base = torch.full((x.shape[0], x.shape[1] + pad), math.nan, dtype=x.dtype)
-    base[:, : x.shape[1]] = x
-    return base[:, : x.shape[1]]
-
-
-_WHERE = {"after": ("past the end of", "越过了末尾"), "before": ("before the start of", "早于开头")}
-_KIND = {"read": ("read", "读取了"), "write": ("wrote", "写入了"), "atomic": ("updated atomically", "原子更新了")}
-
-
-def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: int) -> None:
-    """Out-of-bounds accesses the guard switched off, and outputs' sentinel margins changed."""
-    block = 1 << max(d - 1, 0).bit_length()
-    for finding in reply.findings:
-        kind, tensor, program, lanes, where = (finding.split("|") + [""] * 5)[:5]
-        if kind in _KIND:
-            en, zh = _KIND[kind]
-            en_where, zh_where = _WHERE.get(where, _WHERE["after"])
-            message = say("{call} on {on}: program {program} {verb} {lanes} lane(s) {where} {tensor} "
-                          "(the guard switched them off).",
-                          "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh} {tensor}"
-                          "（已被越界检查关掉）。",
-                          call=call, on=on, program=program, verb=en, verb_zh=zh, lanes=lanes, where=en_where,
-                          where_zh=zh_where, tensor=tensor)  # fmt: skip
-            count = int(lanes) if lanes.isdigit() else 0
-            cause = None
-            if where == "after" and count == block - d != 1:  # every lane past the row: no mask at all
-                cause = NO_MASK
-            elif where == "after" and count == 1 and block - d != 1:  # lane n_cols itself (d = 7: either)
-                cause = OFF_BY_ONE
-            fail(message + (" " + harness.diagnose(cause) if cause else ""))
-        if kind == "margin":
-            en_where, zh_where = _WHERE.get(where, _WHERE["after"])
-            fail(say("{call} on {on}: {lanes} value(s) written {where} {tensor} (its sentinel margin changed).",
-                     "{call}，{on}：有 {lanes} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
-                     call=call, on=on, lanes=lanes, where=en_where, where_zh=zh_where, tensor=tensor)
-                 + " " + harness.diagnose(NO_MASK))  # fmt: skip
-
-
 def forward_case(harness: Harness, x: Input, *, eps: float = 1e-5, weight_key: int = 100, pad: int = 0,
                  tol: Tolerance | None = None) -> None:  # fmt: skip
     """Launch on x (as a strided view with NaN gaps when pad > 0) and check y, rstd and every access."""
@@ -219,7 +180,7 @@ def forward_case(harness: Harness, x: Input, *, eps: float = 1e-5, weight_key: i
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
     on = x.describe(harness.device) + (say(", rows strided by {s} with NaN in the gaps", "，行步长 {s}，间隔中为 NaN",
                                            s=d + pad) if pad else "")  # fmt: skip
-    check_findings(harness, got, call, on, d)
+    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE)
     if len(got.outputs) != 2:
         fail(say("{call} on {on}: returned {k} tensor(s), expected (y, rstd)",
                  "{call}，{on}：返回了 {k} 个张量，应返回 (y, rstd)", call=call, on=on, k=len(got.outputs)))
@@ -385,7 +346,7 @@ def test_speed(harness: Harness, device: str) -> None:
     weight = random_weight(d, 141).to(torch.float16)
     got = launch(harness, x, weight, 1e-5, timed=True)
     call, on = f"{LAUNCHER}(x, weight, eps=1e-05)", Input(x, "N(0,1)").describe(device)
-    check_findings(harness, got, call, on, d)
+    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE)
     expected_y, _ = reference(x, weight, 1e-5)
     harness.assert_close(got.outputs[0], expected_y, tol=tolerance_for(x.dtype), call=call, on=on, what="y")
     timing = next((f.split("|") for f in got.findings if f.startswith("time|")), None)
