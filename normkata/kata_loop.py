@@ -259,7 +259,7 @@ def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total:
             console.print(f"[muted]{t('loop.kata_left', lang, kata=kata.id)}[/]")
             return KataOutcome(kata.id, None)
         if choice == "h":
-            from normkata.commands.kata import take_hint
+            from normkata.katas import take_hint
 
             level, count, text = take_hint(kata, log, lang)
             console.print(f"[heading]{t('hint.title', lang, level=level, total=count, kata=kata.id)}[/]")

@@ -185,7 +185,7 @@ class Watcher:
         return True
 
     def _hint(self) -> None:
-        from normkata.commands.kata import take_hint
+        from normkata.katas import take_hint
 
         level, total, hint = take_hint(self.kata, self.log, self.settings.lang)
         key = "hint.title.last" if level == total else "hint.title"

@@ -11,7 +11,6 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from normkata.katas import Kata
     from normkata.store import KataLog
 
 from normkata.errors import InputError
@@ -121,16 +120,6 @@ def _named_or_last(name: str | None, command: str, lang: str, log: KataLog) -> s
     return chosen
 
 
-def take_hint(kata: Kata, log: KataLog, lang: str) -> tuple[int, int, str]:
-    """The next hint (the last one again once all are taken): its level, the count, its text."""
-    hints = kata.hints.get(lang)
-    taken = log.hints_taken(kata.id)
-    level = min(taken + 1, len(hints))
-    if level > taken:  # each hint is counted once, when first shown
-        log.event(kata.id, "hint", str(level))
-    return level, len(hints), hints[level - 1]
-
-
 @click.command()
 @click.argument("name", required=False)
 @click.option("--all", "show_all", is_flag=True, help="Show every hint taken so far (at least the first).")
@@ -156,7 +145,7 @@ def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) 
     from rich.markup import escape
 
     from normkata.i18n import t
-    from normkata.katas import get_kata
+    from normkata.katas import get_kata, take_hint
     from normkata.ui import make_console
 
     lang = current_lang(lang)
