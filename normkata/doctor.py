@@ -50,7 +50,7 @@ PROTECTION_MEANS: dict[str, tuple[str, str]] = {
     ),
 }
 
-#: What to do when a protection is missing, by the reason the sandbox gave.
+#: What to do when any protection is missing.
 _SANDBOX_FIX = (
     "grade on Linux 5.13 or later with Landlock enabled and libseccomp installed (apt install libseccomp2), "
     "or grade other people's code in a container or virtual machine"
@@ -94,7 +94,7 @@ class Report:
         return not self.problems
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, **{k: v for k, v in asdict(self).items()}}
+        return {"ok": self.ok, **asdict(self)}
 
 
 # -- Python, torch, numpy ------------------------------------------------------------------------
