@@ -4,28 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from normkata.content.model import Card, ContentIssue, Question, Text, Topic
+from normkata.content.model import Bank, Card, ContentIssue, Question, Text
 from normkata.errors import InputError
-
-
-@dataclass
-class Bank:
-    topics: dict[str, Topic] = field(default_factory=dict)
-    questions: list[Question] = field(default_factory=list)
-    cards: list[Card] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
-
-    def question(self, item_id: str) -> Question | None:
-        return next((q for q in self.questions if q.id == item_id), None)
-
-    def card(self, item_id: str) -> Card | None:
-        return next((c for c in self.cards if c.id == item_id), None)
-
-    def topic_title(self, topic: str, lang: str) -> str:
-        return self.topics[topic].title.get(lang) if topic in self.topics else topic
 
 
 def bank_files(path: Path) -> list[Path]:

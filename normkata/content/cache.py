@@ -21,17 +21,14 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from normkata.content.model import Card, Question, Text, TextList, Topic
+from normkata.content.model import Bank, Card, Question, Text, TextList, Topic
 
 try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a few ms of every quiz's start
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - other interpreters
     from hashlib import blake2b
-
-if TYPE_CHECKING:
-    from normkata.content.bank import Bank
 
 _FORMAT = b"normkata-bank-cache 3"
 _KEY_SIZE = 20
@@ -71,8 +68,6 @@ def _path(folder: Path) -> Path:
 
 def read(folder: Path, expected: bytes) -> Bank | None:
     """The cached Bank for `folder` when its key is `expected`; None on any problem."""
-    from normkata.content.bank import Bank
-
     try:
         data = _path(folder).read_bytes()
         if data[:_KEY_SIZE] != expected:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 QUESTION_TYPES = ("single", "multiple", "true_false", "numeric", "order")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -104,3 +105,22 @@ class ContentIssue:
 
 def letter(index: int) -> str:
     return chr(ord("A") + index)
+
+
+@dataclass
+class Bank:
+    """Every topic, question and card of a bank folder, and the files they came from."""
+
+    topics: dict[str, Topic] = field(default_factory=dict)
+    questions: list[Question] = field(default_factory=list)
+    cards: list[Card] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    def question(self, item_id: str) -> Question | None:
+        return next((q for q in self.questions if q.id == item_id), None)
+
+    def card(self, item_id: str) -> Card | None:
+        return next((c for c in self.cards if c.id == item_id), None)
+
+    def topic_title(self, topic: str, lang: str) -> str:
+        return self.topics[topic].title.get(lang) if topic in self.topics else topic
