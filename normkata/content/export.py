@@ -54,6 +54,7 @@ def card_dict(card: Card, lang: str) -> dict[str, Any]:
         "key_points": list(card.key_points.get(lang)),
         "answer": card.answer.get(lang),
         "follow_ups": list(card.follow_ups.get(lang)),
+        "follow_up_key_points": [list(points.get(lang)) for points in card.follow_up_points],
         "source": _source(card.source, lang),
         "tags": list(card.tags),
     }
