@@ -35,6 +35,8 @@ def test_json_export_is_the_bank_as_shown(runner, lang: str) -> None:
     for exported, card in zip(data["cards"], BANK.cards, strict=True):
         assert exported["key_points"] == list(card.key_points.get(lang))
         assert exported["answer"] == card.answer.get(lang)
+        points = exported["follow_up_key_points"]  # one list per follow-up, as the debrief shows them
+        assert len(points) == len(exported["follow_ups"]) and all(points)
 
 
 def test_json_round_trips_through_a_file(runner, tmp_path: Path) -> None:
