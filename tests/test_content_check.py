@@ -191,6 +191,17 @@ def test_every_follow_up_needs_its_key_points(points: str, expected: str) -> Non
     assert len(issues) == 1 and issues[0].startswith(expected), issues
 
 
+def test_content_check_names_the_file_and_line_of_a_follow_up_without_key_points(runner, tmp_path: Path) -> None:
+    folder = tmp_path / "bank"
+    folder.mkdir()
+    (folder / "t.yaml").write_text(HEADER.replace("questions:\n", "cards:\n") + CARD_WITH_FOLLOW_UPS, encoding="utf-8")
+    result = invoke(runner, ["content", "check", str(folder)])
+    assert result.exit_code == 2
+    (line,) = [x for x in result.stderr.splitlines() if "follow_up_key_points" in x]
+    assert line == (f"{folder / 't.yaml'}:10: cards[0].follow_up_key_points: "
+                    "missing: each of the 2 follow-up(s) needs its key points, in order")  # fmt: skip
+
+
 def test_follow_up_key_points_are_loaded_in_order() -> None:
     points = "    follow_up_key_points:\n      - {en: [because], zh: [因为]}\n      - {en: [so, and so], zh: [这样, 那样]}\n"
     text = HEADER.replace("questions:\n", "cards:\n") + CARD_WITH_FOLLOW_UPS + points
