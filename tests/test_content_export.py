@@ -74,6 +74,8 @@ def test_anki_deck_opens_with_every_note(runner, tmp_path: Path) -> None:
     front, back, source = fields["bn-bug-plain-tensors"]
     assert "<pre>" in front and "register_buffer" in front + back
     assert source == "Normalization 笔记：LayerNorm 与 BatchNorm"
+    _front, back, _source = fields["card-bwd-batchnorm-by-hand"]  # follow-ups with their key points
+    assert "面试官可能的追问" in back and "<li>评估模式下 dx 是什么？<ul><li>" in back and "running_var + eps" in back
 
 
 def test_anki_needs_an_output_file(runner) -> None:
