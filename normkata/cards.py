@@ -59,11 +59,7 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
         return None
     show_key_points(practice, card)
     console.print(Panel(Paragraph(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left"))
-    follow_ups = card.follow_ups.get(lang)
-    if follow_ups:
-        console.print(f"[heading]{t('card.follow_ups', lang)}[/]")
-        for question in follow_ups:
-            console.print(Paragraph(question, prefix="  ? "))
+    show_follow_ups(practice, card)
     console.print(f"[muted]{t('quiz.source', lang, source=source_label(card.source, lang))}[/]")
     moment = utcnow()
     choices = {rating: schedule(practice.store, card.id, rating, now=moment) for rating in (1, 2, 3, 4)}
@@ -85,6 +81,19 @@ def show_key_points(practice: Practice, card: Card, *, numbered: bool = False) -
     practice.console.print(
         Panel(body, title=t("card.key_points", lang), border_style="card.points", title_align="left")
     )
+
+
+def show_follow_ups(practice: Practice, card: Card) -> None:
+    """Each follow-up an interviewer may ask, with the key points its answer should make."""
+    lang = practice.lang
+    follow_ups = card.follow_ups.get(lang)
+    if not follow_ups:
+        return
+    practice.console.print(f"[heading]{t('card.follow_ups', lang)}[/]")
+    for index, question in enumerate(follow_ups):
+        practice.console.print(Paragraph(question, prefix="  ? "))
+        for point in card.follow_up_key_points(index, lang):
+            practice.console.print(Paragraph(point, "card.points", prefix="    • "))
 
 
 def rating_prompt(lang: str, dues: dict[int, str] | None = None, moment: datetime | None = None) -> str:

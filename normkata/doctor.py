@@ -117,6 +117,7 @@ def torch_facts() -> dict[str, Any]:
         "gpu": None,
         "numpy": numpy.__version__,
         "triton": _triton(),
+        "triton_version": _triton_version(),
     }
     if facts["cuda_available"]:
         props = torch.cuda.get_device_properties(0)
@@ -130,6 +131,16 @@ def _triton() -> str:
     from normkata.grading.kernels import describe
 
     return describe()
+
+
+def _triton_version() -> str | None:
+    """The installed Triton's version, read from its metadata (nothing imported); None without it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("triton")
+    except PackageNotFoundError:
+        return None
 
 
 # -- the sandbox ---------------------------------------------------------------------------------
@@ -232,11 +243,32 @@ def terminal_facts() -> dict[str, Any]:
 # -- grading, end to end ------------------------------------------------------------------------------
 
 
+#: What to do when Triton is not the release the kernel katas were tested with.
+_TRITON_FIX = (
+    'pip install "normkata[triton]", which pins triton=={tested} (if this environment\'s torch pins another '
+    "Triton, grade the kernel katas in a virtual environment of their own with the CPU torch and the extra)"
+)
+
+
 def triton_problem(report: Report) -> None:
-    """The triton extra is installed but its interpreter lacks what the bounds guard wraps."""
+    """Triton is installed but not as the extra pins it: its interpreter lacks what the bounds
+    guard wraps, or it is another release, whose interpreter runs some kernels differently."""
+    from normkata.grading.kernels import TESTED_TRITON
+
+    fix = _TRITON_FIX.format(tested=TESTED_TRITON)
+    version = report.torch.get("triton_version")
     if "guard cannot run" in report.torch.get("triton", ""):
-        fix = 'pip install "normkata[triton]" (it pins the Triton release the guard was tested with)'
         report.problems.append(Problem(f"kernel katas: {report.torch['triton']}", fix))
+    elif version is not None and version != TESTED_TRITON:
+        # Grading runs kernels under Triton's interpreter (on CPU, and on a GPU inside the sandbox),
+        # whose behaviour changes between releases: seen in 3.6, a correct loop over blocks fails.
+        report.problems.append(Problem(
+            f"kernel katas: triton {version} is not the release they were tested with ({TESTED_TRITON}); "
+            "Triton's interpreter behaves differently from one release to another, so a correct kernel may "
+            "fail here or a mistake go unnoticed (under 3.6 a correct `for start in range(0, n, BLOCK)` loop "
+            'stops with "only 0-dimensional arrays can be converted to Python scalars")',
+            fix,
+        ))  # fmt: skip
 
 
 def choose_device(requested: str, torch_info: dict[str, Any], report: Report) -> str | None:

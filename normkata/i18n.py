@@ -217,10 +217,6 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "你答到的要点（输入序号如 1 3，a 表示全部，直接回车表示没有）",
     ),
     "mock.tick.invalid": ("Type numbers from 1 to {n}, a, or Enter.", "请输入 1 到 {n} 之间的序号、a，或直接回车。"),
-    "mock.follow_up.compare": (
-        "Compare your follow-up answers with the model answer",
-        "把你对追问的回答与参考答案对照",
-    ),
     "mock.scorecard": ("Scorecard", "评分卡"),
     "mock.col.question": ("Question", "题目"),
     "mock.col.points": ("Key points made", "答到的要点"),

@@ -35,9 +35,15 @@ class Asked:
             return self.card.prompt.get(lang)
         return self.card.follow_ups.get(lang)[self.follow_up]
 
+    def key_points(self, lang: str) -> tuple[str, ...]:
+        """What the answer should make: the card's key points, or its follow-up's."""
+        if self.follow_up is None:
+            return self.card.key_points.get(lang)
+        return self.card.follow_up_key_points(self.follow_up, lang)
+
     @property
     def points(self) -> int:
-        """Key points to make: a follow-up has none of its own."""
+        """Key points scored: a follow-up's are shown at the debrief but not ticked."""
         return len(self.card.key_points.en) if self.follow_up is None else 0
 
 

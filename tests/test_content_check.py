@@ -158,6 +158,59 @@ def test_card_translations_must_pair_up() -> None:
     ]
 
 
+CARD_WITH_FOLLOW_UPS = """\
+  - id: c
+    difficulty: easy
+    prompt: {en: Q, zh: 问}
+    key_points: {en: [one], zh: [一]}
+    answer: {en: A, zh: 答}
+    follow_ups: {en: [Why?, How?], zh: [为什么？, 怎么做？]}
+    source: beyond
+"""
+
+
+@pytest.mark.parametrize(
+    ("points", "expected"),
+    [
+        ("", "t.yaml:10: cards[0].follow_up_key_points: missing: each of the 2 follow-up(s) needs its key points"),
+        (
+            "    follow_up_key_points:\n      - {en: [because], zh: [因为]}\n",
+            "t.yaml:12: cards[0].follow_up_key_points: expected one list of key points per follow-up: "
+            "2 follow-up(s), got 1",
+        ),
+        (
+            "    follow_up_key_points:\n      - {en: [because], zh: [因为]}\n      - {en: [like so]}\n",
+            "t.yaml:14: cards[0].follow_up_key_points[1]: expected a mapping with 'en' and 'zh' lists",
+        ),
+    ],
+)
+def test_every_follow_up_needs_its_key_points(points: str, expected: str) -> None:
+    """The mock's debrief sets a follow-up's answer beside these (issue 24: it showed nothing)."""
+    text = HEADER.replace("questions:\n", "cards:\n") + CARD_WITH_FOLLOW_UPS + points
+    issues = _issues(text)
+    assert len(issues) == 1 and issues[0].startswith(expected), issues
+
+
+def test_content_check_names_the_file_and_line_of_a_follow_up_without_key_points(runner, tmp_path: Path) -> None:
+    folder = tmp_path / "bank"
+    folder.mkdir()
+    (folder / "t.yaml").write_text(HEADER.replace("questions:\n", "cards:\n") + CARD_WITH_FOLLOW_UPS, encoding="utf-8")
+    result = invoke(runner, ["content", "check", str(folder)])
+    assert result.exit_code == 2
+    (line,) = [x for x in result.stderr.splitlines() if "follow_up_key_points" in x]
+    assert line == (f"{folder / 't.yaml'}:10: cards[0].follow_up_key_points: "
+                    "missing: each of the 2 follow-up(s) needs its key points, in order")  # fmt: skip
+
+
+def test_follow_up_key_points_are_loaded_in_order() -> None:
+    points = "    follow_up_key_points:\n      - {en: [because], zh: [因为]}\n      - {en: [so, and so], zh: [这样, 那样]}\n"
+    text = HEADER.replace("questions:\n", "cards:\n") + CARD_WITH_FOLLOW_UPS + points
+    _topic, _questions, cards, issues = validate_file(load_yaml(text), "t.yaml", text.splitlines())
+    assert issues == []
+    assert cards[0].follow_up_key_points(1, "en") == ("so", "and so")
+    assert cards[0].follow_up_key_points(0, "zh") == ("因为",)
+
+
 def test_duplicate_yaml_key_is_reported() -> None:
     text = "format_version: 1\ntopic: t\ntopic: u\n"
     with pytest.raises(Exception) as info:
@@ -258,6 +311,7 @@ def test_bundled_bank_chinese_has_no_stray_spaces() -> None:
     bank = load_bank()
     texts = [t for q in bank.questions for t in (q.prompt.zh, q.explanation.zh, *(c.zh for c in q.choices))]
     texts += [t for c in bank.cards for t in (c.prompt.zh, c.answer.zh, *c.key_points.zh, *c.follow_ups.zh)]
+    texts += [t for c in bank.cards for points in c.follow_up_points for t in points.zh]
     assert [t for t in texts if stray.search(t)] == []
 
 

@@ -35,6 +35,8 @@ def test_json_export_is_the_bank_as_shown(runner, lang: str) -> None:
     for exported, card in zip(data["cards"], BANK.cards, strict=True):
         assert exported["key_points"] == list(card.key_points.get(lang))
         assert exported["answer"] == card.answer.get(lang)
+        points = exported["follow_up_key_points"]  # one list per follow-up, as the debrief shows them
+        assert len(points) == len(exported["follow_ups"]) and all(points)
 
 
 def test_json_round_trips_through_a_file(runner, tmp_path: Path) -> None:
@@ -72,6 +74,8 @@ def test_anki_deck_opens_with_every_note(runner, tmp_path: Path) -> None:
     front, back, source = fields["bn-bug-plain-tensors"]
     assert "<pre>" in front and "register_buffer" in front + back
     assert source == "Normalization 笔记：LayerNorm 与 BatchNorm"
+    _front, back, _source = fields["card-bwd-batchnorm-by-hand"]  # follow-ups with their key points
+    assert "面试官可能的追问" in back and "<li>评估模式下 dx 是什么？<ul><li>" in back and "running_var + eps" in back
 
 
 def test_anki_needs_an_output_file(runner) -> None:

@@ -111,3 +111,27 @@ def test_a_reference_that_fails_is_reported(runner, confined, tmp_path: Path, mo
     assert code == 1
     assert [p["what"].split(":")[0] for p in report["problems"]] == ["rmsnorm", "rmsnorm"]  # one-off and service
     assert report["problems"][0]["what"].startswith("rmsnorm: the reference fails its suite on cpu (one-off)")
+
+
+def test_another_triton_release_is_a_problem_saying_the_interpreter_differs(runner, confined, monkeypatch) -> None:
+    """Under Triton 3.6's interpreter a correct kernel (a loop over blocks) fails; 3.9.0 is what the
+    kernel katas were tested with. A learner with another release is told so, and what to install."""
+    monkeypatch.setattr("normkata.doctor._triton_version", lambda: "3.6.0")
+    monkeypatch.setattr("normkata.doctor._triton", lambda: "triton 3.6.0, the guard was tested with 3.9.0: ...")
+    code, report = doctor_json(runner, "--no-katas")
+    assert code == 1 and report["torch"]["triton_version"] == "3.6.0"
+    (problem,) = report["problems"]
+    assert problem["what"].startswith("kernel katas: triton 3.6.0 is not the release they were tested with (3.9.0)")
+    assert "interpreter behaves differently from one release to another" in problem["what"]
+    assert problem["fix"].startswith('pip install "normkata[triton]", which pins triton==3.9.0')
+    shown = invoke(runner, ["doctor", "--no-katas"])
+    assert shown.exit_code == 1 and 'what to do: pip install "normkata[triton]"' in shown.stdout
+
+
+def test_the_tested_triton_or_none_is_no_problem(runner, confined, monkeypatch) -> None:
+    from normkata.grading.kernels import TESTED_TRITON
+
+    for version in (TESTED_TRITON, None):
+        monkeypatch.setattr("normkata.doctor._triton_version", lambda v=version: v)
+        code, report = doctor_json(runner, "--no-katas")
+        assert code == 0 and report["problems"] == [], report["problems"]

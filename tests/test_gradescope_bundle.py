@@ -78,3 +78,21 @@ def test_bundle_without_a_wheel_outside_a_checkout_is_exit_2(runner, tmp_path: P
     not_a_wheel.write_bytes(b"")
     result = invoke(runner, ["gradescope-bundle", "rmsnorm", "--wheel", str(not_a_wheel)])
     assert result.exit_code == 2 and f"--wheel: {not_a_wheel} is not a normkata wheel" in result.stderr
+
+
+@pytest.mark.parametrize(("kata", "extras"), [("triton_rmsnorm", "[triton]"), ("triton_rmsnorm_backward", "[triton]"),
+                                              ("rmsnorm", "")])  # fmt: skip
+def test_setup_installs_the_extras_the_kata_requires(runner, tmp_path: Path, kata: str, extras: str) -> None:
+    """Issue 26: without the triton extra in the image, every kernel-kata submission was graded
+    "needs the triton extra". The wheel is installed as `normkata-….whl[triton]`, one argument to pip."""
+    wheel = tmp_path / "normkata-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"stand-in: setup.sh is read, not run")
+    bundle = tmp_path / "autograder.zip"
+    result = invoke(runner, ["gradescope-bundle", kata, "--wheel", str(wheel), "--out", str(bundle)])
+    assert result.exit_code == 0, result.output
+    setup = zipfile.ZipFile(bundle).read("setup.sh").decode()
+    (line,) = [x for x in setup.splitlines() if '"$ROOT/source/"' in x]
+    # What pip receives, word by word, when bash runs that line (pip replaced by printf).
+    echoed = subprocess.run(["bash", "-c", line.replace('"$ROOT/normkata-venv/bin/pip"', "printf '%s\\n'")],
+                            env={"ROOT": "/autograder"}, capture_output=True, text=True, check=True)  # fmt: skip
+    assert echoed.stdout.splitlines() == ["install", f"/autograder/source/{wheel.name}{extras}"]

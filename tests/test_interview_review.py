@@ -29,6 +29,13 @@ def test_interview_shows_key_points_and_records_rating(runner, db) -> None:
     assert json.loads(schedule["card_json"])["due"].startswith(schedule["due"][:16])
 
 
+def test_interview_shows_each_follow_ups_key_points(runner) -> None:
+    result = invoke(runner, ["interview"], "they are small\n\n3\n")
+    assert result.exit_code == 0
+    after = result.stdout[result.stdout.index("? Why?") :]
+    assert after.splitlines()[1].strip() == "• smallness keeps them tidy"
+
+
 def test_interview_eof_before_rating_saves_nothing(runner, db) -> None:
     result = invoke(runner, ["interview"], "an answer\n")
     assert result.exit_code == 0

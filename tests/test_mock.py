@@ -69,6 +69,19 @@ def test_piped_mock_saves_the_scorecard_and_feeds_fsrs(runner, db) -> None:
     assert history.exit_code == 0 and "│ 1 │" in history.stdout and "1/2 (50%)" in history.stdout
 
 
+def test_a_follow_up_is_debriefed_beside_its_own_key_points(runner, db) -> None:
+    """Issue 24: "Why?" came back with "(no answer)" and nothing to set it against."""
+    result = invoke(runner, ["mock", "--minutes", "5"], "small\n\n\n1\n")
+    assert result.exit_code == 0, result.output
+    debrief = result.stdout.split("Debrief")[-1]
+    follow_up = debrief[debrief.index("Why?") :]
+    assert "(no answer)" in follow_up and "• smallness keeps them tidy" in follow_up
+    assert "Compare your follow-up answers" not in result.stdout  # no longer the card's model answer
+    assert db.execute("SELECT points FROM mock_answers WHERE follow_up = 0").fetchone()[0] == 0  # shown, not scored
+    chinese = invoke(runner, ["mock", "--minutes", "5", "--lang", "zh"], "小\n\n\n1\n")
+    assert chinese.exit_code == 0 and "• 小才整洁" in chinese.stdout
+
+
 def test_an_unanswered_card_is_scored_again_without_asking(runner, db) -> None:
     result = invoke(runner, ["mock"], "\n\n")
     assert result.exit_code == 0

@@ -28,6 +28,7 @@ def _texts(lang: str) -> list[str]:
         texts += [q.prompt.get(lang), q.explanation.get(lang), *(c.get(lang) for c in q.choices)]
     for c in BANK.cards:
         texts += [c.prompt.get(lang), c.answer.get(lang), *c.key_points.get(lang), *c.follow_ups.get(lang)]
+        texts += [point for points in c.follow_up_points for point in points.get(lang)]
     texts += [t.title.get(lang) for t in BANK.topics.values()]
     return texts
 

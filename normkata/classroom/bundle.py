@@ -17,7 +17,7 @@ from pathlib import Path
 from normkata.errors import InputError
 from normkata.grading.launch import python_module
 from normkata.grading.source import MAX_SOURCE_BYTES
-from normkata.katas import Kata
+from normkata.katas import EXTRAS, Kata
 from normkata.paths import content_root
 
 #: torch as the bundle installs it: the CPU wheel (Gradescope's containers have no GPU, and the
@@ -36,6 +36,7 @@ apt-get install -y --no-install-recommends python3 python3-venv python3-pip libs
 python3 -m venv "$ROOT/normkata-venv"
 # torch first and from the CPU index, so the wheel's torch requirement is already met.
 "$ROOT/normkata-venv/bin/pip" install {torch} --index-url {index}
+# The wheel with the extras the kata requires (triton: the kernel katas' interpreter, pinned).
 "$ROOT/normkata-venv/bin/pip" install "$ROOT/source/"{wheel}
 """
 
@@ -93,7 +94,7 @@ def build_bundle(kata: Kata, out: Path, *, wheel: Path | None, lang: str) -> Pat
         wheel = wheel or build_wheel(Path(scratch))
         if not (wheel.is_file() and wheel.name.startswith("normkata-") and wheel.suffix == ".whl"):
             raise InputError(f"--wheel: {wheel} is not a normkata wheel (normkata-*.whl)")
-        setup = _SETUP.format(torch=TORCH, index=TORCH_INDEX, wheel=shlex.quote(wheel.name))
+        setup = _SETUP.format(torch=TORCH, index=TORCH_INDEX, wheel=shlex.quote(wheel_requirement(kata, wheel)))
         run = _RUN.format(kata=shlex.quote(kata.id), file=shlex.quote(kata.file), lang=shlex.quote(lang),
                           max_bytes=MAX_SOURCE_BYTES, max_kb=MAX_SOURCE_BYTES // 1024)  # fmt: skip
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -102,6 +103,14 @@ def build_bundle(kata: Kata, out: Path, *, wheel: Path | None, lang: str) -> Pat
             _add(archive, "run_autograder", run.encode(), _EXECUTABLE)
             _add(archive, wheel.name, wheel.read_bytes(), _FILE)
     return out
+
+
+def wheel_requirement(kata: Kata, wheel: Path) -> str:
+    """The bundled wheel as pip installs it: `normkata-….whl[triton]` for a kata that requires the
+    triton extra, so that setup.sh puts Triton (and numpy, which its interpreter needs) in the
+    image; without it every kernel-kata submission would be graded as "needs the triton extra"."""
+    extras = sorted(EXTRAS[name][1].partition("[")[2].rstrip("]") for name in kata.requires)
+    return f"{wheel.name}[{','.join(extras)}]" if extras else wheel.name
 
 
 def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:

@@ -13,6 +13,8 @@ from normkata.errors import EXIT_INTERRUPTED, InputError
 from normkata.options import current_lang, lang_option, topic_option
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from normkata.mock import Asked, MockLog
     from normkata.practice import Practice
 
@@ -157,7 +159,6 @@ def _interview(
 def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
     """Each answer beside its key points; the ticks become the card's FSRS rating. Returns how many were scored."""
     from rich.markup import escape
-    from rich.panel import Panel
     from rich.table import Table
 
     from normkata.i18n import t
@@ -182,13 +183,7 @@ def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
         side.add_row(said, "\n".join(f"{i}. {escape(p)}" for i, p in enumerate(points, start=1)))
         console.print(side)
         for extra in follow_ups:
-            text = escape(extra.text) if extra.text else f"[muted]{t('mock.no_answer', lang)}[/]"
-            console.print(Panel(text, title=escape(extra.asked.prompt(lang)), title_align="left"))
-        if follow_ups:  # what to compare a follow-up's answer with: the card's model answer
-            console.print(
-                Panel(escape(card.answer.get(lang)), title=t("mock.follow_up.compare", lang), title_align="left",
-                      border_style="card.points")
-            )  # fmt: skip
+            console.print(_follow_up_side(extra, lang))
         if answer.text:
             made = _read_ticks(practice, len(points))
             if made is None:
@@ -201,6 +196,23 @@ def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
         console.print(f"[muted]{t(f'rating.{rating}', lang)} · {len(made)}/{len(points)}[/]")
         scored += 1
     return scored
+
+
+def _follow_up_side(extra: Given, lang: str) -> Table:
+    """A follow-up's answer beside the key points it should have made (shown, not ticked: a
+    follow-up adds nothing to the card's score)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from normkata.i18n import t
+
+    side = Table(show_header=True, expand=True, title=escape(extra.asked.prompt(lang)), title_style="quiz.prompt")
+    side.add_column(t("mock.you_said", lang), ratio=1)
+    side.add_column(t("card.key_points", lang), ratio=1, style="card.points")
+    said = escape(extra.text) if extra.text else f"[muted]{t('mock.no_answer', lang)}[/]"
+    points = extra.asked.key_points(lang)
+    side.add_row(said, "\n".join(f"• {escape(p)}" for p in points) if points else "[muted]-[/]")
+    return side
 
 
 def _read_ticks(practice: Practice, n: int) -> list[int] | None:

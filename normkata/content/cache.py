@@ -123,6 +123,10 @@ _FIELD_KINDS: dict[str, tuple[_Convert, _Convert]] = {
     "Text": (lambda t: (t.en, t.zh), lambda v: Text(*v)),
     "TextList": (lambda t: (tuple(t.en), tuple(t.zh)), lambda v: TextList(*v)),
     "tuple[Text, ...]": (lambda ts: tuple((t.en, t.zh) for t in ts), lambda v: tuple(Text(*t) for t in v)),
+    "tuple[TextList, ...]": (
+        lambda ls: tuple((tuple(t.en), tuple(t.zh)) for t in ls),
+        lambda v: tuple(TextList(*t) for t in v),
+    ),
 }
 
 

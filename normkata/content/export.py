@@ -54,6 +54,7 @@ def card_dict(card: Card, lang: str) -> dict[str, Any]:
         "key_points": list(card.key_points.get(lang)),
         "answer": card.answer.get(lang),
         "follow_ups": list(card.follow_ups.get(lang)),
+        "follow_up_key_points": [list(points.get(lang)) for points in card.follow_up_points],
         "source": _source(card.source, lang),
         "tags": list(card.tags),
     }
@@ -127,12 +128,28 @@ def write_anki(bank: Bank, lang: str, path: Path) -> int:
     for card in bank.cards:
         data = card_dict(card, lang)
         points = "".join(f"<li>{html.escape(p)}</li>" for p in data["key_points"])
-        back = f"<ul>{points}</ul>{_html(data['answer'])}"
+        back = f"<ul>{points}</ul>{_html(data['answer'])}{_follow_ups_html(data, lang)}"
         front = _html(data["prompt"])
         deck.add_note(_note(genanki, model, card.id, lang, front, back, data["source"]["title"], card.topic))
     path.parent.mkdir(parents=True, exist_ok=True)
     genanki.Package(deck).write_to_file(str(path))
     return len(deck.notes)
+
+
+def _follow_ups_html(card: dict[str, Any], lang: str) -> str:
+    """Each follow-up with the key points its answer should make, as `interview` shows them."""
+    from normkata.i18n import t
+
+    if not card["follow_ups"]:
+        return ""
+    points = card["follow_up_key_points"]
+    items = "".join(
+        f"<li>{html.escape(question)}<ul>"
+        + "".join(f"<li>{html.escape(p)}</li>" for p in (points[i] if i < len(points) else []))
+        + "</ul></li>"
+        for i, question in enumerate(card["follow_ups"])
+    )
+    return f"<br><br><b>{html.escape(t('card.follow_ups', lang))}</b><ul>{items}</ul>"
 
 
 def _note(genanki: Any, model: Any, item_id: str, lang: str, front: str, back: str, source: str, topic: str) -> Any:

@@ -29,6 +29,14 @@ _ZH: list[tuple[str, str]] = [
         "{a} 不是合法的 id（小写字母、数字、- _ .）",
     ),
     (r"(?P<a>.*) is not one of (?P<b>.*)", "{a} 不在 {b} 之中"),
+    (
+        r"missing: each of the (?P<a>\d+) follow-up\(s\) needs its key points, in order",
+        "缺失：{a} 个追问都需要各自的要点，按追问的顺序排列",
+    ),
+    (
+        r"expected one list of key points per follow-up: (?P<a>\d+) follow-up\(s\), got (?P<b>\d+)",
+        "每个追问应有一组要点：共 {a} 个追问，实际为 {b}",
+    ),
     (r"expected a list of texts", "应为文本列表"),
     (r"expected a mapping with format_version, topic, title", "应为包含 format_version、topic、title 的映射"),
     (r"expected (?P<a>\d+), got (?P<b>.*)", "应为 {a}，实际为 {b}"),

@@ -76,6 +76,13 @@ class Card:
     tags: tuple[str, ...] = ()
     file: str = ""
     line: int = 0
+    #: The key points of each follow-up, in the follow-ups' order: what a debrief compares a
+    #: follow-up's answer with (last, so that positional construction stays as it was).
+    follow_up_points: tuple[TextList, ...] = ()
+
+    def follow_up_key_points(self, index: int, lang: str) -> tuple[str, ...]:
+        """The key points of follow-up `index`; none for a card built without them."""
+        return self.follow_up_points[index].get(lang) if index < len(self.follow_up_points) else ()
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ _CARD_KEYS = {
     "key_points": True,
     "answer": True,
     "follow_ups": False,
+    "follow_up_key_points": False,
     "source": True,
     "tags": False,
 }
@@ -385,4 +386,28 @@ def _card(check: _Checker, data: LineDict, field: str, topic: str) -> Card:
         if "follow_ups" in data
         else TextList((), ())
     )
-    return Card(topic=topic, key_points=key_points, answer=answer, follow_ups=follow_ups, **common)
+    points = _follow_up_points(check, data, field, len(follow_ups.en))
+    return Card(
+        topic=topic, key_points=key_points, answer=answer, follow_ups=follow_ups, follow_up_points=points, **common
+    )
+
+
+def _follow_up_points(check: _Checker, data: LineDict, field: str, asked: int) -> tuple[TextList, ...]:
+    """One list of key points per follow-up, in order: without them a mock's debrief has
+    nothing to set a follow-up's answer against."""
+    where = _join(field, "follow_up_key_points")
+    if "follow_up_key_points" not in data:
+        if asked:
+            raise check.fail(
+                check.line_of(data, "follow_ups"),
+                where,
+                f"missing: each of the {asked} follow-up(s) needs its key points, in order",
+            )
+        return ()
+    raw, line = data["follow_up_key_points"], check.line_of(data, "follow_up_key_points")
+    if not isinstance(raw, LineList):
+        raise check.fail(line, where, "expected a list")
+    if len(raw) != asked:
+        message = f"expected one list of key points per follow-up: {asked} follow-up(s), got {len(raw)}"
+        raise check.fail(line, where, message)
+    return tuple(check.text_list(item, raw.item_lines[i], _join(where, i)) for i, item in enumerate(raw))
