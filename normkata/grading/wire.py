@@ -1,16 +1,20 @@
-"""Dataclasses to and from the plain containers that cross the runner↔worker pipe.
+"""Dataclasses to and from the plain containers that cross every pipe of the grader.
 
-The pipe carries torch.save()d dicts, lists, numbers, strings and tensors only (the runner
-loads them with weights_only=True). `to_wire` flattens a dataclass into those; `from_wire`
-builds the dataclass back and checks every field's type, so a malformed reply from a hostile
-worker is an error, never a half-built object.
+Runner↔worker: torch.save()d dicts, lists, numbers, strings and tensors only (the runner loads
+them with weights_only=True). Client↔runner: JSON lines (a `RunnerRequest`, a `RunnerReply`).
+`to_wire` flattens a dataclass into those (an enum into its value); `from_wire` builds the
+dataclass back and checks every field's type, so a malformed reply from a hostile worker is an
+error, never a half-built object. torch is imported only for dataclasses that name it: the CLI
+reads a verdict without it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import typing
+from enum import Enum
 from functools import cache
 from typing import Any, TypeVar, Union, get_args, get_origin
 
@@ -24,6 +28,8 @@ class WireError(ValueError):
 def to_wire(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_wire(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return value.value
     if isinstance(value, list):
         return [to_wire(v) for v in value]
     if isinstance(value, tuple):  # kept: a learner's constructor may be handed a tuple shape
@@ -40,9 +46,12 @@ def from_wire(cls: type[T], data: Any) -> T:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    import torch  # the contract names torch.Tensor only for type checkers
+    try:
+        return typing.get_type_hints(cls)
+    except NameError:  # the contract names torch.Tensor only for type checkers
+        import torch
 
-    return typing.get_type_hints(cls, localns={"torch": torch})
+        return typing.get_type_hints(cls, localns={"torch": torch})
 
 
 _PRIMED: set[type] = set()
@@ -65,8 +74,6 @@ def prime(*classes: type) -> None:
 
 
 def _convert(kind: Any, data: Any, where: str) -> Any:
-    import torch
-
     if kind is Any:
         return data
     origin = get_origin(kind)
@@ -112,10 +119,16 @@ def _convert(kind: Any, data: Any, where: str) -> Any:
         if isinstance(data, bool) or not isinstance(data, int):
             raise WireError(f"{where}: expected a whole number")
         return data
-    if kind is torch.Tensor:
+    torch = sys.modules.get("torch")  # a hint that names torch.Tensor has imported it
+    if torch is not None and kind is torch.Tensor:
         if type(data) is not torch.Tensor:
             raise WireError(f"{where}: expected a plain tensor")
         return data
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        try:
+            return kind(data)
+        except ValueError:
+            raise WireError(f"{where}: unknown {kind.__name__} {data!r}") from None
     if isinstance(kind, type):
         if not isinstance(data, kind):
             raise WireError(f"{where}: expected {kind.__name__}")

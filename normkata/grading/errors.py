@@ -1,0 +1,15 @@
+"""What grading raises when it has no verdict to give. The CLI edge (cli.py) shows it as one line.
+
+Bad input (an unknown kata, a link submitted, `-k` matching nothing) is `normkata.errors.InputError`;
+everything else that leaves a file without a verdict is a `GraderError`.
+"""
+
+from __future__ import annotations
+
+
+class GraderError(Exception):
+    """No verdict: the grader failed, was stopped, or could not vouch for its own files."""
+
+
+#: The runner's reply code for bad input (InputError) and for no verdict (GraderError).
+CODE_INPUT, CODE_NO_VERDICT = 2, 3
