@@ -38,7 +38,7 @@ from normkata.grading.contract import (
     GradeRequest,
     GradeResult,
     LoadReply,
-    LoadRequest,  # fmt: skip
+    LoadRequest,
     RunnerReply,
     RunnerRequest,
     Status,
