@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from normkata.grading.service import GradingService
+from normkata.grading.client import Grader
 from normkata.katas import load_katas
 from normkata.paths import solutions_dir
 
@@ -24,7 +24,7 @@ def main() -> None:
     parser.add_argument("--kata", action="append", default=[])
     args = parser.parse_args()
     katas = [k for k in load_katas()[0] if not args.kata or k.id in args.kata]
-    with tempfile.TemporaryDirectory() as tmp, GradingService() as service:
+    with tempfile.TemporaryDirectory() as tmp, Grader() as service:
         for kata in katas:
             folder = Path(tmp) / kata.id
             folder.mkdir()

@@ -164,22 +164,36 @@ def cli(ctx: click.Context, lang: str | None, workspace: str | None) -> None:
         show_dashboard(None)
 
 
+class OneLineError(click.ClickException):
+    """A domain error as the learner reads it: `Error: <one line>` on stderr, exit code 2."""
+
+    exit_code = 2
+
+    def format_message(self) -> str:
+        return self.message
+
+
 def _one_line_error(exc: Exception) -> click.ClickException | None:
     """What the learner should read instead of a traceback, or None for errors click handles.
 
-    sqlite3 is looked up rather than imported: `normkata --help` never loads it.
+    Bad input (InputError, the store's StoreError among them), a grader without a verdict
+    (GraderError), a database or file-system failure. sqlite3 and the grader's errors are looked
+    up rather than imported: `normkata --help` loads neither.
     """
     from normkata.errors import InputError
 
     sqlite3 = sys.modules.get("sqlite3")
+    grader_errors = sys.modules.get("normkata.grading.errors")
+    if isinstance(exc, InputError) or (grader_errors is not None and isinstance(exc, grader_errors.GraderError)):
+        return OneLineError(str(exc))
     if sqlite3 is not None and isinstance(exc, sqlite3.Error):
         from normkata.options import safe_lang
         from normkata.store import explain
 
-        return explain(exc, lang=safe_lang())
+        return OneLineError(str(explain(exc, lang=safe_lang())))
     if isinstance(exc, OSError) and exc.errno != errno.EPIPE:  # click itself quiets a closed pipe
         where = f"{exc.filename}: " if exc.filename else ""
-        return InputError(f"{where}{exc.strerror or exc}")
+        return OneLineError(f"{where}{exc.strerror or exc}")
     return None
 
 

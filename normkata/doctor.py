@@ -311,16 +311,15 @@ def grade_katas(report: Report, katas: list[Any], device: str, lang: str,
     """Every kata's reference (must pass) and starter (must fail) through the warm service, the
     path of watch and grade-all; the first reference also through a one-off runner, the path of
     `normkata grade`."""
-    from normkata.grading.client import run_grader
-    from normkata.grading.service import GradingService
+    from normkata.grading.client import Grader, grade_once
 
-    with GradingService() as service:
+    with Grader() as grader:
         for number, kata in enumerate(katas):
             with _copies(kata) as (reference, starter):
                 if number == 0:
-                    _check(report, kata.id, reference, "reference", device, lang, "one-off", run_grader)
-                _check(report, kata.id, reference, "reference", device, lang, "service", service.grade)
-                _check(report, kata.id, starter, "starter", device, lang, "service", service.grade)
+                    _check(report, kata.id, reference, "reference", device, lang, "one-off", grade_once)
+                _check(report, kata.id, reference, "reference", device, lang, "service", grader.grade)
+                _check(report, kata.id, starter, "starter", device, lang, "service", grader.grade)
             advance(kata.id)
 
 

@@ -1,8 +1,9 @@
-"""Domain errors. They carry their own exit code; the CLI edge turns them into one line."""
+"""Domain errors. They carry their own exit code; the CLI edge (cli.py) turns them into one line.
+
+Plain exceptions, not click's: the trusted grading runner raises them too, and imports no click.
+"""
 
 from __future__ import annotations
-
-import click
 
 #: Exit code for bad input (a usage error, a broken file), as click uses for usage errors.
 EXIT_INPUT = 2
@@ -10,10 +11,10 @@ EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
-class InputError(click.ClickException):
+class InputError(Exception):
     """Bad input from the user or a content file: one line, exit code 2."""
 
     exit_code = EXIT_INPUT
 
-    def format_message(self) -> str:
-        return self.message
+#: `--device cuda` where torch sees no GPU (grade, doctor, labs): bad input, one line.
+CUDA_MISSING = "--device cuda: CUDA is not available on this machine"

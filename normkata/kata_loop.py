@@ -223,9 +223,9 @@ def fresh_seed(store: Store, kata: str, rng: random.Random | None = None) -> int
 
 def grade_file(kata: Kata, file: Path, seed: int, lang: str) -> GradeResult:
     """One grade, as `normkata grade` runs it (a seam for tests)."""
-    from normkata.grading.client import run_grader
+    from normkata.grading.client import grade_once
 
-    return run_grader(kata.id, file, seed=seed, lang=lang)
+    return grade_once(kata.id, file, seed=seed, lang=lang)
 
 
 @dataclass(frozen=True)

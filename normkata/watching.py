@@ -1,4 +1,4 @@
-"""`normkata watch`: re-grade a kata file on every save, through the warm grading service.
+"""`normkata watch`: re-grade a kata file on every save, through a warm grader.
 
 Three sources feed one queue that the main thread serves in order: file events (watchfiles,
 on the file's folder, so editors that save by writing a new file and renaming it are seen),
@@ -26,13 +26,15 @@ from typing import TYPE_CHECKING
 
 import click
 
+from normkata.errors import InputError
+from normkata.grading.errors import GraderError
 from normkata.i18n import t
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from normkata.grading.client import Grader
     from normkata.grading.contract import GradeResult
-    from normkata.grading.service import GradingService
     from normkata.katas import Kata
     from normkata.store import KataLog
 
@@ -59,12 +61,12 @@ class WatchSettings:
 
 
 class Watcher:
-    """The watch loop: one kata file at a time, graded by one service."""
+    """The watch loop: one kata file at a time, graded by one warm grader."""
 
     def __init__(self, kata: Kata, file: Path, settings: WatchSettings, log: KataLog, console: Console,
-                 service: GradingService, workspace: Path) -> None:  # fmt: skip
+                 grader: Grader, workspace: Path) -> None:  # fmt: skip
         self.kata, self.file, self.settings = kata, file, settings
-        self.log, self.console, self.service, self.workspace = log, console, service, workspace
+        self.log, self.console, self.grader, self.workspace = log, console, grader, workspace
         self.events: queue.Queue[Event] = queue.Queue()
         self.stop = threading.Event()  # the whole watch
         self.watching = threading.Event()  # set: the file watcher of the current file stops
@@ -146,18 +148,19 @@ class Watcher:
             return
         self.last_digest = digest
         try:
-            result = self.service.grade(self.kata.id, self.file, device=self.settings.device,
-                                        timeout=self.settings.timeout, lang=lang)  # fmt: skip
-        except click.ClickException as error:
-            self._say(error.format_message(), style="warn")
+            result = self.grader.grade(self.kata.id, self.file, device=self.settings.device,
+                                       timeout=self.settings.timeout, lang=lang)  # fmt: skip
+        except (GraderError, InputError) as error:
+            self._say(str(error), style="warn")
             return
         self.last_result = result
-        self.log.attempt(self.kata.id, str(self.file), result.to_json(), self.settings.device)
+        shown = result.to_json()
+        self.log.attempt(self.kata.id, str(self.file), shown, self.settings.device)
         from normkata.kata_loop import after_attempt
 
-        notes = after_attempt(self.log.store, self.kata.id, result.to_json(), lang)
+        notes = after_attempt(self.log.store, self.kata.id, shown, lang)
         if self.settings.jsonl:
-            click.echo(json.dumps(result.to_json(), ensure_ascii=False))
+            click.echo(json.dumps(shown, ensure_ascii=False))
             sys.stdout.flush()
             return
         from normkata.grading.report import render_compact

@@ -67,8 +67,8 @@ def invoke(runner: CliRunner, args: list[str], stdin: str | None = None):  # typ
 @pytest.fixture(scope="session")
 def grading_service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """One warm grader for the session: each file still gets a fresh confined worker."""
-    from normkata.grading.service import GradingService
+    from normkata.grading.client import Grader
 
     home = tmp_path_factory.mktemp("service-home")
-    with GradingService(env={"NORMKATA_HOME": str(home), "NORMKATA_LANG": "en"}) as service:
+    with Grader(env={"NORMKATA_HOME": str(home), "NORMKATA_LANG": "en"}) as service:
         yield service

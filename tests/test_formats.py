@@ -26,8 +26,9 @@ HINT = "Use x * rsqrt(mean(x_sq) + eps)"
 def a_result(lang: str = "en") -> GradeResult:
     cases = [
         CaseResult("weight parameter and state dict", Category.STATE, Status.PASSED),
-        CaseResult("forward [2x5x8-cpu]", Category.FORWARD, Status.FAILED, EPS_MESSAGE, "rms-eps-outside-sqrt"),
-        CaseResult("forward [3x16-cpu]", Category.FORWARD, Status.ERROR, HOSTILE),
+        CaseResult("forward [2x5x8-cpu]", Category.FORWARD, Status.FAILED, EPS_MESSAGE, "rms-eps-outside-sqrt",
+                   EPS_CALL),
+        CaseResult("forward [3x16-cpu]", Category.FORWARD, Status.ERROR, HOSTILE, call="RMSNorm(16) in forward"),
         CaseResult("forward [2x5x8-cuda]", Category.CUDA, Status.SKIPPED, "CUDA is not available on this machine"),
         CaseResult("uses no forbidden API", Category.INTEGRITY, Status.PASSED),
         CaseResult("leaves torch's global defaults alone", Category.INTEGRITY, Status.FAILED,

@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import click
 import pytest
 
 from normkata.classroom import batch
 from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, Status
+from normkata.grading.errors import GraderError
 from tests.conftest import invoke
 
 GRADING = Path(__file__).parent / "grading"
@@ -35,13 +35,12 @@ class FakeGrader:
     def __init__(self) -> None:
         self.graded: list[str] = []
 
-    def __call__(self, kata_id: str, file: Path, *, device: str, timeout: float, seed: int | None,
-                 lang: str) -> GradeResult:  # fmt: skip
+    def grade(self, kata_id: str, file: Path, *, timeout: float, lang: str) -> GradeResult:
         text = file.read_text()
         assert file.name == "rmsnorm.py" and [p.name for p in file.parent.iterdir()] == ["rmsnorm.py"]
         self.graded.append(text.split()[1])
         if "grader-error" in text:
-            raise click.ClickException("the grader failed: worker vanished")
+            raise GraderError("the grader failed: worker vanished")
         if "crash" in text:
             raise RuntimeError("unexpected\nfailure")
         ok = "pass" in text
@@ -132,7 +131,7 @@ def test_a_rerun_grades_only_what_changed(runner, fake, tmp_path: Path) -> None:
 def test_a_grader_that_does_not_start_is_every_row_not_a_hang(runner, tmp_path: Path, monkeypatch) -> None:
     @contextmanager
     def job_grader() -> Iterator[FakeGrader]:
-        raise click.ClickException("the grading service did not start: no torch")
+        raise GraderError("the grading service did not start: no torch")
         yield FakeGrader()
 
     monkeypatch.setattr(batch, "job_grader", job_grader)

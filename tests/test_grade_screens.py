@@ -51,3 +51,19 @@ def test_solution_has_a_heading_and_after_a_pass_a_diff(runner, isolated_home: P
     assert "Reference solution: rmsnorm (RMSNorm from scratch)" in result.stdout
     assert "against the reference: - yours, + reference" in result.stdout
     assert "+++ reference" in result.stdout
+
+
+def test_a_grade_without_a_verdict_is_one_line_and_exit_2(runner, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from normkata.grading import client
+    from normkata.grading.errors import GraderError
+
+    def no_verdict(*args: object, **options: object) -> None:
+        raise GraderError("the grader failed: the worker vanished")
+
+    monkeypatch.setattr(client, "grade_once", no_verdict)
+    learner = tmp_path / "rmsnorm.py"
+    learner.write_text("x = 1\n")
+    result = invoke(runner, ["grade", "rmsnorm", "--file", str(learner)])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "Error: the grader failed: the worker vanished"

@@ -17,32 +17,30 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
-
-import click
+from typing import TYPE_CHECKING
 
 from normkata.classroom.gradebook import Row
 from normkata.classroom.outfolder import OutFolder
 from normkata.classroom.submissions import Submission
-from normkata.grading.contract import GradeResult
+from normkata.errors import InputError
+from normkata.grading.contract import CASE_TIMEOUT_S, GradeResult
+from normkata.grading.errors import GraderError
 from normkata.grading.source import SourceError, write_snapshot
 from normkata.grading.text import escape_name
 from normkata.katas import Kata
 
-
-class Grader(Protocol):
-    def __call__(self, kata_id: str, file: Path, *, device: str, timeout: float, seed: int | None,
-                 lang: str) -> GradeResult: ...  # fmt: skip
+if TYPE_CHECKING:
+    from normkata.grading.client import Grader
 
 
 @contextmanager
 def job_grader() -> Iterator[Grader]:
-    """The grader one parallel job uses for all its submissions: a warm grading service (torch,
-    pytest and the suite loaded once), each submission still in a fresh confined worker."""
-    from normkata.grading.service import GradingService
+    """The grader one parallel job uses for all its submissions: a warm runner (torch, pytest and
+    the suite loaded once), each submission still in a fresh confined worker."""
+    from normkata.grading.client import Grader
 
-    with GradingService() as service:
-        yield service.grade
+    with Grader() as grader:
+        yield grader
 
 
 @dataclass
@@ -54,7 +52,7 @@ class Outcome:
 
 
 def grade_all(kata: Kata, submissions: list[Submission], out: Path, *, jobs: int, force: bool, lang: str,
-              timeout: float = 10.0, on_done: Callable[[Outcome], None] = lambda _: None,
+              timeout: float = CASE_TIMEOUT_S, on_done: Callable[[Outcome], None] = lambda _: None,
               class_folder: Path | None = None) -> list[Outcome]:  # fmt: skip
     """Grade `submissions` with `jobs` parallel graders; the gradebook is written even after Ctrl-C.
     `class_folder` (default: the folder of the first submission) is where `out` may not be."""
@@ -150,7 +148,7 @@ def _drain(todo: queue.Queue[Submission], done: queue.Queue[Outcome], error: str
 
 
 def _describe(exc: Exception) -> str:
-    return exc.format_message() if isinstance(exc, click.ClickException) else f"{type(exc).__name__}: {exc}"
+    return str(exc) if isinstance(exc, (GraderError, InputError)) else f"{type(exc).__name__}: {exc}"
 
 
 def _grade_one(grader: Grader, kata: Kata, submission: Submission, timeout: float, lang: str) -> Outcome:
@@ -162,7 +160,7 @@ def _grade_one(grader: Grader, kata: Kata, submission: Submission, timeout: floa
         digest = snapshot.digest
         with tempfile.TemporaryDirectory(prefix="normkata-class-") as private:
             file = write_snapshot(snapshot, private, kata.file)
-            result = grader(kata.id, Path(file), device="auto", timeout=timeout, seed=None, lang=lang)
+            result = grader.grade(kata.id, Path(file), timeout=timeout, lang=lang)
     except Exception as exc:  # one submission's failure is its row, never the batch's
         return Outcome(submission, Row.failed(submission.name, digest, _describe(exc)), None)
     result.file = escape_name(str(submission.file))

@@ -37,7 +37,8 @@ class Row:
 
     @classmethod
     def graded(cls, submission: str, digest: str, result: GradeResult) -> Row:
-        return cls(submission, str(result.passed).lower(), str(result.score), str(result.max_score),
+        verdict = result.verdict
+        return cls(submission, str(verdict.passed).lower(), str(verdict.score), str(verdict.max_score),
                    ";".join(d.id for d in result.diagnosis), f"{result.duration_s:.3f}", str(result.seed),
                    digest)  # fmt: skip
 

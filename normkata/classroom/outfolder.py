@@ -26,6 +26,7 @@ from pathlib import Path
 from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Row, gradebook_text, report_name, report_text
 from normkata.errors import InputError
 from normkata.grading.contract import GradeResult
+from normkata.grading.wire import from_wire
 from normkata.paths import state_dir
 
 MANIFEST = ".normkata-manifest.json"
@@ -152,7 +153,7 @@ class OutFolder:
                 os.close(reports)
             if not hmac.compare_digest(entry.tag, self._entry_tag(name, digest, data)):
                 return None
-            result = GradeResult.from_json(json.loads(data))
+            result = from_wire(GradeResult, json.loads(data))
         except (OSError, ValueError, KeyError, TypeError):
             return None
         self.entries[name] = entry

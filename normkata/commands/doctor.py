@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from normkata.options import current_lang, lang_option
+from normkata.options import current_lang, device_option, lang_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
-              help="Where the katas are graded: auto is the GPU when there is one, else the CPU.")  # fmt: skip
+@device_option("Where the katas are graded: auto is the GPU when there is one, else the CPU.")
 @click.option("--kata", "only", multiple=True, help="Grade only these katas (repeatable).")
 @click.option("--no-katas", is_flag=True, help="Skip grading the katas (the quick checks only).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fields in the README).")

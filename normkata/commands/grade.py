@@ -9,7 +9,7 @@ import click
 
 from normkata.commands.kata import open_kata_log, workspace
 from normkata.errors import InputError
-from normkata.options import current_lang, lang_option
+from normkata.options import current_lang, device_option, lang_option, timeout_option
 
 
 @click.command()
@@ -20,10 +20,8 @@ from normkata.options import current_lang, lang_option
     type=click.Path(dir_okay=False, path_type=Path),
     help="Grade this file instead of the workspace's.",
 )
-@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
-              help="auto runs the CUDA cases when a GPU is present.")  # fmt: skip
-@click.option("--timeout", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
-              help="Seconds any single case may take.")  # fmt: skip
+@device_option()
+@timeout_option
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Draw the inputs from this seed (default: a fresh one, shown in the result).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
@@ -66,7 +64,7 @@ def grade(
       normkata grade layernorm --all              # every failing case
     """
     from normkata.grading import formats, report
-    from normkata.grading.client import list_cases, run_grader
+    from normkata.grading.client import grade_once, list_cases
     from normkata.i18n import t
     from normkata.katas import get_kata
     from normkata.ui import make_console
@@ -90,20 +88,21 @@ def grade(
     check_source(target)  # a link, a special or an oversized file: one line, exit 2, nothing run
     console = make_console(quiet=as_json)
     with console.status(t("grade.running", lang, kata=chosen.id)):
-        result = run_grader(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang,
+        result = grade_once(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang,
                             select=list(select))  # fmt: skip
+    shown = result.to_json()
     notes = []
     if not select:  # a run of some cases says nothing about the kata as a whole
         from normkata.kata_loop import after_attempt
 
-        log.attempt(chosen.id, result.file, result.to_json(), device)  # the name as the runner escaped it
-        notes = after_attempt(log.store, chosen.id, result.to_json(), lang)
+        log.attempt(chosen.id, result.file, shown, device)  # the name as the runner escaped it
+        notes = after_attempt(log.store, chosen.id, shown, lang)
     if fmt:
         path = output or Path(formats.DEFAULT_FILES[fmt])
         formats.write(fmt, path, result)
         console.print(f"[muted]{t('grade.written', lang, path=path)}[/]")
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(shown, ensure_ascii=False, indent=2))
     else:
         report.render(console, result, every_failure=every_failure)
         from rich.markup import escape

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from normkata.errors import InputError
-from normkata.options import current_lang, lang_option
+from normkata.options import current_lang, device_option, lang_option, timeout_option
 
 
 @click.command()
@@ -16,10 +16,8 @@ from normkata.options import current_lang, lang_option
               help="Watch this file instead of the workspace's.")  # fmt: skip
 @click.option("--manual", is_flag=True, help="Re-grade only when you press r (filesystems without change events).")
 @click.option("--jsonl", is_flag=True, help="Print each grade as one JSON line (the grade --json object).")
-@click.option("--device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
-              help="auto runs the CUDA cases when a GPU is present.")  # fmt: skip
-@click.option("--timeout", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
-              help="Seconds any single case may take.")  # fmt: skip
+@device_option()
+@timeout_option
 @lang_option
 def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device: str, timeout: float,
           lang: str | None) -> None:  # fmt: skip
@@ -37,7 +35,7 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
       normkata watch rmsnorm --jsonl         # one JSON object per grade, for editors
     """
     from normkata.commands.kata import open_kata_log, workspace
-    from normkata.grading.service import GradingService
+    from normkata.grading.client import Grader
     from normkata.i18n import t
     from normkata.katas import get_kata
     from normkata.ui import make_console
@@ -55,13 +53,13 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
     # With --jsonl, standard output carries the JSON lines only: everything else goes to stderr.
     console = make_console(stderr=jsonl)
     settings = WatchSettings(lang, device, timeout, jsonl, manual)
-    service = GradingService()
+    grader = Grader()
     try:
         with console.status(t("watch.starting", lang)):
-            service.start()
-        Watcher(chosen, target.resolve(), settings, log, console, service, workspace()).run()
+            grader.start()
+        Watcher(chosen, target.resolve(), settings, log, console, grader, workspace()).run()
     except KeyboardInterrupt:
         pass
     finally:
-        service.close()
+        grader.close()
     console.print(f"[muted]{t('watch.stopped', lang)}[/]")

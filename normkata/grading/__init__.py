@@ -1,7 +1,9 @@
 """Grading katas: an untrusted worker runs the learner's code; a trusted pytest run judges it.
 
-    normkata grade (CLI, no torch) ── runner (trusted: pytest, references, verdicts)
-                                          └── worker (untrusted: imports the learner's file)
+    client.Grader (CLI, no torch) ──JSON lines── runner (trusted: pytest, references, verdicts)
+                                                    └── worker (untrusted: imports the learner's file)
+
+What crosses each pipe is defined in contract.py and converted by wire.py.
 
 The worker only ever returns tensors and plain values, loaded with torch.load(weights_only=True);
 nothing it does can reach the comparison or the verdict.

@@ -305,6 +305,55 @@ class RunReply:
     failure: Failure | None = None
 
 
+# -- CLI → runner: the request and its defaults ------------------------------------------------
+
+#: Seconds any single case may take (grade --timeout, watch --timeout, grade-all).
+CASE_TIMEOUT_S = 10.0
+#: Where the cases run: auto (the default) runs the CUDA cases when a GPU is present.
+DEVICES = ("auto", "cpu", "cuda")
+#: The whole grade may take this many times the per-case timeout, and at most this long.
+BUDGET_CASES, BUDGET_CEILING_S = 6, 300.0
+#: How long a client waits for a runner beyond the grade's budget before it stops it. The runner
+#: keeps the budget itself; this margin only stops a runner that hangs, so erring long costs time
+#: only when something is already broken, while erring short loses a verdict. It covers what the
+#: budget does not count: a cold runner's start on a loaded machine (a one-off grade, a class
+#: graded with every core busy), the final check of the grader's files and the clean-up.
+RUNNER_MARGIN_S = 120.0
+
+
+@dataclass
+class GradeRequest:
+    """One grade: what `grade`, `watch`, `grade-all`, `doctor` and the tests ask the runner for."""
+
+    kata: str
+    file: str  # absolute, not resolved: a link is refused by the runner, never swapped for its target
+    device: str = DEVICES[0]
+    timeout: float = CASE_TIMEOUT_S  # seconds per case
+    seed: int | None = None
+    lang: str = "en"
+    budget: float | None = None  # seconds for the whole grade (default: from the timeout)
+    select: list[str] = field(default_factory=list)  # case-name patterns (`grade -k`)
+
+    @property
+    def time_budget(self) -> float:
+        """Seconds the runner gives the whole grade."""
+        return self.budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * self.timeout)
+
+    @property
+    def ceiling(self) -> float:
+        """Seconds a client waits for the verdict before it stops the runner."""
+        return self.time_budget + RUNNER_MARGIN_S
+
+
+@dataclass
+class RunnerRequest:
+    """One line to the runner: `warm` (a long conversation starts: import everything, start the
+    zygote), `grade` a file, or `list` a suite's cases (`request.kata` and `request.lang`)."""
+
+    op: str  # warm | grade | list
+    request: GradeRequest | None = None
+
+
 # -- runner → CLI ------------------------------------------------------------------------------
 
 
@@ -315,15 +364,9 @@ class CaseResult:
     status: Status
     message: str = ""
     diagnosis: str | None = None  # a misconception id
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "category": self.category.value, "status": self.status.value,
-                "message": self.message, "diagnosis": self.diagnosis}  # fmt: skip
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> CaseResult:
-        return cls(str(data["name"]), Category(data["category"]), Status(data["status"]), str(data["message"]),
-                   data.get("diagnosis"))  # fmt: skip
+    #: The call the case made, as its message begins ("RMSNorm(8).forward on ... cpu"): what an
+    #: exercism test shows as its code. Not in `grade --json` (SPEC.md lists a case's keys).
+    call: str | None = None
 
 
 @dataclass
@@ -335,13 +378,39 @@ class Diagnosis:
     hint: str
     cases: int
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "hint": self.hint, "cases": self.cases}
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a grade came to, decided once for the report, every format, the gradebook, watch and
+    the store: passed, a rule of the kata broken, how many scored cases failed."""
+
+    passed: bool
+    score: int
+    max_score: int
+    #: Scored cases (run, not a rule) that failed or errored.
+    failed: int
+    #: A rule of the kata (an integrity case) failed: the grade fails whatever the score.
+    rule_broken: bool
+
+    @classmethod
+    def of(cls, cases: list[CaseResult]) -> Verdict:
+        ran = [c for c in cases if c.status is not Status.SKIPPED]
+        scored = [c for c in ran if c.category is not Category.INTEGRITY]
+        score = sum(c.status is Status.PASSED for c in scored)
+        rule_broken = any(c.category is Category.INTEGRITY and c.status in (Status.FAILED, Status.ERROR) for c in ran)
+        passed = bool(scored) and all(c.status is Status.PASSED for c in ran)
+        return cls(passed, score, len(scored), len(scored) - score, rule_broken)
+
+    @property
+    def only_rules(self) -> bool:
+        """Every scored case passed and a rule is broken: the report says so instead of a count."""
+        return self.rule_broken and not self.failed
 
 
 @dataclass
 class GradeResult:
-    """The verdict, in the shape `normkata grade --json` prints (SPEC.md)."""
+    """The verdict: what the runner sends (through `normkata.grading.wire`) and, with the
+    verdict's fields, what `normkata grade --json` prints (SPEC.md)."""
 
     kata: str
     file: str
@@ -354,55 +423,46 @@ class GradeResult:
     lang: str = "en"
 
     @property
+    def verdict(self) -> Verdict:
+        return Verdict.of(self.cases)
+
+    @property
     def counts(self) -> dict[str, int]:
         return {s.value: sum(c.status is s for c in self.cases) for s in Status}
 
     @property
-    def scored(self) -> list[CaseResult]:
-        """Cases that earn a point: run, and not an integrity rule."""
-        return [c for c in self.cases if c.status is not Status.SKIPPED and c.category is not Category.INTEGRITY]
+    def passed(self) -> bool:
+        return self.verdict.passed
 
     @property
     def score(self) -> int:
-        return sum(c.status is Status.PASSED for c in self.scored)
+        return self.verdict.score
 
     @property
     def max_score(self) -> int:
-        return len(self.scored)
-
-    @property
-    def passed(self) -> bool:
-        ran = [c for c in self.cases if c.status is not Status.SKIPPED]
-        return bool(self.scored) and all(c.status is Status.PASSED for c in ran)
+        return self.verdict.max_score
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "kata": self.kata,
-            "file": self.file,
-            "passed": self.passed,
-            "score": self.score,
-            "max_score": self.max_score,
-            "counts": self.counts,
-            "cases": [c.to_json() for c in self.cases],
-            "diagnosis": [d.to_json() for d in self.diagnosis],
-            "seed": self.seed,
-            "sandbox": self.sandbox,
-            "duration_s": self.duration_s,
-            "torch": self.torch,
-            "lang": self.lang,
-        }
+        """The `grade --json` object: the fields as the wire writes them, the verdict after the
+        file (the order SPEC.md shows), and each case without its call."""
+        from normkata.grading.wire import to_wire
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GradeResult:
-        return cls(
-            kata=str(data["kata"]),
-            file=str(data["file"]),
-            cases=[CaseResult.from_json(c) for c in data["cases"]],
-            diagnosis=[Diagnosis(str(d["id"]), str(d["title"]), str(d["hint"]), int(d["cases"]))
-                       for d in data["diagnosis"]],  # fmt: skip
-            seed=int(data["seed"]),
-            sandbox=str(data["sandbox"]),
-            duration_s=float(data["duration_s"]),
-            torch=str(data.get("torch", "")),
-            lang=str(data.get("lang", "en")),
-        )
+        fields = to_wire(self)
+        for case in fields["cases"]:
+            del case["call"]
+        verdict = self.verdict
+        head = {"kata": fields.pop("kata"), "file": fields.pop("file")}
+        return {**head, "passed": verdict.passed, "score": verdict.score, "max_score": verdict.max_score,
+                "counts": self.counts, **fields}  # fmt: skip
+
+
+@dataclass
+class RunnerReply:
+    """One line from the runner: ready (after `warm`), a result, a suite's cases, or no verdict
+    (`code` 2: bad input, such as an unknown kata or a link; 3: the grader failed)."""
+
+    ready: bool = False
+    result: GradeResult | None = None
+    cases: list[tuple[str, str]] = field(default_factory=list)  # (category, case name)
+    error: str = ""
+    code: int = 0

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from normkata.grading.contract import CaseResult, Category, GradeResult, Status
-from normkata.grading.report import text
-from normkata.grading.text import sanitize
+from normkata.grading.report import text, verdict_line
+from normkata.grading.text import after_call, sanitize
 
 #: The formats `normkata grade --format` writes, and the file each writes by default.
 DEFAULT_FILES = {"gradescope": "results.json", "junit": "junit.xml", "exercism": "results.json"}
@@ -26,8 +26,6 @@ EXERCISM_TRUNCATED = "Output was truncated. Please limit to 500 chars"
 _NOT_XML = re.compile("[\ufffe\uffff]")
 # Characters Markdown would read as formatting in a failure message (`num_batches_tracked`).
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>#|])")
-# The call a message starts with: `RMSNorm(8, eps=1e-05).forward on ... cpu:` or `RMSNorm(8) in forward:`.
-_CALL = re.compile(r"^([A-Za-z_]\w*\(.*?)[:：]\s*")
 
 
 def write(fmt: str, path: Path, result: GradeResult) -> None:
@@ -57,17 +55,6 @@ def _hint_for(result: GradeResult, case: CaseResult) -> str | None:
     return text("hint", result.lang, hint=named.hint) if named else None
 
 
-def _verdict(result: GradeResult) -> str:
-    """The report's closing line: passed, a rule broken, or how many cases failed."""
-    if result.passed:
-        return text("pass", result.lang, score=result.score, max=result.max_score)
-    failures = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
-    if failures and all(c.category is Category.INTEGRITY for c in failures):
-        return text("rule_fail", result.lang)
-    bad = sum(c.status is not Status.PASSED for c in result.scored)
-    return text("fail", result.lang, bad=bad, max=result.max_score)
-
-
 # -- Gradescope ------------------------------------------------------------------------------
 
 
@@ -79,7 +66,8 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
     """Gradescope's results.json: one point per scored case; rules and skipped cases shown
     without points (informational), so nothing the report says is lost."""
     lang = result.lang
-    lines = [f"**normkata {_md(result.kata)}** · {_md(_verdict(result))}"]
+    verdict = result.verdict
+    lines = [f"**normkata {_md(result.kata)}** · {_md(verdict_line(result))}"]
     for named in sorted(result.diagnosis, key=lambda d: -d.cases):
         lines += ["", f"- {_md(text('named', lang, title=named.title, n=named.cases))}",
                   f"  {_md(text('hint', lang, hint=named.hint))}"]  # fmt: skip
@@ -106,9 +94,8 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
         tests.append(test)
     # A broken rule (torch's own norm called, say) fails the grade: on a platform that adds up
     # points it must cost them too, or copying F.rms_norm would earn full marks.
-    rule_broken = any(c.category is Category.INTEGRITY and c.status is not Status.PASSED for c in result.cases)
     return {
-        "score": 0.0 if rule_broken else float(result.score),
+        "score": 0.0 if verdict.rule_broken else float(verdict.score),
         "execution_time": round(result.duration_s, 3),
         "output": "\n".join(lines),
         "output_format": "md",
@@ -117,8 +104,8 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
         "stdout_visibility": "hidden",
         "extra_data": {
             "kata": result.kata,
-            "passed": result.passed,
-            "max_score": result.max_score,
+            "passed": verdict.passed,
+            "max_score": verdict.max_score,
             "seed": result.seed,
             "sandbox": result.sandbox,
             "misconceptions": [{"id": d.id, "title": d.title, "cases": d.cases} for d in result.diagnosis],
@@ -187,8 +174,8 @@ _EXERCISM_STATUS = {Status.PASSED: "pass", Status.FAILED: "fail", Status.ERROR: 
 def to_exercism(result: GradeResult) -> dict[str, Any]:
     """exercism's test-runner results.json, version 3.
 
-    A test's `test_code` is the call its message starts with, `message` what came back and
-    the named mistake's hint, `output` the grader's full line for it (capped as the interface
+    A test's `test_code` is the case's call, `message` what came back (the line after the call)
+    and the named mistake's hint, `output` the grader's full line for it (capped as the interface
     requires). Skipped cases are left out: the interface has no such status. The status is
     `error` when every case that ran errored (the file did not import).
     """
@@ -198,12 +185,11 @@ def to_exercism(result: GradeResult) -> dict[str, Any]:
             continue
         test: dict[str, Any] = {"name": f"{case.category.label(result.lang)}: {sanitize(case.name, 200)}",
                                 "status": _EXERCISM_STATUS[case.status]}  # fmt: skip
-        line = sanitize(case.message)
-        call = _CALL.match(line)
+        line, call = sanitize(case.message), case.call and sanitize(case.call)
         if call:
-            test["test_code"] = call.group(1)
+            test["test_code"] = call
         if case.status is not Status.PASSED:
-            what = line[call.end() :] if call else line
+            what = after_call(line, call)
             test["message"] = "\n".join(part for part in (what, _hint_for(result, case)) if part)
             test["output"] = _capped(line)
         tests.append(test)

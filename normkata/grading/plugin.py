@@ -9,7 +9,16 @@ import pytest
 
 from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say
 from normkata.grading.contract import CaseResult, Category, Status
-from normkata.grading.proxy import Submission, TimeBudgetUsed
+from normkata.grading.proxy import BUDGET_USED, Submission, TimeBudgetUsed
+from normkata.grading.text import call_of
+
+#: The markers a suite may use, registered by the plugin that reads them.
+MARKERS = ("category(name): the report category of a case (normkata.grading.contract.Category)",)
+
+
+def _register_markers(config: pytest.Config) -> None:
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
 
 
 class SuiteError(Exception):
@@ -35,6 +44,9 @@ class GradingPlugin:
         self._current = misconception
         known, count = self.diagnoses.get(misconception.id, (misconception, 0))
         self.diagnoses[misconception.id] = (known, count + 1)
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        _register_markers(config)
 
     @pytest.fixture
     def harness(self, request: pytest.FixtureRequest) -> Harness:
@@ -71,7 +83,8 @@ class GradingPlugin:
     def _add(self, item: pytest.Item, status: Status, message: str) -> None:
         diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
-        self.results.append(CaseResult(_case_name(item, self.lang), _category(item), status, message, diagnosis))
+        self.results.append(CaseResult(_case_name(item, self.lang), _category(item), status, message, diagnosis,
+                                       call_of(message)))  # fmt: skip
 
 
 class CaseLister:
@@ -81,6 +94,9 @@ class CaseLister:
         self.lang = lang
         self.cases: list[tuple[Category, str]] = []
         self.suite_errors: list[str] = []
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        _register_markers(config)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for item in items:
@@ -135,8 +151,7 @@ def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str]:
     if isinstance(exc, CaseFailure):
         return Status.FAILED, str(exc)
     if isinstance(exc, TimeBudgetUsed):
-        return Status.ERROR, say("stopped: the time budget for this grade is used up",
-                                 "已停止：本次评测的时间预算已用完")
+        return Status.ERROR, say(*BUDGET_USED)
     if isinstance(exc, LearnerError):
         return Status.ERROR, str(exc)
     if call.excinfo.errisinstance(pytest.skip.Exception):

@@ -53,7 +53,8 @@ class TimeBudgetUsed(SubmissionError):
     """The whole grade's time budget is spent: the remaining cases are not run."""
 
 
-_BUDGET_USED = ("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
+#: What a case stopped by the spent budget says (en, zh).
+BUDGET_USED = ("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
 
 
 class _Tail:
@@ -195,7 +196,7 @@ class Submission:
     def _case_timeout(self, timeout: float | None = None) -> float:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise TimeBudgetUsed(*_BUDGET_USED)
+            raise TimeBudgetUsed(*BUDGET_USED)
         return min(self.timeout if timeout is None else timeout, left)
 
     def load(self) -> LoadReply:
@@ -212,7 +213,7 @@ class Submission:
             self.worker.kill()
             self.worker = None
             # Cut short by the budget rather than by its own time-out: say so.
-            message = _BUDGET_USED[0] if time.monotonic() >= self.deadline else str(exc)
+            message = BUDGET_USED[0] if time.monotonic() >= self.deadline else str(exc)
             return LoadReply(False, failure=Failure("Crash", message, 0, "import"))
 
     def run(self, program: Program) -> RunReply:

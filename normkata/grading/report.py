@@ -107,13 +107,18 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
         reasons = Counter(c.message for c in skipped)
         note = "; ".join(f"{n} {reason}" for reason, n in reasons.items())
         console.print(f"[muted]{escape(text('skipped_note', lang, text=note))}[/]")
-    if result.passed:
-        console.print(f"[kata.pass]{text('pass', lang, score=result.score, max=result.max_score)}[/]")
-    elif failures and all(c.category is Category.INTEGRITY for c in failures):
-        console.print(f"[kata.fail]{text('rule_fail', lang)}[/]")
-    else:
-        bad = sum(1 for c in result.scored if c.status is not Status.PASSED)
-        console.print(f"[kata.fail]{text('fail', lang, bad=bad, max=result.max_score)}[/]")
+    console.print(f"[{'kata.pass' if result.passed else 'kata.fail'}]{verdict_line(result)}[/]")
+
+
+def verdict_line(result: GradeResult) -> str:
+    """The report's closing line (and every format's summary): passed, a rule broken, or how
+    many cases failed."""
+    verdict = result.verdict
+    if verdict.passed:
+        return text("pass", result.lang, score=verdict.score, max=verdict.max_score)
+    if verdict.only_rules:
+        return text("rule_fail", result.lang)
+    return text("fail", result.lang, bad=verdict.failed, max=verdict.max_score)
 
 
 def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> None:

@@ -1,15 +1,19 @@
 """The trusted grading process: start the worker, run the hidden suite, report the verdict.
 
-Run as `python -m normkata.grading.runner KATA FILE [--device D] [--timeout S] [--seed N]
-[--lang L] [--budget S]`. It prints one `GradeResult` as JSON on its standard output, which
-`normkata grade` reads through a pipe: no file the worker could find or rewrite. Exit code 2
-means bad usage. Nothing the worker does reaches this process except replies that are checked
-field by field.
+Run as `python -m normkata.grading.runner` by `normkata.grading.client.Grader`. It reads one
+`RunnerRequest` per line on standard input and answers each with one `RunnerReply` line on
+standard output (JSON, through `normkata.grading.wire`): no file the worker could find or
+rewrite. A one-off `normkata grade` is a conversation of one request, each worker spawned cold;
+`watch`, `grade-all`, `doctor` and the tests hold a long one that starts with `warm`: torch,
+pytest and the grading code stay imported, and a zygote (normkata.grading.launch) forks each
+submission a fresh, confined worker in tens of milliseconds. Nothing of one submission reaches
+the next: each has its own worker, scratch folder and pytest session, and the same integrity
+checks. Nothing the worker does reaches this process except replies that are checked field by
+field.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import contextlib
 import hashlib
@@ -22,82 +26,96 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
-from normkata.errors import InputError
-from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, LoadReply, LoadRequest, Status
+from normkata.errors import CUDA_MISSING, InputError
+from normkata.grading.contract import (
+    CaseResult,
+    Category,
+    Diagnosis,
+    GradeRequest,
+    GradeResult,
+    LoadReply,
+    LoadRequest,
+    RunnerReply,
+    RunnerRequest,
+    Status,
+)
+from normkata.grading.errors import CODE_INPUT, CODE_NO_VERDICT, GraderError
 from normkata.grading.launch import Launcher, SpawnLauncher
 from normkata.grading.source import read_source
 from normkata.grading.text import escape_name, sanitize
+from normkata.grading.wire import WireError, from_wire, to_wire
 from normkata.katas import Kata, get_kata
 from normkata.paths import katas_dir, quizzes_dir, solutions_dir, state_dir
 
 if TYPE_CHECKING:
     from normkata.grading.proxy import Submission
 
-_INI = "[pytest]\nmarkers =\n    category(name): the report category of a case\n"
-#: The whole grade may take this many times the per-case timeout, and at most this long.
-BUDGET_CASES, BUDGET_CEILING_S = 6, 300.0
-EXIT_USAGE = 2
+#: What a runner reports when the hidden suite itself is at fault (no verdict).
+_SUITE_BROKEN = "the hidden suite breaks the grading contract: "
 
 
-@dataclass
-class GradeRequest:
-    """One grade: what the CLI, the grading service and `grade-all` ask the runner for."""
-
-    kata: str
-    file: str
-    device: str = "auto"  # auto | cpu | cuda
-    timeout: float = 10.0  # seconds per case
-    seed: int | None = None
-    lang: str = "en"
-    budget: float | None = None  # seconds for the whole grade
-    select: list[str] = field(default_factory=list)  # case-name patterns (`grade -k`)
-
-
-class RunnerError(Exception):
-    """No verdict: bad usage (code 2) or the grader's own integrity at stake (code 3)."""
-
-    def __init__(self, message: str, code: int = 3) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="normkata.grading.runner")
-    parser.add_argument("kata")
-    parser.add_argument("file", type=Path, nargs="?")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    parser.add_argument("--timeout", type=float, default=10.0)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--lang", choices=("en", "zh"), default="en")
-    parser.add_argument("--budget", type=float, default=None, help="seconds for the whole grade")
-    parser.add_argument("-k", dest="select", action="append", default=[], help="run cases matching this")
-    parser.add_argument("--list", action="store_true", help="print the suite's cases as JSON, run nothing")
-    args = parser.parse_args(argv)
+def main() -> int:
     harden()
-    if args.list or args.file is None:
-        try:
-            sys.stdout.write(json.dumps(list_cases(args.kata, args.lang), ensure_ascii=False))
-        except (RunnerError, InputError) as error:
-            print(error, file=sys.stderr)
-            return error.code if isinstance(error, RunnerError) else EXIT_USAGE
-        return 0
-    request = GradeRequest(args.kata, str(args.file), args.device, args.timeout, args.seed, args.lang, args.budget,
-                           args.select)  # fmt: skip
-    try:
-        result = grade(request, SpawnLauncher())
-    except RunnerError as error:
-        print(error, file=sys.stderr)
-        return error.code
-    except InputError as error:  # an unknown or broken kata
-        print(error, file=sys.stderr)
-        return EXIT_USAGE
-    sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False))
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    # Our own prints (pytest's, torch's warnings) must never mix with the replies.
+    sys.stdout = sys.stderr
+    conversation = Conversation()
+    for line in sys.stdin:
+        if line.strip():
+            _write(replies, conversation.answer(line))
     return 0
+
+
+def _write(stream: IO[str], reply: RunnerReply) -> None:
+    stream.write(json.dumps(to_wire(reply), ensure_ascii=False) + "\n")
+    stream.flush()
+
+
+class Conversation:
+    """The runner's side of one client: workers spawned cold until a `warm` asks for a zygote."""
+
+    def __init__(self) -> None:
+        self.launcher: Launcher = SpawnLauncher()
+
+    def answer(self, line: str) -> RunnerReply:
+        try:
+            asked = from_wire(RunnerRequest, json.loads(line))
+        except (ValueError, TypeError) as error:  # WireError is a ValueError
+            return RunnerReply(error=f"unreadable request: {error}", code=CODE_INPUT)
+        try:
+            if asked.op == "warm":
+                self.warm()
+                return RunnerReply(ready=True)
+            if asked.request is None:
+                raise WireError(f"{asked.op}: no request")
+            if asked.op == "grade":
+                return RunnerReply(result=grade(asked.request, self.launcher))
+            if asked.op == "list":
+                return RunnerReply(cases=list_cases(asked.request.kata, asked.request.lang))
+            raise WireError(f"unknown op {asked.op!r}")
+        except (InputError, WireError) as error:  # an unknown or broken kata, a link, -k matching nothing
+            return RunnerReply(error=str(error), code=CODE_INPUT)
+        except GraderError as error:
+            return RunnerReply(error=str(error), code=CODE_NO_VERDICT)
+
+    def warm(self) -> None:
+        """Import what a grade needs now and start the zygote, so the first grade is as fast as the next."""
+        from normkata.grading.launch import ZygoteLauncher
+        from normkata.threads import configure_threads
+
+        if isinstance(self.launcher, ZygoteLauncher):
+            return
+        configure_threads("grading")
+        self.launcher = ZygoteLauncher()
+        import pytest  # noqa: F401
+        import torch  # noqa: F401
+        import torch.fx.experimental.symbolic_shapes  # noqa: F401  # what backward(gradient) loads lazily
+
+        from normkata.grading import checks, plugin  # noqa: F401
 
 
 def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
@@ -113,7 +131,7 @@ def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
     file = Path(os.path.abspath(request.file))
     source = read_source(file).decode("utf-8", "replace")
     seed = request.seed if request.seed is not None else random.SystemRandom().randrange(1, 2**31)
-    budget = request.budget or min(BUDGET_CEILING_S, 60 + BUDGET_CASES * request.timeout)
+    budget = request.time_budget
     protected = [str(p) for p in (katas_dir(), solutions_dir(), quizzes_dir(), Path(__file__).resolve().parents[1])]
     with contextlib.suppress(Exception):  # no home to find: nothing of the store to protect
         protected.append(str(state_dir()))
@@ -129,7 +147,7 @@ def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
             import torch
 
             if request.device == "cuda" and not torch.cuda.is_available():
-                raise RunnerError("--device cuda: CUDA is not available on this machine", EXIT_USAGE)
+                raise InputError(CUDA_MISSING)
             import pytest  # noqa: F401  # imported before the snapshot, so it covers all grading code
 
             from normkata.grading import checks, plugin  # noqa: F401
@@ -168,7 +186,7 @@ class _TrustedCopy:
         changed = [p for p, h in {**self.hashes, **self.copies}.items() if not p.exists() or _sha256(p) != h]
         if changed:
             names = ", ".join(p.name for p in changed)
-            raise RunnerError(f"the grader's own files changed during grading ({names}): no verdict")
+            raise GraderError(f"the grader's own files changed during grading ({names}): no verdict")
 
 
 def _grading_modules() -> list[Path]:
@@ -211,11 +229,11 @@ def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted:
     plugin = GradingPlugin(submission, request.device, torch.cuda.is_available(), request.lang, request.select)
     _run_pytest(trusted.suite, plugin)
     if request.select and not plugin.results:
-        raise RunnerError(checks.say("-k {patterns}: no case of {kata} matches (grade --list shows them)",
-                                     "-k {patterns}：{kata} 没有匹配的用例（grade --list 可列出全部用例）",
-                                     patterns=" ".join(request.select), kata=kata.id), EXIT_USAGE)  # fmt: skip
+        raise InputError(checks.say("-k {patterns}: no case of {kata} matches (grade --list shows them)",
+                                    "-k {patterns}：{kata} 没有匹配的用例（grade --list 可列出全部用例）",
+                                    patterns=" ".join(request.select), kata=kata.id))  # fmt: skip
     if plugin.suite_errors:
-        raise RunnerError("the hidden suite breaks the grading contract: " + "; ".join(plugin.suite_errors[:3]))
+        raise GraderError(_SUITE_BROKEN + "; ".join(plugin.suite_errors[:3]))
     cases = [*plugin.results, _forbidden_case(kata, file, source, sorted(submission.forbidden_seen)),
              _global_case(loaded.global_changes)]  # fmt: skip
     diagnosis = [Diagnosis(m.id, m.title(request.lang), m.hint(request.lang), n) for m, n in plugin.diagnoses.values()]
@@ -226,11 +244,10 @@ def _run_pytest(suite: Path, plugin: object, *extra: str) -> None:
     import pytest
 
     with tempfile.TemporaryDirectory() as scratch:
-        ini = Path(scratch) / "pytest.ini"
-        ini.write_text(_INI, encoding="utf-8")
         pytest_args = [
+            # No configuration file is looked for: the plugin registers the markers it reads.
             str(suite),
-            "-c", str(ini), "--rootdir", scratch, "--noconftest", "--import-mode=importlib",
+            "-c", os.devnull, "--rootdir", scratch, "--noconftest", "--import-mode=importlib",
             "-p", "no:cacheprovider", "-q", "-o", "addopts=",
             # Suites raise CaseFailure with their own messages: no assert rewriting and no
             # source-parsing tracebacks needed, and these plugins only cost start-up time here.
@@ -253,7 +270,7 @@ def list_cases(kata_id: str, lang: str) -> list[tuple[str, str]]:
     lister = CaseLister(lang)
     _run_pytest(kata.suite, lister, "--collect-only")
     if lister.suite_errors:
-        raise RunnerError("the hidden suite breaks the grading contract: " + "; ".join(lister.suite_errors[:3]))
+        raise GraderError(_SUITE_BROKEN + "; ".join(lister.suite_errors[:3]))
     return [(category.value, name) for category, name in lister.cases]
 
 
@@ -358,6 +375,7 @@ def _sanitize(result: GradeResult) -> None:
     result.file = escape_name(result.file)  # a name that is not UTF-8 could not be written as JSON
     for case in result.cases:
         case.name, case.message = sanitize(case.name, 200), sanitize(case.message)
+        case.call = case.call and sanitize(case.call, 200)
 
 
 def harden() -> None:
@@ -371,6 +389,5 @@ def harden() -> None:
 
 if __name__ == "__main__":
     code = main()
-    sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(code)  # the verdict is written; skip torch's slow interpreter teardown
+    os._exit(code)  # every reply is written; skip torch's slow interpreter teardown

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from normkata.grading.client import Grader
 from normkata.grading.contract import Status
 from normkata.grading.fixtures import Fixture, grading_tests_dir, kata_fixtures, misconception_ids
-from normkata.grading.service import GradingService
 from normkata.katas import Kata
 
 #: Inputs every deep check draws: the same run twice gives the same answer.
@@ -48,13 +48,13 @@ def deep_check(katas: list[Kata], advance: Callable[[str], None]) -> tuple[list[
     """Problems found, and whether fixtures were available (a source checkout has them)."""
     problems: list[Problem] = []
     # One warm grader for every file: each still gets a fresh confined worker.
-    with tempfile.TemporaryDirectory(prefix="normkata-deep-") as scratch, GradingService() as service:
+    with tempfile.TemporaryDirectory(prefix="normkata-deep-") as scratch, Grader() as service:
         for kata in katas:
             problems += _check_kata(service, kata, Path(scratch) / kata.id, advance)
     return problems, grading_tests_dir() is not None
 
 
-def _grade_source(service: GradingService, kata: Kata, folder: Path, source: str, seed: int = SEED
+def _grade_source(service: Grader, kata: Kata, folder: Path, source: str, seed: int = SEED
                   ) -> tuple[bool, int, set[str], list[str]]:  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
     learner = folder / kata.file
@@ -64,7 +64,7 @@ def _grade_source(service: GradingService, kata: Kata, folder: Path, source: str
     return result.passed, result.score, {d.id for d in result.diagnosis}, messages
 
 
-def _check_kata(service: GradingService, kata: Kata, folder: Path, advance: Callable[[str], None]) -> list[Problem]:
+def _check_kata(service: Grader, kata: Kata, folder: Path, advance: Callable[[str], None]) -> list[Problem]:
     problems: list[Problem] = []
     reference = kata.solution.read_text(encoding="utf-8")
     for seed in _seeds(REFERENCE_SEEDS):

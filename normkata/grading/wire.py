@@ -1,16 +1,21 @@
-"""Dataclasses to and from the plain containers that cross the runner↔worker pipe.
+"""Dataclasses to and from the plain containers that cross every pipe of the grader.
 
-The pipe carries torch.save()d dicts, lists, numbers, strings and tensors only (the runner
-loads them with weights_only=True). `to_wire` flattens a dataclass into those; `from_wire`
-builds the dataclass back and checks every field's type, so a malformed reply from a hostile
-worker is an error, never a half-built object.
+Runner↔worker: torch.save()d dicts, lists, numbers, strings and tensors only (the runner loads
+them with weights_only=True). Client↔runner: JSON lines (a `RunnerRequest`, a `RunnerReply`).
+`to_wire` flattens a dataclass into those (an enum into its value); `from_wire` builds the
+dataclass back and checks every field's type, so a malformed reply from a hostile worker is an
+error, never a half-built object. torch is imported only for dataclasses that name it: the CLI
+reads a verdict without it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import typing
+from collections.abc import Callable
+from enum import Enum
 from functools import cache
 from typing import Any, TypeVar, Union, get_args, get_origin
 
@@ -22,8 +27,14 @@ class WireError(ValueError):
 
 
 def to_wire(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_wire(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    kind: Any = type(value)
+    if kind in _PLAIN:
+        return value
+    names = _field_names(kind)
+    if names is not None:
+        return {name: to_wire(getattr(value, name)) for name in names}
+    if isinstance(value, Enum):
+        return value.value
     if isinstance(value, list):
         return [to_wire(v) for v in value]
     if isinstance(value, tuple):  # kept: a learner's constructor may be handed a tuple shape
@@ -33,16 +44,33 @@ def to_wire(value: Any) -> Any:
     return value
 
 
+#: Types written as they are (exactly these: an enum that is also a str is written as its value).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+@cache
+def _field_names(kind: Any) -> tuple[str, ...] | None:
+    """The fields of a dataclass type, None for any other type (asked once per type: a verdict
+    holds hundreds of values)."""
+    return tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else None
+
+
 def from_wire(cls: type[T], data: Any) -> T:
-    result = _convert(cls, data, cls.__name__)
-    return typing.cast(T, result)
+    kind: Any = cls
+    try:
+        return typing.cast(T, _reader(kind)(data))
+    except WireError as error:
+        raise WireError(f"{cls.__name__}{error}") from None
 
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    import torch  # the contract names torch.Tensor only for type checkers
+    try:
+        return typing.get_type_hints(cls)
+    except NameError:  # the contract names torch.Tensor only for type checkers
+        import torch
 
-    return typing.get_type_hints(cls, localns={"torch": torch})
+        return typing.get_type_hints(cls, localns={"torch": torch})
 
 
 _PRIMED: set[type] = set()
@@ -64,60 +92,154 @@ def prime(*classes: type) -> None:
                     prime(inner)
 
 
-def _convert(kind: Any, data: Any, where: str) -> Any:
-    import torch
+Reader = Callable[[Any], Any]
 
+
+@cache
+def _reader(kind: Any) -> Reader:
+    """A function that reads a value of `kind` (or raises WireError with where, after the root,
+    and why), made once per kind: a verdict holds hundreds of values, read on every grade."""
     if kind is Any:
-        return data
+        return _as_is
     origin = get_origin(kind)
     if origin in (Union, types.UnionType):
-        for option in get_args(kind):
+        return _union(get_args(kind))
+    if kind is type(None):
+        return _none
+    if dataclasses.is_dataclass(kind):
+        return _dataclass(kind)
+    if origin in (list, tuple):
+        return _sequence(_reader((get_args(kind)[:1] or (Any,))[0]), origin)
+    if origin is dict:
+        return _mapping(_reader(get_args(kind)[1]))
+    if kind is float:
+        return _float
+    if kind is int:
+        return _int
+    torch = sys.modules.get("torch")  # a hint that names torch.Tensor has imported it
+    if torch is not None and kind is torch.Tensor:
+        return _exactly(kind, "a plain tensor")
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return _enum(kind)
+    if isinstance(kind, type):
+        return _instance(kind)
+    raise WireError(f": cannot read {kind!r}")
+
+
+def _as_is(data: Any) -> Any:
+    return data
+
+
+def _none(data: Any) -> None:
+    if data is not None:
+        raise WireError(": expected None")
+
+
+def _float(data: Any) -> float:
+    if isinstance(data, bool) or not isinstance(data, (int, float)):
+        raise WireError(": expected a number")
+    return float(data)
+
+
+def _int(data: Any) -> int:
+    if isinstance(data, bool) or not isinstance(data, int):
+        raise WireError(": expected a whole number")
+    return data
+
+
+def _union(options: tuple[Any, ...]) -> Reader:
+    readers = [_reader(option) for option in options]
+    if len(readers) == 2 and _none in readers:  # X | None, the common case
+        other = readers[0] if readers[1] is _none else readers[1]
+        return lambda data: None if data is None else other(data)
+
+    def read(data: Any) -> Any:
+        for reader in readers:
             try:
-                return _convert(option, data, where)
+                return reader(data)
             except WireError:
                 continue
-        raise WireError(f"{where}: unexpected {type(data).__name__}")
-    if kind is type(None):
-        if data is not None:
-            raise WireError(f"{where}: expected None")
-        return None
-    if dataclasses.is_dataclass(kind):
+        raise WireError(f": unexpected {type(data).__name__}")
+
+    return read
+
+
+def _dataclass(kind: Any) -> Reader:
+    fields: list[tuple[str, Reader, bool]] = []  # filled on first use: a dataclass may contain itself
+
+    def read(data: Any) -> Any:
         if not isinstance(data, dict):
-            raise WireError(f"{where}: expected a mapping")
-        hints = _hints(kind)  # type: ignore[arg-type]
+            raise WireError(": expected a mapping")
+        if not fields:
+            hints, missing = _hints(kind), dataclasses.MISSING
+            fields[:] = [(f.name, _reader(hints[f.name]), f.default is missing and f.default_factory is missing)
+                         for f in dataclasses.fields(kind)]  # fmt: skip
         values = {}
-        for f in dataclasses.fields(kind):
-            if f.name in data:
-                values[f.name] = _convert(hints[f.name], data[f.name], f"{where}.{f.name}")
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise WireError(f"{where}: missing {f.name}")
-        constructor: Any = kind
-        return constructor(**values)
-    if origin in (list, tuple):
+        for name, reader, required in fields:
+            if name in data:
+                try:
+                    values[name] = reader(data[name])
+                except WireError as error:
+                    raise WireError(f".{name}{error}") from None
+            elif required:
+                raise WireError(f": missing {name}")
+        return kind(**values)
+
+    return read
+
+
+def _sequence(item: Reader, origin: Any) -> Reader:
+    def read(data: Any) -> Any:
         if not isinstance(data, (list, tuple)):
-            raise WireError(f"{where}: expected a list")
-        (item,) = get_args(kind)[:1] or (Any,)
-        converted = [_convert(item, v, f"{where}[]") for v in data]
+            raise WireError(": expected a list")
+        try:
+            converted = [item(v) for v in data]
+        except WireError as error:
+            raise WireError(f"[]{error}") from None
         return converted if origin is list else tuple(converted)
-    if origin is dict:
+
+    return read
+
+
+def _mapping(value: Reader) -> Reader:
+    def read(data: Any) -> Any:
         if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
-            raise WireError(f"{where}: expected a mapping with text keys")
-        _key, value_kind = get_args(kind)
-        return {k: _convert(value_kind, v, f"{where}[{k}]") for k, v in data.items()}
-    if kind is float:
-        if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise WireError(f"{where}: expected a number")
-        return float(data)
-    if kind is int:
-        if isinstance(data, bool) or not isinstance(data, int):
-            raise WireError(f"{where}: expected a whole number")
+            raise WireError(": expected a mapping with text keys")
+        converted = {}
+        for k, v in data.items():
+            try:
+                converted[k] = value(v)
+            except WireError as error:
+                raise WireError(f"[{k}]{error}") from None
+        return converted
+
+    return read
+
+
+def _exactly(kind: type, what: str) -> Reader:
+    def read(data: Any) -> Any:
+        if type(data) is not kind:
+            raise WireError(f": expected {what}")
         return data
-    if kind is torch.Tensor:
-        if type(data) is not torch.Tensor:
-            raise WireError(f"{where}: expected a plain tensor")
-        return data
-    if isinstance(kind, type):
+
+    return read
+
+
+def _enum(kind: type[Enum]) -> Reader:
+    members = {member.value: member for member in kind}
+
+    def read(data: Any) -> Any:
+        if not isinstance(data, (str, int)) or isinstance(data, bool) or data not in members:
+            raise WireError(f": unknown {kind.__name__} {data!r}")
+        return members[data]
+
+    return read
+
+
+def _instance(kind: type) -> Reader:
+    def read(data: Any) -> Any:
         if not isinstance(data, kind):
-            raise WireError(f"{where}: expected {kind.__name__}")
+            raise WireError(f": expected {kind.__name__}")
         return data
-    raise WireError(f"{where}: cannot read {kind!r}")
+
+    return read

@@ -57,10 +57,10 @@ def measure(fn: Callable[[], Any], min_run_time: float, max_run_time: float) -> 
 def grade(kata: str, path: Path, device: str, lang: str) -> tuple[bool | None, str]:
     """(passed, score or why not graded): a fresh grade, since attempts in the store carry no
     content hash to prove they graded this very file."""
-    from normkata.grading.client import run_grader
+    from normkata.grading.client import grade_once
 
     try:
-        result = run_grader(kata, path, device=device, lang=lang)
+        result = grade_once(kata, path, device=device, lang=lang)
     except Exception as exc:  # a grader failure must not stop the bench; the row says so
         return None, f"{type(exc).__name__}: {str(exc)[:80]}"
     return result.passed, f"{result.score}/{result.max_score}"

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from normkata.errors import InputError
+from normkata.errors import CUDA_MISSING, InputError
 
 
 @dataclass
@@ -29,7 +29,7 @@ def resolve_device(choice: str) -> str:
     if choice == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if choice == "cuda" and not torch.cuda.is_available():
-        raise InputError("--device cuda: CUDA is not available on this machine")
+        raise InputError(CUDA_MISSING)
     return choice
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from normkata.grading.client import Grader
 from normkata.grading.contract import GradeResult, Status
 from normkata.grading.fixtures import Fixture, kata_fixtures
 from normkata.grading.report import render
-from normkata.grading.service import GradingService
 from normkata.katas import load_katas
 
 HERE = Path(__file__).parent
@@ -47,7 +47,7 @@ def fixture(kata: str, name: str) -> Fixture:
     return next(f for f in kata_fixtures(kata, HERE) if f.name == name)
 
 
-def grade(service: GradingService, kata: str, source: str, folder: Path, seed: int) -> GradeResult:
+def grade(service: Grader, kata: str, source: str, folder: Path, seed: int) -> GradeResult:
     file = folder / KATAS[kata].file
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(source, encoding="utf-8")
@@ -65,7 +65,7 @@ def correct_styles() -> list[Fixture]:
 
 
 @pytest.mark.parametrize("style", correct_styles(), ids=lambda f: f.id)
-def test_no_mistake_named_without_its_signature(style: Fixture, grading_service: GradingService,
+def test_no_mistake_named_without_its_signature(style: Fixture, grading_service: Grader,
                                                 tmp_path: Path) -> None:  # fmt: skip
     """Every correct style, with all its outputs 0.1% off: it fails, and no misconception is named."""
     source = style.source + SCALED.format(cls=KATAS[style.kata].classes[0])
@@ -79,7 +79,7 @@ def test_no_mistake_named_without_its_signature(style: Fixture, grading_service:
     ("layernorm", "buggy_unbiased_variance", "ln-unbiased-variance"),
 ])  # fmt: skip
 @pytest.mark.parametrize("seed", [7, 1234])
-def test_one_mistake_one_finding(kata: str, name: str, mistake: str, seed: int, grading_service: GradingService,
+def test_one_mistake_one_finding(kata: str, name: str, mistake: str, seed: int, grading_service: Grader,
                                  tmp_path: Path) -> None:  # fmt: skip
     """Every case the mistake fails is attributed to it; the report has no other failure line."""
     result = grade(grading_service, kata, fixture(kata, name).source, tmp_path, seed)
@@ -92,7 +92,7 @@ def test_one_mistake_one_finding(kata: str, name: str, mistake: str, seed: int, 
     assert "no named mistake accounts for" not in text
 
 
-def test_float64_cases_are_not_forward_fp32(grading_service: GradingService, tmp_path: Path) -> None:
+def test_float64_cases_are_not_forward_fp32(grading_service: Grader, tmp_path: Path) -> None:
     kata = "layernorm_backward"
     result = grade(grading_service, kata, KATAS[kata].solution.read_text(encoding="utf-8"), tmp_path, 3)
     float64 = [c for c in result.cases if c.name.startswith("float64")]

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from normkata.grading.client import Grader
 from normkata.grading.fixtures import kata_fixtures
-from normkata.grading.service import GradingService
 from normkata.katas import load_katas
 from normkata.paths import solutions_dir
 
@@ -42,7 +42,7 @@ def correct_files(kata: str) -> list[tuple[str, str, int]]:
 
 
 @pytest.mark.parametrize("kata", list(LEARNER_FILE))
-def test_correct_files_pass_on_every_seed(kata: str, grading_service: GradingService, tmp_path: Path) -> None:
+def test_correct_files_pass_on_every_seed(kata: str, grading_service: Grader, tmp_path: Path) -> None:
     failures = []
     for index, (name, source, count) in enumerate(correct_files(kata)):
         learner_file = tmp_path / str(index) / LEARNER_FILE[kata]

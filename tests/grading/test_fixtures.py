@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from normkata.grading.client import Grader
 from normkata.grading.fixtures import Fixture, from_file, kata_fixtures
-from normkata.grading.service import GradingService
 from normkata.katas import load_katas
 from normkata.paths import katas_dir, solutions_dir
 
@@ -54,7 +54,7 @@ def all_fixtures() -> list[Fixture]:
     return found
 
 
-def grade(service: GradingService, kata: str, file: Path, *, seed: int, timeout: float = 10.0) -> tuple[int, dict]:
+def grade(service: Grader, kata: str, file: Path, *, seed: int, timeout: float = 10.0) -> tuple[int, dict]:
     """The exit code `normkata grade` would give, and its --json object."""
     result = service.grade(kata, file, seed=seed, timeout=timeout)
     return (0 if result.passed else 1), result.to_json()
@@ -65,7 +65,7 @@ def _problems(result: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("fixture", all_fixtures(), ids=lambda f: f.id)
-def test_fixture_verdict(fixture: Fixture, grading_service: GradingService, tmp_path: Path) -> None:
+def test_fixture_verdict(fixture: Fixture, grading_service: Grader, tmp_path: Path) -> None:
     skip_without_extras(fixture.kata)
     name = f"{fixture.name}.py" if fixture.group == "hostile" else LEARNER_FILE[fixture.kata]
     learner_file = tmp_path / name
@@ -95,7 +95,7 @@ def test_enough_fixtures_per_kata() -> None:
 
 
 @pytest.mark.parametrize("kata", KATAS)
-def test_reference_passes_and_starter_scores_zero(kata: str, grading_service: GradingService, tmp_path: Path) -> None:
+def test_reference_passes_and_starter_scores_zero(kata: str, grading_service: Grader, tmp_path: Path) -> None:
     skip_without_extras(kata)
     reference = tmp_path / "reference" / LEARNER_FILE[kata]
     reference.parent.mkdir()

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from normkata.grading.client import Grader
 from normkata.grading.sandbox import descendants
-from normkata.grading.service import GradingService
 from normkata.paths import content_root
 from tests.conftest import Database
 
@@ -86,18 +86,18 @@ def _normkata(installation: Path, args: list[str], env: dict[str, str], cwd: Pat
 
 
 @pytest.fixture(scope="module")
-def service(installation: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[GradingService, Path]]:
+def service(installation: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Grader, Path]]:
     """A grading service running the throwaway copy, with a database and a workspace of its own."""
     home, workspace = tmp_path_factory.mktemp("home"), tmp_path_factory.mktemp("workspace")
     env = {"NORMKATA_HOME": str(home), "NORMKATA_WORKSPACE": str(workspace), "NORMKATA_LANG": "en"}
     assert _normkata(installation, ["kata", "layernorm"], env, tmp_path_factory.mktemp("cwd")).returncode == 0
-    with GradingService(package_parent=installation, env=env) as running:
+    with Grader(package_parent=installation, env=env) as running:
         yield running, home
 
 
 @pytest.mark.parametrize("submission", [p for p in HOSTILE if p.stem not in THROUGH_THE_CLI], ids=lambda p: p.stem)
 def test_hostile_submission_fails_in_the_service_and_harms_nothing(
-    submission: Path, installation: Path, service: tuple[GradingService, Path], tmp_path: Path
+    submission: Path, installation: Path, service: tuple[Grader, Path], tmp_path: Path
 ) -> None:
     grader, home = service
     assert grader.pid is not None
@@ -169,7 +169,7 @@ def _metadata(folder: Path) -> dict[str, tuple[object, ...]]:
     return found
 
 
-def test_metadata_outside_scratch_cannot_change(installation: Path, service: tuple[GradingService, Path],
+def test_metadata_outside_scratch_cannot_change(installation: Path, service: tuple[Grader, Path],
                                                 tmp_path: Path) -> None:  # fmt: skip
     """chmod, chown, utime and setxattr, by path and by descriptor, on the class folder, a
     classmate's file, the installation, the progress store and the workspace: all refused."""
@@ -207,7 +207,7 @@ def _peak_memory(pid: int) -> int:
 
 @pytest.mark.parametrize("submission", PIPE_AND_BUDGET, ids=lambda p: p.stem)
 def test_pipe_and_budget_attacks_end_within_the_budget_and_bounded_memory(
-    submission: Path, installation: Path, service: tuple[GradingService, Path], tmp_path: Path
+    submission: Path, installation: Path, service: tuple[Grader, Path], tmp_path: Path
 ) -> None:
     """A worker that stops reading, a huge or slow-to-decode reply, a submission that burns its
     budget: each grade ends within its budget, the runner stays under 1 GiB, nothing survives."""

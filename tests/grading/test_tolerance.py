@@ -3,6 +3,8 @@ floor, raised to what the case's precision delivers on its own input (docs/gradi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
 from normkata.grading import checks
@@ -77,3 +79,17 @@ def test_constant_groups_cover_fused_scale_and_shift() -> None:
         fused = (x * scale + shift).double()
         tol = achievable(TOLERANCES["float32"], error)
         assert bool(torch.isclose(fused, want[0], rtol=tol.rtol, atol=tol.atol).all()), seed
+
+
+def _documented_tolerances() -> dict[str, tuple[float, float]]:
+    """docs/grading.md's tolerance table: name -> (rtol, atol), read from its markdown rows."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "grading.md").read_text(encoding="utf-8")
+    section = text.split("### Tolerances", 1)[1].split("\n#", 1)[0]
+    rows = [line.strip().strip("|").split("|") for line in section.splitlines() if line.startswith("|")]
+    header, _rule, *body = rows
+    assert [cell.strip() for cell in header[:3]] == ["name", "rtol", "atol"]
+    return {cells[0].strip(): (float(cells[1]), float(cells[2])) for cells in body}
+
+
+def test_the_documented_table_is_the_contracts() -> None:
+    assert _documented_tolerances() == {name: (t.rtol, t.atol) for name, t in TOLERANCES.items()}

@@ -4,7 +4,8 @@ Run: .venv/bin/python tests/grading/realworld/verify_expectations.py [--markdown
 
 Each fixture is imported as a module and put through a battery of checks against torch's own
 modules in float64 (nn.RMSNorm semantics with an explicit eps, F.layer_norm, nn.BatchNorm1d, and
-solutions/prenorm.py for the Pre-Norm kata), with the tolerances of shared/GRADING.md. A `pass`
+solutions/prenorm.py for the Pre-Norm kata), with the tolerances of docs/grading.md (the table
+`normkata.grading.contract.TOLERANCES` holds; written again below, as torch alone). A `pass`
 fixture must clear every check; a `fail` fixture must miss at least one. When the header names a
 diagnosis, the fixture's output must also match the reference run *with that mistake*
 (checked by `DIAGNOSES` below). Not a pytest module: it is slow-ish and prints evidence.
