@@ -20,6 +20,7 @@ from normkata.grading.checks import (
     draw,
     expect_no_autograd,
     invalid_gradient,
+    misconceptions,
     randn,
     say,
 )
@@ -41,49 +42,13 @@ CASE_NAMES_ZH = {
     "backward_uses_no_autograd": "backward 不使用 autograd",
 }
 
-MISSING_MEAN = Misconception(
-    "bnb-missing-mean-term",
-    "the term that flows through the batch mean is missing (no − mean(g))",
-    "漏掉了经过批均值传回的那一项（缺少 − mean(g)）",
-    "μ of a channel depends on every x of that channel in the batch: its path subtracts the channel's mean of g.",
-    "一个通道的 μ 依赖该通道在整个批次中的每个 x：经过它的路径要减去 g 在该通道上的均值。",
-)
-MISSING_XHAT = Misconception(
-    "bnb-missing-xhat-term",
-    "the term that flows through the batch variance is missing (no − x̂·mean(g·x̂))",
-    "漏掉了经过批方差传回的那一项（缺少 − x̂·mean(g·x̂)）",
-    "σ of a channel depends on every x of that channel too: its path subtracts x̂ times the channel's mean of g·x̂.",
-    "一个通道的 σ 同样依赖该通道的每个 x：经过它的路径要减去 x̂ 乘以 g·x̂ 在该通道上的均值。",
-)
-DY_NOT_WEIGHTED = Misconception(
-    "bnb-dy-not-weighted",
-    "grad_output used where weight · grad_output is needed",
-    "在需要 weight · grad_output 的地方直接用了 grad_output",
-    "y = x̂·weight + bias per channel: the gradient that reaches x̂ is grad_output · weight.",
-    "每个通道上 y = x̂·weight + bias：传到 x̂ 的梯度是 grad_output · weight。",
-)
-UNBIASED = Misconception(
-    "bnb-unbiased-variance",
-    "unbiased variance (divided by n − 1) used to normalize",
-    "归一化时用了无偏方差（除以 n − 1）",
-    "Training-mode BatchNorm normalizes with the batch's biased variance (divided by n); only the running "
-    "estimate uses the unbiased one.",
-    "训练模式的 BatchNorm 用批次的有偏方差（除以 n）做归一化；只有 running 估计才用无偏方差。",
-)
-STATS_OVER_N_ONLY = Misconception(
-    "bnb-stats-over-n-only",
-    "for (N, C, L) input the statistics are taken over N only, not over N and L",
-    "对 (N, C, L) 输入只在 N 上求统计量，而不是在 N 和 L 上",
-    "Each channel is normalized over all its N·L values: reduce over dims (0, 2), in forward and in backward.",
-    "每个通道在它全部 N·L 个值上归一化：forward 和 backward 都要在维度 (0, 2) 上归约。",
-)
-PARAM_GRAD_OVER_N_ONLY = Misconception(
-    "bnb-param-grad-over-n-only",
-    "the gradient of weight or bias is summed over N only, leaving a (C, L) tensor",
-    "weight 或 bias 的梯度只在 N 上求和，留下了 (C, L) 形状的张量",
-    "weight and bias are per channel: sum their gradients over every dimension but the channel one, (0, 2).",
-    "weight 和 bias 是逐通道的：它们的梯度要在通道以外的所有维度 (0, 2) 上求和。",
-)
+MISTAKES = misconceptions("batchnorm_backward")  # titles and hints: kata.yaml
+MISSING_MEAN = MISTAKES["bnb-missing-mean-term"]
+MISSING_XHAT = MISTAKES["bnb-missing-xhat-term"]
+DY_NOT_WEIGHTED = MISTAKES["bnb-dy-not-weighted"]
+UNBIASED = MISTAKES["bnb-unbiased-variance"]
+STATS_OVER_N_ONLY = MISTAKES["bnb-stats-over-n-only"]
+PARAM_GRAD_OVER_N_ONLY = MISTAKES["bnb-param-grad-over-n-only"]
 ERROR_SUSPECTS = [(PARAM_GRAD_OVER_N_ONLY, invalid_gradient(1)), (PARAM_GRAD_OVER_N_ONLY, invalid_gradient(2))]
 
 

@@ -14,11 +14,11 @@ import torch
 from normkata.grading.checks import (
     Harness,
     Input,
-    Misconception,
     draw,
     expect_keys,
     expect_parameters,
     fail,
+    misconceptions,
     randn,
     say,
 )
@@ -49,57 +49,14 @@ CASE_NAMES_ZH = {
     "gradients_through_a_constant_row": "常数行上的梯度",
 }
 
-UNBIASED = Misconception(
-    "ln-unbiased-variance",
-    "unbiased variance (divide by n - 1)",
-    "用了无偏方差（除以 n - 1）",
-    "LayerNorm divides by n: use x.var(dims, unbiased=False) or ((x - mean) ** 2).mean(dims).",
-    "LayerNorm 除以 n：用 x.var(dims, unbiased=False) 或 ((x - mean) ** 2).mean(dims)。",
-)
-EPS_OUTSIDE = Misconception(
-    "ln-eps-outside-sqrt",
-    "eps added outside the square root",
-    "eps 加在了平方根外面",
-    "Divide by sqrt(var + eps), not sqrt(var) + eps.",
-    "应除以 sqrt(var + eps)，而不是 sqrt(var) + eps。",
-)
-LAST_DIM_ONLY = Misconception(
-    "ln-last-dim-only",
-    "only the last dimension is normalized for a tuple normalized_shape",
-    "元组形式的 normalized_shape 只归一化了最后一维",
-    "Reduce over all len(normalized_shape) trailing dims, e.g. dims = tuple(range(-len(shape), 0)).",
-    "要在末尾 len(normalized_shape) 个维度上归约，例如 dims = tuple(range(-len(shape), 0))。",
-)
-ONE_PASS = Misconception(
-    "ln-one-pass-variance",
-    "one-pass variance E[x²] - E[x]², which cancels out when the mean is large",
-    "单遍方差 E[x²] - E[x]²，均值很大时发生相消",
-    "Subtract the mean first, then average the squares: ((x - mean) ** 2).mean(dims).",
-    "先减去均值，再对平方求均值：((x - mean) ** 2).mean(dims)。",
-)
-NO_AFFINE = Misconception(
-    "ln-ignores-affine",
-    "weight and bias are not applied",
-    "没有应用 weight 和 bias",
-    "Finish with y * weight + bias (when they are not None).",
-    "最后计算 y * weight + bias（它们不为 None 时）。",
-)
-NO_UPCAST = Misconception(
-    "ln-no-fp32-upcast",
-    "statistics computed in half precision (no float32 upcast)",
-    "在半精度中计算统计量（没有升到 float32）",
-    "Compute mean and variance in float32 (x.float()) and cast the result back: in fp16 a deviation of 300 "
-    "squares to 90000, past fp16's largest value 65504, and the output collapses to the bias.",
-    "在 float32 中计算均值和方差（x.float()），再把结果转回：fp16 中 300 的偏差平方为 90000，超过 fp16 的最大值 65504，"
-    "输出会塌缩成 bias。",
-)
-BATCH_AXIS = Misconception(
-    "ln-batch-axis",
-    "statistics over the batch dimension (that is BatchNorm)",
-    "在 batch 维度上求统计量（那是 BatchNorm）",
-    "Each sample is normalized over its own features: reduce over the trailing dims, not dim 0.",
-    "每个样本在自身特征上归一化：在末尾维度上归约，而不是 dim 0。",
-)
+MISTAKES = misconceptions("layernorm")  # titles and hints: kata.yaml
+UNBIASED = MISTAKES["ln-unbiased-variance"]
+EPS_OUTSIDE = MISTAKES["ln-eps-outside-sqrt"]
+LAST_DIM_ONLY = MISTAKES["ln-last-dim-only"]
+ONE_PASS = MISTAKES["ln-one-pass-variance"]
+NO_AFFINE = MISTAKES["ln-ignores-affine"]
+NO_UPCAST = MISTAKES["ln-no-fp32-upcast"]
+BATCH_AXIS = MISTAKES["ln-batch-axis"]
 
 
 def _dims(shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -17,6 +17,7 @@ from normkata.grading.checks import (
     backward_case,
     draw,
     expect_no_autograd,
+    misconceptions,
     randn,
     say,
 )
@@ -38,41 +39,12 @@ CASE_NAMES_ZH = {
     "backward_uses_no_autograd": "backward 不使用 autograd",
 }
 
-MISSING_MEAN = Misconception(
-    "lnb-missing-mean-term",
-    "the term that flows through the mean is missing (no − mean(g))",
-    "漏掉了经过均值传回的那一项（缺少 − mean(g)）",
-    "μ depends on every x of the row: its path subtracts the row's mean of g = weight · grad_output.",
-    "μ 依赖这一行的每个 x：经过它的路径要减去 g = weight · grad_output 在这一行上的均值。",
-)
-MISSING_XHAT = Misconception(
-    "lnb-missing-xhat-term",
-    "the term that flows through the variance is missing (no − x̂·mean(g·x̂))",
-    "漏掉了经过方差传回的那一项（缺少 − x̂·mean(g·x̂)）",
-    "σ depends on every x of the row too: its path subtracts x̂ times the row's mean of g·x̂.",
-    "σ 同样依赖这一行的每个 x：经过它的路径要减去 x̂ 乘以 g·x̂ 在这一行上的均值。",
-)
-DY_NOT_WEIGHTED = Misconception(
-    "lnb-dy-not-weighted",
-    "grad_output used where weight · grad_output is needed",
-    "在需要 weight · grad_output 的地方直接用了 grad_output",
-    "y = x̂·weight + bias: the gradient that reaches x̂ is grad_output · weight; start the input's gradient from it.",
-    "y = x̂·weight + bias：传到 x̂ 的梯度是 grad_output · weight；输入的梯度要从它开始算。",
-)
-UNBIASED = Misconception(
-    "lnb-unbiased-variance",
-    "unbiased variance (divided by d − 1) instead of the biased one",
-    "用了无偏方差（除以 d − 1），而不是有偏方差",
-    "LayerNorm divides by d: x.var(-1, unbiased=False, keepdim=True), or ((x − μ)²).mean(-1, keepdim=True).",
-    "LayerNorm 除以 d：x.var(-1, unbiased=False, keepdim=True)，或 ((x − μ)²).mean(-1, keepdim=True)。",
-)
-DW_USES_X = Misconception(
-    "lnb-dweight-uses-x",
-    "the weight's gradient uses x instead of x̂",
-    "weight 的梯度用了 x，而不是 x̂",
-    "weight multiplies x̂, so its gradient is the sum of grad_output · x̂ over every dimension but the last.",
-    "weight 乘的是 x̂，所以它的梯度是 grad_output · x̂ 在除最后一维外所有维度上的和。",
-)
+MISTAKES = misconceptions("layernorm_backward")  # titles and hints: kata.yaml
+MISSING_MEAN = MISTAKES["lnb-missing-mean-term"]
+MISSING_XHAT = MISTAKES["lnb-missing-xhat-term"]
+DY_NOT_WEIGHTED = MISTAKES["lnb-dy-not-weighted"]
+UNBIASED = MISTAKES["lnb-unbiased-variance"]
+DW_USES_X = MISTAKES["lnb-dweight-uses-x"]
 
 
 def _layer_norm(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, correction: int) -> torch.Tensor:

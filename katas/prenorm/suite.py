@@ -23,6 +23,7 @@ from normkata.grading.checks import (
     expect_contains,
     expect_keys,
     fail,
+    misconceptions,
     randn,
     say,
     seeded,
@@ -49,43 +50,12 @@ CASE_NAMES_ZH = {
     "gradients": "梯度",
 }
 
-POST_NORM = Misconception(
-    "pn-post-norm",
-    "Post-Norm wiring: the norm is applied after the residual addition",
-    "接成了 Post-Norm：归一化放在了残差相加之后",
-    "Pre-Norm is x = x + attn(norm1(x)); x = x + ffn(norm2(x)): normalize the sublayer's input, not the sum.",
-    "Pre-Norm 是 x = x + attn(norm1(x))；x = x + ffn(norm2(x))：归一化子层的输入，而不是相加后的和。",
-)
-NORMALIZED_RESIDUAL = Misconception(
-    "pn-normalized-residual",
-    "the residual adds the normalized x instead of x",
-    "残差加的是归一化后的 x 而不是 x",
-    "Keep the stream clean: h = norm1(x) feeds attn only; add attn's output to the original x.",
-    "保持残差流干净：norm1(x) 只送进 attn；把 attn 的输出加到原始的 x 上。",
-)
-SHARED_NORM = Misconception(
-    "pn-shared-norm",
-    "the same norm is used before both sublayers",
-    "两个子层前用了同一个归一化层",
-    "Use norm1 before attention and norm2 before the feed-forward network: they have different weights.",
-    "注意力之前用 norm1，前馈网络之前用 norm2：它们的权重不同。",
-)
-NO_FINAL_NORM = Misconception(
-    "pn-no-final-norm",
-    "the final norm after the last block is missing",
-    "缺少最后一个 block 之后的最终归一化",
-    "Apply self.final_norm after the loop over self.blocks.",
-    "在遍历 self.blocks 之后应用 self.final_norm。",
-)
-EPS_NOT_PASSED = Misconception(
-    "pn-eps-not-passed",
-    "eps does not reach every norm",
-    "eps 没有传到每个归一化层",
-    "Create every norm with eps=eps (norm1 and norm2 in each block, and the stack's final_norm) and pass eps on to "
-    "each PreNormBlock: nn.RMSNorm's own default is the dtype's machine epsilon, not 1e-5.",
-    "创建每个归一化层时都传入 eps=eps（每个 block 的 norm1 和 norm2，以及堆叠的 final_norm），并把 eps 传给每个 "
-    "PreNormBlock：nn.RMSNorm 自己的默认值是该数据类型的机器精度，而不是 1e-5。",
-)
+MISTAKES = misconceptions("prenorm")  # titles and hints: kata.yaml
+POST_NORM = MISTAKES["pn-post-norm"]
+NORMALIZED_RESIDUAL = MISTAKES["pn-normalized-residual"]
+SHARED_NORM = MISTAKES["pn-shared-norm"]
+NO_FINAL_NORM = MISTAKES["pn-no-final-norm"]
+EPS_NOT_PASSED = MISTAKES["pn-eps-not-passed"]
 
 
 def _reference() -> Any:

@@ -12,11 +12,11 @@ import torch
 from normkata.grading.checks import (
     FunctionCall,
     Harness,
-    Misconception,
     Suspects,
     backward_case,
     draw,
     expect_no_autograd,
+    misconceptions,
     randn,
     say,
 )
@@ -37,41 +37,12 @@ CASE_NAMES_ZH = {
     "backward_uses_no_autograd": "backward 不使用 autograd",
 }
 
-RSTD_CONSTANT = Misconception(
-    "rmsb-rstd-as-constant",
-    "1/rms treated as a constant: the term that flows through mean(x²) is missing",
-    "把 1/rms 当成了常数：漏掉了经过 mean(x²) 传回的那一项",
-    "r = 1/sqrt(mean(x²) + eps) depends on every x of the row: differentiate it too, and subtract that term from r·g.",
-    "r = 1/sqrt(mean(x²) + eps) 依赖这一行的每个 x：也要对它求导，并从 r·g 中减去这一项。",
-)
-SUM_NOT_MEAN = Misconception(
-    "rmsb-sum-not-mean",
-    "the correction term sums over the row where the derivative of a mean averages",
-    "修正项在行上求和，而均值的导数应当取平均",
-    "mean(x²) carries a 1/d: the term that flows through it carries the same 1/d.",
-    "mean(x²) 带有 1/d：经过它传回的那一项同样带有 1/d。",
-)
-DY_NOT_WEIGHTED = Misconception(
-    "rmsb-dy-not-weighted",
-    "grad_output used where weight · grad_output is needed",
-    "在需要 weight · grad_output 的地方直接用了 grad_output",
-    "y = (x·r)·weight: the gradient that reaches x·r is grad_output · weight; start the input's gradient from it.",
-    "y = (x·r)·weight：传到 x·r 的梯度是 grad_output · weight；输入的梯度要从它开始算。",
-)
-EPS_DROPPED = Misconception(
-    "rmsb-eps-dropped",
-    "eps left out of the statistic in backward",
-    "backward 中的统计量漏掉了 eps",
-    "Backward must use the same r = 1/sqrt(mean(x²) + eps) as forward: save it in forward instead of recomputing it.",
-    "backward 必须使用与 forward 相同的 r = 1/sqrt(mean(x²) + eps)：在 forward 中保存它，不要重新计算。",
-)
-DW_NOT_NORMALIZED = Misconception(
-    "rmsb-dweight-uses-x",
-    "the weight's gradient uses x instead of the normalized x",
-    "weight 的梯度用了 x，而不是归一化后的 x",
-    "weight multiplies x·r, so its gradient is the sum of grad_output · x · r over every dimension but the last.",
-    "weight 乘的是 x·r，所以它的梯度是 grad_output · x · r 在除最后一维外所有维度上的和。",
-)
+MISTAKES = misconceptions("rmsnorm_backward")  # titles and hints: kata.yaml
+RSTD_CONSTANT = MISTAKES["rmsb-rstd-as-constant"]
+SUM_NOT_MEAN = MISTAKES["rmsb-sum-not-mean"]
+DY_NOT_WEIGHTED = MISTAKES["rmsb-dy-not-weighted"]
+EPS_DROPPED = MISTAKES["rmsb-eps-dropped"]
+DW_NOT_NORMALIZED = MISTAKES["rmsb-dweight-uses-x"]
 
 
 def truth(x: torch.Tensor, weight: torch.Tensor, dy: torch.Tensor, eps: float, dtype: torch.dtype = torch.float64

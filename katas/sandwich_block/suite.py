@@ -26,6 +26,7 @@ from normkata.grading.checks import (
     expect_contains,
     expect_keys,
     fail,
+    misconceptions,
     randn,
     say,
     seeded,
@@ -53,73 +54,15 @@ CASE_NAMES_ZH = {
     "gradients": "梯度",
 }
 
-NORM_AFTER_ADD = Misconception(
-    "sw-norm-after-add",
-    "the output norms are applied after the residual add (Post-LN), not to the sublayer's output",
-    "输出端的归一化放在了残差相加之后（Post-LN），而不是作用在子层的输出上",
-    "Normalize the sublayer's output, then add it: x = x + self.post_attention_layernorm(self.self_attn(...)). "
-    "A norm on the sum normalizes the whole stream.",
-    "先归一化子层的输出，再相加：x = x + self.post_attention_layernorm(self.self_attn(...))。"
-    "对和做归一化会把整个残差流都归一化。",
-)
-NO_OUTPUT_NORMS = Misconception(
-    "sw-no-output-norms",
-    "the sublayers' outputs are not normalized (a plain Pre-Norm block)",
-    "子层的输出没有归一化（成了普通的 Pre-Norm block）",
-    "Gemma normalizes both sides: apply post_attention_layernorm to the attention's output and "
-    "post_feedforward_layernorm to the MLP's output before adding them to the stream.",
-    "Gemma 在两侧都做归一化：把 post_attention_layernorm 作用在注意力的输出上，把 post_feedforward_layernorm "
-    "作用在 MLP 的输出上，然后再加回残差流。",
-)
-NO_INPUT_NORMS = Misconception(
-    "sw-no-input-norms",
-    "the sublayers' inputs are not normalized (OLMo 2's placement, not Gemma's)",
-    "子层的输入没有归一化（这是 OLMo 2 的放置方式，不是 Gemma 的）",
-    "Normalize what enters each sublayer too: self.self_attn(self.input_layernorm(x)) and "
-    "self.mlp(self.pre_feedforward_layernorm(h)).",
-    "进入每个子层的输入也要归一化：self.self_attn(self.input_layernorm(x)) 和 "
-    "self.mlp(self.pre_feedforward_layernorm(h))。",
-)
-PRE_FF_NOT_CALLED = Misconception(
-    "sw-pre-ff-not-called",
-    "pre_feedforward_layernorm is defined but never called: the MLP reads the raw stream",
-    "定义了 pre_feedforward_layernorm 却从未调用：MLP 读取的是原始残差流",
-    "Call it: self.mlp(self.pre_feedforward_layernorm(h)). A norm that is never called still loads with strict=True.",
-    "调用它：self.mlp(self.pre_feedforward_layernorm(h))。从未调用的归一化用 strict=True 也能加载。",
-)
-SWAPPED_NORMS = Misconception(
-    "sw-swapped-norms",
-    "a sublayer's input and output norms are used in each other's place",
-    "某个子层输入端和输出端的归一化互相用错了位置",
-    "input_layernorm and pre_feedforward_layernorm normalize a sublayer's input; post_attention_layernorm and "
-    "post_feedforward_layernorm its output. Their weights differ in a checkpoint.",
-    "input_layernorm 和 pre_feedforward_layernorm 归一化子层的输入；post_attention_layernorm 和 "
-    "post_feedforward_layernorm 归一化子层的输出。在检查点中它们的权重是不同的。",
-)
-NORMALIZED_RESIDUAL = Misconception(
-    "sw-normalized-residual",
-    "the residual adds the normalized x instead of x",
-    "残差加的是归一化后的 x 而不是 x",
-    "Keep the stream clean: input_layernorm(x) feeds self_attn only; add the normalized attention output to the "
-    "original x.",
-    "保持残差流干净：input_layernorm(x) 只送进 self_attn；把归一化后的注意力输出加到原始的 x 上。",
-)
-NO_FINAL_NORM = Misconception(
-    "sw-no-final-norm",
-    "the final norm after the last block is missing",
-    "缺少最后一个 block 之后的最终归一化",
-    "Apply self.norm after the loop over self.layers: the stream is a sum of normalized updates, not normalized.",
-    "在遍历 self.layers 之后应用 self.norm：残差流是归一化更新的和，本身并没有归一化。",
-)
-EPS_NOT_PASSED = Misconception(
-    "sw-eps-not-passed",
-    "eps does not reach every norm",
-    "eps 没有传到每个归一化层",
-    "Create every norm with eps=eps (the four in each block and the stack's norm) and pass eps on to each "
-    "SandwichBlock: nn.RMSNorm's own default is the dtype's machine epsilon, not 1e-6.",
-    "创建每个归一化层时都传入 eps=eps（每个 block 的四个，以及堆叠的 norm），并把 eps 传给每个 SandwichBlock："
-    "nn.RMSNorm 自己的默认值是该数据类型的机器精度，而不是 1e-6。",
-)
+MISTAKES = misconceptions("sandwich_block")  # titles and hints: kata.yaml
+NORM_AFTER_ADD = MISTAKES["sw-norm-after-add"]
+NO_OUTPUT_NORMS = MISTAKES["sw-no-output-norms"]
+NO_INPUT_NORMS = MISTAKES["sw-no-input-norms"]
+PRE_FF_NOT_CALLED = MISTAKES["sw-pre-ff-not-called"]
+SWAPPED_NORMS = MISTAKES["sw-swapped-norms"]
+NORMALIZED_RESIDUAL = MISTAKES["sw-normalized-residual"]
+NO_FINAL_NORM = MISTAKES["sw-no-final-norm"]
+EPS_NOT_PASSED = MISTAKES["sw-eps-not-passed"]
 
 
 def _reference() -> Any:

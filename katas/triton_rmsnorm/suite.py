@@ -22,6 +22,7 @@ from normkata.grading.checks import (
     explain,
     fail,
     lang,
+    misconceptions,
     randn,
     say,
 )
@@ -45,75 +46,16 @@ CASE_NAMES_ZH = {
     "speed": "速度（不计分）",
 }
 
-NO_MASK = Misconception(
-    "triton-no-mask",
-    "loads or stores without a mask",
-    "load 或 store 没有掩码",
-    "BLOCK_SIZE lanes run in every program; when d is not a power of two the last ones are past the row. "
-    "Pass mask = cols < n_cols to every tl.load and tl.store.",
-    "每个 program 都有 BLOCK_SIZE 个 lane；d 不是 2 的幂时，最后几个 lane 超出了行尾。"
-    "每个 tl.load 和 tl.store 都要传 mask = cols < n_cols。",
-)
-OFF_BY_ONE = Misconception(
-    "triton-mask-off-by-one",
-    "an off-by-one mask (cols <= n_cols)",
-    "掩码差一（cols <= n_cols）",
-    "Lanes 0..n_cols-1 hold the row: the mask is cols < n_cols.",
-    "第 0 到 n_cols-1 个 lane 是这一行：掩码应为 cols < n_cols。",
-)
-STRIDE_IGNORED = Misconception(
-    "triton-row-stride-ignored",
-    "the row stride is ignored (row * n_cols instead of row * stride)",
-    "忽略了行步长（用 row * n_cols 而不是 row * stride）",
-    "Rows of a view need not be packed: pass x.stride(0) and address row r at x_ptr + r * stride.",
-    "视图的行不一定紧挨着：传入 x.stride(0)，第 r 行在 x_ptr + r * stride。",
-)
-MEAN_OVER_BLOCK = Misconception(
-    "triton-mean-over-block-size",
-    "the mean divides by BLOCK_SIZE instead of d",
-    "均值除以了 BLOCK_SIZE 而不是 d",
-    "BLOCK_SIZE is the power of two the lanes round d up to; the mean is the sum over the row divided by n_cols.",
-    "BLOCK_SIZE 是把 d 向上取整到的 2 的幂；均值是整行之和除以 n_cols。",
-)
-NON_NEUTRAL_OTHER = Misconception(
-    "triton-non-neutral-other",
-    "masked-off lanes load a non-neutral `other` into the reduction",
-    "被掩掉的 lane 用非中性的 `other` 参与了归约",
-    "Lanes past the row go into tl.sum too: load them with other=0.0, which adds nothing to a sum of squares "
-    "(-inf is the neutral value of a max, as in softmax, not of a sum).",
-    "超出行尾的 lane 也会进入 tl.sum：用 other=0.0 读入，它不会给平方和添任何东西"
-    "（-inf 是 max 的中性值，如 softmax 中那样，不是 sum 的）。",
-)
-MISSING_OTHER = Misconception(
-    "triton-missing-other",
-    "a masked load without `other=` feeds its undefined lanes into the sum",
-    "带掩码的 load 没有给 `other=`，未定义的 lane 进入了求和",
-    "A masked-off lane of tl.load without other= is undefined on a GPU (the grader fills it with NaN): "
-    "give other=0.0, or tl.where(mask, x, 0.0) before the sum.",
-    "没有 other= 的 tl.load，被掩掉的 lane 在 GPU 上是未定义的（评测时填为 NaN）："
-    "给 other=0.0，或在求和前 tl.where(mask, x, 0.0)。",
-)
-NO_FP32 = Misconception(
-    "triton-no-float32-accumulation",
-    "the sum of squares is not accumulated in float32",
-    "平方和没有在 float32 中累加",
-    "Convert the loaded row with .to(tl.float32) before squaring: in fp16, 300² = 90000 is already inf.",
-    "在平方之前用 .to(tl.float32) 转换读入的行：fp16 中 300² = 90000 就已经是 inf。",
-)
-OUTPUT_FP32 = Misconception(
-    "triton-output-in-float32",
-    "the output is written in float32 instead of x's dtype",
-    "输出写成了 float32，而不是 x 的数据类型",
-    "Allocate y with dtype=x.dtype and store y.to(y_ptr.dtype.element_ty); only rstd is float32.",
-    "按 dtype=x.dtype 分配 y，并存入 y.to(y_ptr.dtype.element_ty)；只有 rstd 是 float32。",
-)
-GRID_MISSES_ROWS = Misconception(
-    "triton-grid-misses-rows",
-    "the grid launches fewer programs than there are rows",
-    "网格启动的 program 少于行数",
-    "With one program per row the grid is (n_rows,): every row must get a program.",
-    "每行一个 program 时，网格应为 (n_rows,)：每一行都要有一个 program。",
-)
+MISTAKES = misconceptions("triton_rmsnorm")  # titles and hints: kata.yaml
+NO_MASK = MISTAKES["triton-no-mask"]
+OFF_BY_ONE = MISTAKES["triton-mask-off-by-one"]
+STRIDE_IGNORED = MISTAKES["triton-row-stride-ignored"]
+MEAN_OVER_BLOCK = MISTAKES["triton-mean-over-block-size"]
+NON_NEUTRAL_OTHER = MISTAKES["triton-non-neutral-other"]
+MISSING_OTHER = MISTAKES["triton-missing-other"]
+NO_FP32 = MISTAKES["triton-no-float32-accumulation"]
+OUTPUT_FP32 = MISTAKES["triton-output-in-float32"]
+GRID_MISSES_ROWS = MISTAKES["triton-grid-misses-rows"]
 
 
 def reference(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[torch.Tensor, torch.Tensor]:

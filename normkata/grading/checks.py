@@ -85,6 +85,15 @@ class Misconception:
         return self.hint_zh if lang == "zh" else self.hint_en
 
 
+def misconceptions(kata_id: str) -> dict[str, Misconception]:
+    """The mistakes kata `kata_id`'s kata.yaml words, by id: a suite names them by id and keeps
+    only how to recognise them (the runner grades a copy of the suite, so not from `__file__`)."""
+    from normkata.katas import read_kata
+
+    return {m.id: Misconception(m.id, m.title.en, m.title.zh, m.hint.en, m.hint.zh)
+            for m in read_kata(kata_id).misconceptions}  # fmt: skip
+
+
 #: Something the learner's code may raise, and the misconception it reveals.
 ErrorSuspect = tuple[Misconception, Callable[[Failure], bool]]
 
