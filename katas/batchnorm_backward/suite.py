@@ -12,11 +12,13 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     FunctionCall,
     Harness,
     Misconception,
     Suspects,
     backward_case,
+    case_names_zh,
     draw,
     expect_no_autograd,
     invalid_gradient,
@@ -26,21 +28,16 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import Category
 
-DEVICES = ["cpu", "cuda"]
 NAMES = ["x", "weight", "bias"]
 
-CASE_NAMES_ZH = {
-    "gradients": "梯度",
-    "gradients_drawn_shapes": "随机形状的梯度",
-    "batch_of_two": "批大小为 2",
-    "one_channel": "只有一个通道",
-    "float64": "float64 输入",
-    "small_variance": "小方差",
-    "channel_offsets": "各通道均值不同",
-    "constant_channel": "常数通道",
-    "large_eps": "较大的 eps",
-    "backward_uses_no_autograd": "backward 不使用 autograd",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "batch_of_two": "批大小为 2",
+        "one_channel": "只有一个通道",
+        "channel_offsets": "各通道均值不同",
+    }
+)
 
 MISTAKES = misconceptions("batchnorm_backward")  # titles and hints: kata.yaml
 MISSING_MEAN = MISTAKES["bnb-missing-mean-term"]

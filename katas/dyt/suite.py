@@ -15,9 +15,11 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     call_text,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -29,25 +31,15 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance, tolerance_for
 
-DEVICES = ["cpu", "cuda"]
-
-CASE_NAMES_ZH = {
-    "parameters_and_state_dict": "参数与 state_dict",
-    "alpha_init_argument": "alpha_init 参数",
-    "tuple_normalized_shape": "元组形式的 normalized_shape",
-    "without_bias": "不带 bias",
-    "loads_dynamic_tanh_state_dict": "加载 DynamicTanh 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "fresh_module_output": "新建模块的输出",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "forward_without_bias": "不带 bias 的前向",
-    "called_several_times": "多次调用同一模块",
-    "tuple_shapes": "元组形状",
-    "large_activations": "大激活",
-    "half_precision": "半精度",
-    "gradients": "梯度",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "alpha_init_argument": "alpha_init 参数",
+        "loads_dynamic_tanh_state_dict": "加载 DynamicTanh 的 state_dict",
+        "fresh_module_output": "新建模块的输出",
+        "forward_without_bias": "不带 bias 的前向",
+    }
+)
 
 MISTAKES = misconceptions("dyt")  # titles and hints: kata.yaml
 BIAS_AT_ONES = MISTAKES["dyt-bias-at-ones"]

@@ -18,11 +18,13 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     STATEFUL,
     Harness,
     Input,
     Misconception,
     call_text,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -33,25 +35,15 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, StepReply, Tolerance, dtype_name, tolerance_for
 
-DEVICES = ["cpu", "cuda"]
-
-CASE_NAMES_ZH = {
-    "weight_parameter_and_state_dict": "weight 参数与 state_dict",
-    "loads_torch_rmsnorm_state_dict": "加载 torch nn.RMSNorm 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "called_several_times": "多次调用同一模块",
-    "normalizes_the_last_dimension": "在最后一维上归一化",
-    "sum_cancels_out": "和相互抵消",
-    "small_variance": "小方差",
-    "large_residual_stream": "很大的残差流",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_sum_near_300": "接近 300 的 fp16 和",
-    "fp16_sum_beyond_65504": "超过 65504 的 fp16 和",
-    "gradients": "梯度",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "sum_cancels_out": "和相互抵消",
+        "large_residual_stream": "很大的残差流",
+        "fp16_sum_near_300": "接近 300 的 fp16 和",
+        "fp16_sum_beyond_65504": "超过 65504 的 fp16 和",
+    }
+)
 
 MISTAKES = misconceptions("fused_add_rmsnorm")  # titles and hints: kata.yaml
 OLD_RESIDUAL = MISTAKES["far-returns-old-residual"]

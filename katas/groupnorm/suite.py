@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     LearnerError,
@@ -21,6 +22,7 @@ from normkata.grading.checks import (
     broadcast_sizes,
     build_failure,
     call_text,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -32,28 +34,17 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import TOLERANCES, Category, Failure, Step, Tolerance
 
-DEVICES = ["cpu", "cuda"]
-
-CASE_NAMES_ZH = {
-    "parameters_and_state_dict": "参数与 state_dict",
-    "without_affine": "不带仿射参数",
-    "channels_not_divisible_by_groups": "通道数不能被组数整除",
-    "loads_torch_groupnorm_state_dict": "加载 torch nn.GroupNorm 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "forward_without_affine": "不带仿射参数的前向",
-    "called_several_times": "多次调用同一模块",
-    "one_group_per_channel": "每个通道一组",
-    "one_group": "只有一组",
-    "large_offset": "大偏移",
-    "constant_groups": "常数组",
-    "small_variance": "小方差",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_large_activations": "fp16 大激活",
-    "gradients": "梯度",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "channels_not_divisible_by_groups": "通道数不能被组数整除",
+        "loads_torch_groupnorm_state_dict": "加载 torch nn.GroupNorm 的 state_dict",
+        "forward_without_affine": "不带仿射参数的前向",
+        "one_group_per_channel": "每个通道一组",
+        "one_group": "只有一组",
+        "constant_groups": "常数组",
+    }
+)
 
 MISTAKES = misconceptions("groupnorm")  # titles and hints: kata.yaml
 UNBIASED = MISTAKES["gn-unbiased-variance"]

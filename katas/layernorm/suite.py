@@ -12,8 +12,10 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -24,30 +26,15 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
 
-DEVICES = ["cpu", "cuda"]
-
-CASE_NAMES_ZH = {
-    "parameters_and_state_dict": "参数与 state_dict",
-    "tuple_normalized_shape": "元组形式的 normalized_shape",
-    "without_affine": "不带仿射参数",
-    "without_bias": "不带 bias",
-    "loads_torch_layernorm_state_dict": "加载 torch nn.LayerNorm 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "forward_flags": "不同开关下的前向",
-    "called_several_times": "多次调用同一模块",
-    "tuple_shapes": "元组形状",
-    "small_feature_sizes": "很小的特征维度",
-    "large_offset": "大偏移",
-    "constant_rows": "常数行",
-    "small_variance": "小方差",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_large_activations": "fp16 大激活",
-    "gradients": "梯度",
-    "gradients_through_a_constant_row": "常数行上的梯度",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "loads_torch_layernorm_state_dict": "加载 torch nn.LayerNorm 的 state_dict",
+        "forward_flags": "不同开关下的前向",
+        "small_feature_sizes": "很小的特征维度",
+        "gradients_through_a_constant_row": "常数行上的梯度",
+    }
+)
 
 MISTAKES = misconceptions("layernorm")  # titles and hints: kata.yaml
 UNBIASED = MISTAKES["ln-unbiased-variance"]

@@ -10,11 +10,13 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     FunctionCall,
     Harness,
     Misconception,
     Suspects,
     backward_case,
+    case_names_zh,
     draw,
     expect_no_autograd,
     misconceptions,
@@ -23,21 +25,14 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import Category
 
-DEVICES = ["cpu", "cuda"]
 NAMES = ["x", "weight", "bias"]
 
-CASE_NAMES_ZH = {
-    "gradients": "梯度",
-    "gradients_drawn_shapes": "随机形状的梯度",
-    "small_hidden_sizes": "很小的隐藏维度",
-    "four_dimensional_input": "四维输入",
-    "float64": "float64 输入",
-    "small_variance_rows": "小方差的行",
-    "constant_row": "常数行",
-    "large_eps": "较大的 eps",
-    "large_values": "大数值",
-    "backward_uses_no_autograd": "backward 不使用 autograd",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "constant_row": "常数行",
+    }
+)
 
 MISTAKES = misconceptions("layernorm_backward")  # titles and hints: kata.yaml
 MISSING_MEAN = MISTAKES["lnb-missing-mean-term"]

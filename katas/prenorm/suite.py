@@ -15,11 +15,13 @@ import torch
 from torch import nn
 
 from normkata.grading.checks import (
+    DEVICES,
     STATEFUL,
     Harness,
     Input,
     Misconception,
     call_text,
+    case_names_zh,
     expect_contains,
     expect_keys,
     fail,
@@ -30,7 +32,6 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
 
-DEVICES = ["cpu", "cuda"]
 D_MODEL, N_HEADS, D_FF, N_LAYERS = 16, 4, 32, 3
 BLOCK_ARGS = [D_MODEL, N_HEADS, D_FF]
 STACK_ARGS = [N_LAYERS, D_MODEL, N_HEADS, D_FF]
@@ -39,16 +40,7 @@ TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat
 #: 1e-6, or nn.RMSNorm's own default (float32's machine epsilon; nn.LayerNorm's is 1e-5).
 NOT_PASSED_EPS = (1e-5, 1e-6, torch.finfo(torch.float32).eps)
 
-CASE_NAMES_ZH = {
-    "block_submodules_and_state_dict": "block 的子模块与 state_dict",
-    "stack_submodules_and_state_dict": "堆叠的子模块与 state_dict",
-    "block_forward": "block 前向",
-    "stack_forward": "堆叠前向",
-    "called_several_times": "多次调用同一模块",
-    "eps_reaches_every_norm": "eps 传到每个归一化层",
-    "block_half_precision": "block 半精度",
-    "gradients": "梯度",
-}
+CASE_NAMES_ZH = case_names_zh({})  # every name is the glossary's
 
 MISTAKES = misconceptions("prenorm")  # titles and hints: kata.yaml
 POST_NORM = MISTAKES["pn-post-norm"]

@@ -16,11 +16,13 @@ import torch
 from torch import nn
 
 from normkata.grading.checks import (
+    DEVICES,
     STATEFUL,
     Harness,
     Input,
     Misconception,
     call_text,
+    case_names_zh,
     draw,
     expect_contains,
     expect_keys,
@@ -32,24 +34,19 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
 
-DEVICES = ["cpu", "cuda"]
 D_MODEL, N_HEADS = 16, 4
 TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
 CHILDREN = ["q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm"]
 
-CASE_NAMES_ZH = {
-    "submodules_and_state_dict": "子模块与 state_dict",
-    "norm_gains_start_at_one": "归一化增益初始为 1",
-    "forward": "前向",
-    "forward_other_head_counts": "其他注意力头数的前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "called_several_times": "多次调用同一模块",
-    "future_tokens_do_not_leak": "未来的 token 不影响过去",
-    "large_activations": "大激活",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "gradients": "梯度",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "submodules_and_state_dict": "子模块与 state_dict",
+        "norm_gains_start_at_one": "归一化增益初始为 1",
+        "forward_other_head_counts": "其他注意力头数的前向",
+        "future_tokens_do_not_leak": "未来的 token 不影响过去",
+    }
+)
 
 MISTAKES = misconceptions("qknorm_attention")  # titles and hints: kata.yaml
 OVER_D_MODEL = MISTAKES["qk-norm-over-d-model"]

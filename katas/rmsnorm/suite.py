@@ -10,9 +10,11 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     Misconception,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -24,27 +26,14 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import TOLERANCES, Category, Step
 
-DEVICES = ["cpu", "cuda"]
-
-CASE_NAMES_ZH = {
-    "weight_parameter_and_state_dict": "weight 参数与 state_dict",
-    "loads_torch_rmsnorm_state_dict": "加载 torch nn.RMSNorm 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "called_several_times": "多次调用同一模块",
-    "normalizes_the_last_dimension": "在最后一维上归一化",
-    "small_hidden_sizes": "很小的隐藏维度",
-    "small_variance_rows": "小方差的行",
-    "all_zero_rows_stay_finite": "全零行保持有限",
-    "constant_rows": "常数行",
-    "large_values": "大数值",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_activations_near_300": "接近 300 的 fp16 激活",
-    "bf16_large_values": "bf16 大数值",
-    "gradients": "梯度",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "all_zero_rows_stay_finite": "全零行保持有限",
+        "fp16_activations_near_300": "接近 300 的 fp16 激活",
+        "bf16_large_values": "bf16 大数值",
+    }
+)
 
 MISTAKES = misconceptions("rmsnorm")  # titles and hints: kata.yaml
 EPS_OUTSIDE = MISTAKES["rms-eps-outside-sqrt"]

@@ -10,10 +10,12 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     FunctionCall,
     Harness,
     Suspects,
     backward_case,
+    case_names_zh,
     draw,
     expect_no_autograd,
     misconceptions,
@@ -22,20 +24,12 @@ from normkata.grading.checks import (
 )
 from normkata.grading.contract import Category
 
-DEVICES = ["cpu", "cuda"]
-
-CASE_NAMES_ZH = {
-    "gradients": "梯度",
-    "gradients_drawn_shapes": "随机形状的梯度",
-    "small_hidden_sizes": "很小的隐藏维度",
-    "four_dimensional_input": "四维输入",
-    "float64": "float64 输入",
-    "small_variance_rows": "小方差的行",
-    "all_zero_row": "全零行",
-    "large_eps": "较大的 eps",
-    "large_values": "大数值",
-    "backward_uses_no_autograd": "backward 不使用 autograd",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "all_zero_row": "全零行",
+    }
+)
 
 MISTAKES = misconceptions("rmsnorm_backward")  # titles and hints: kata.yaml
 RSTD_CONSTANT = MISTAKES["rmsb-rstd-as-constant"]

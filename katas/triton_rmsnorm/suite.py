@@ -14,10 +14,12 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     LearnerError,
     Misconception,
+    case_names_zh,
     draw,
     explain,
     fail,
@@ -30,21 +32,18 @@ from normkata.grading.contract import TOLERANCES, Category, Failure, StepReply, 
 from normkata.grading.kernel_checks import check_findings, strided
 from normkata.grading.proxy import SubmissionError, TimeBudgetUsed
 
-DEVICES = ["cpu", "cuda"]
 LAUNCHER = "rmsnorm_forward"
 
-CASE_NAMES_ZH = {
-    "forward": "前向",
-    "forward_drawn_width": "随机宽度的前向",
-    "strided_rows_with_nan_gaps": "行间隔中含 NaN 的跨步输入",
-    "single_row_and_many_rows": "单行与多行",
-    "all_zero_row_stays_finite": "全零行保持有限",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_large_values_need_float32": "fp16 大数值需要 float32 累加",
-    "bounds_guard": "越界检查自检",
-    "speed": "速度（不计分）",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "forward_drawn_width": "随机宽度的前向",
+        "single_row_and_many_rows": "单行与多行",
+        "all_zero_row_stays_finite": "全零行保持有限",
+        "fp16_large_values_need_float32": "fp16 大数值需要 float32 累加",
+        "speed": "速度（不计分）",
+    }
+)
 
 MISTAKES = misconceptions("triton_rmsnorm")  # titles and hints: kata.yaml
 NO_MASK = MISTAKES["triton-no-mask"]

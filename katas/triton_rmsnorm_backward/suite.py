@@ -13,10 +13,12 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     LearnerError,
     Misconception,
+    case_names_zh,
     draw,
     explain,
     fail,
@@ -29,17 +31,16 @@ from normkata.grading.contract import TOLERANCES, Category, Failure, StepReply, 
 from normkata.grading.kernel_checks import check_findings, strided
 from normkata.grading.proxy import SubmissionError, TimeBudgetUsed
 
-DEVICES = ["cpu", "cuda"]
 LAUNCHER = "rmsnorm_backward"
 
-CASE_NAMES_ZH = {
-    "backward": "反向",
-    "backward_drawn_width": "随机宽度的反向",
-    "strided_rows_with_nan_gaps": "行间隔中含 NaN 的跨步输入",
-    "dweight_over_many_rows": "多行累加的 dweight",
-    "half_precision": "半精度",
-    "bounds_guard": "越界检查自检",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "backward": "反向",
+        "backward_drawn_width": "随机宽度的反向",
+        "dweight_over_many_rows": "多行累加的 dweight",
+    }
+)
 
 MISTAKES = misconceptions("triton_rmsnorm_backward")  # titles and hints: kata.yaml
 NO_MASK = MISTAKES["triton-bwd-no-mask"]
