@@ -21,6 +21,7 @@ from normkata.grading.checks import (
     case_names_zh,
     draw,
     expect_no_autograd,
+    gradient_cases,
     invalid_gradient,
     misconceptions,
     randn,
@@ -118,13 +119,7 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
 
 SHAPES = [(8, 4), (16, 3), (4, 3, 5), (2, 6, 7)]
 
-
-@pytest.mark.category(Category.GRADIENTS)
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> None:
-    key = 1000 + sum(shape) * 7 + len(shape)
-    check(harness, randn(shape, key, scale=1.5, shift=0.3), "1.5·N(0,1)+0.3", key=key)
+globals().update(gradient_cases(check, SHAPES))
 
 
 @pytest.mark.category(Category.GRADIENTS)

@@ -10,15 +10,16 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
-    DEVICES,
     FunctionCall,
     Harness,
     Misconception,
+    Noise,
     Suspects,
     backward_case,
     case_names_zh,
-    draw,
     expect_no_autograd,
+    large_input_cases,
+    last_dim_backward_cases,
     misconceptions,
     randn,
     say,
@@ -94,52 +95,10 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
                   truth=lambda t: _autograd(*t, eps, None, dtype=t[0].dtype))  # fmt: skip
 
 
-# -- gradients in float32 ----------------------------------------------------------------------
+# -- gradients, shapes, float64, small variance: the last-dimension backward battery ---------
 
-SHAPES = [(4, 16), (2, 5, 8), (3, 7)]
-
-
-@pytest.mark.category(Category.GRADIENTS)
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> None:
-    key = 1000 + sum(shape) * 7 + len(shape)
-    check(harness, randn(shape, key, scale=1.5, shift=0.3), "1.5·N(0,1)+0.3", key=key)
-
-
-@pytest.mark.category(Category.GRADIENTS)
-@pytest.mark.parametrize("k", range(4))
-def test_gradients_drawn_shapes(harness: Harness, k: int) -> None:
-    shape = (draw(10 + k, 1, 5), draw(20 + k, 1, 6), draw(30 + k, 2, 64))
-    check(harness, randn(shape, 40 + k, shift=1.0), "N(0,1)+1", key=50 + 10 * k)
-
-
-@pytest.mark.category(Category.SHAPES)
-@pytest.mark.parametrize("d", [1, 2, 3, 5])
-def test_small_hidden_sizes(harness: Harness, d: int) -> None:
-    check(harness, randn((4, d), 100 + d), "N(0,1)", key=110 + 10 * d)
-
-
-@pytest.mark.category(Category.SHAPES)
-def test_four_dimensional_input(harness: Harness) -> None:
-    check(harness, randn((2, 2, 3, 9), 200), "N(0,1)", key=201)
-
-
-@pytest.mark.category(Category.FLOAT64)
-@pytest.mark.parametrize("shape", [(3, 17), (2, 4, 6)], ids=lambda s: "x".join(map(str, s)))
-def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
-    key = 300 + sum(shape)
-    check(harness, randn(shape, key, scale=2.0, shift=-1.0).double(), "2·N(0,1)−1", key=key)
-
-
-# -- numerical stability -----------------------------------------------------------------------
-
-
-@pytest.mark.category(Category.STABILITY)
-@pytest.mark.parametrize("device", DEVICES)
-def test_small_variance_rows(harness: Harness, device: str) -> None:
-    check(harness, randn((4, 32), 400, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"),
-          key=401)  # fmt: skip
+globals().update(last_dim_backward_cases(check, drawn=Noise("N(0,1)+1", shift=1.0),
+                                          float64=Noise("2·N(0,1)−1", scale=2.0, shift=-1.0)))
 
 
 @pytest.mark.category(Category.STABILITY)
@@ -149,14 +108,7 @@ def test_constant_row(harness: Harness) -> None:
     check(harness, x, say("row-1-constant (0.5)", "第 1 行为常数（0.5）的"), key=411)
 
 
-@pytest.mark.category(Category.STABILITY)
-def test_large_eps(harness: Harness) -> None:
-    check(harness, randn((5, 9), 420, scale=0.05), "0.05·N(0,1)", key=421, eps=1e-2)
-
-
-@pytest.mark.category(Category.STABILITY)
-def test_large_values(harness: Harness) -> None:
-    check(harness, randn((3, 24), 430, scale=1e3), say("large (1e3·N(0,1))", "大数值（1e3·N(0,1)）"), key=431)
+globals().update(large_input_cases(check))
 
 
 # -- the rule of the kata ----------------------------------------------------------------------

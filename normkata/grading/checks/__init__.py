@@ -11,6 +11,7 @@ path to the submission and the module cases), `state` (structure expectations), 
 (autograd Functions), `batteries` (cases several suites share). Suites import from here.
 """
 
+from normkata.grading.checks.batteries import Noise, gradient_cases, large_input_cases, last_dim_backward_cases
 from normkata.grading.checks.context import RunContext, configure, lang, say
 from normkata.grading.checks.functions import (
     AUTOGRAD_IN_BACKWARD,
@@ -48,6 +49,7 @@ __all__ = [
     "Harness",
     "Input",
     "LearnerError",
+    "Noise",
     "Misconception",
     "RunContext",
     "Suspects",
@@ -64,9 +66,12 @@ __all__ = [
     "expect_parameters",
     "explain",
     "fail",
+    "gradient_cases",
     "invalid_gradient",
     "is_broadcast_error",
     "lang",
+    "large_input_cases",
+    "last_dim_backward_cases",
     "misconceptions",
     "own_errors",
     "randn",
