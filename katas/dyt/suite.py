@@ -24,6 +24,7 @@ from normkata.grading.checks import (
     expect_keys,
     expect_parameters,
     fail,
+    forward_cases,
     misconceptions,
     randn,
     say,
@@ -212,13 +213,7 @@ def test_fresh_module_output(harness: Harness, alpha_init: float) -> None:
 
 SHAPES = [(2, 5, 8), (3, 16), (4, 1, 7), (8,), (5, 33), (2, 3, 1)]
 
-
-@pytest.mark.category(Category.FORWARD)
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_forward(harness: Harness, shape: tuple[int, ...], device: str) -> None:
-    key = 1000 + sum(shape) * 7 + len(shape)
-    check_forward(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), shape[-1], key=key + 1)
+globals().update(forward_cases(check_forward, SHAPES))
 
 
 @pytest.mark.category(Category.FORWARD)

@@ -20,29 +20,23 @@ from torch import nn
 from normkata.grading.checks import (
     DEVICES,
     STATEFUL,
+    BlockKata,
     Harness,
     Input,
     Misconception,
     call_text,
     case_names_zh,
-    expect_contains,
-    expect_keys,
-    fail,
     misconceptions,
     randn,
     say,
     seeded,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
+from normkata.grading.contract import TOLERANCES, Category, Step
 
 D_MODEL, N_HEADS, D_FF, N_LAYERS = 16, 4, 32, 3
 BLOCK_ARGS = [D_MODEL, N_HEADS, D_FF]
 STACK_ARGS = [N_LAYERS, D_MODEL, N_HEADS, D_FF]
 NORMS = ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm")
-TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
-#: eps values a norm ends up with when the given eps does not reach it: a hard-coded 1e-5 or
-#: 1e-6, or nn.RMSNorm's own default (float32's machine epsilon).
-NOT_PASSED_EPS = (1e-5, 1e-6, torch.finfo(torch.float32).eps)
 
 CASE_NAMES_ZH = case_names_zh({})  # every name is the glossary's
 
@@ -165,82 +159,21 @@ def variants_of(cls: str, module: nn.Module) -> list[tuple[Misconception, Callab
     return stack_variants(module)
 
 
-def eps_variants(cls: str, args: list[Any], kwargs: dict[str, Any], state: dict[str, torch.Tensor],
-                 x: torch.Tensor) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
-    """The output when the given eps misses the blocks' norms, the final norm, or both."""
-    given = kwargs.get("eps", 1e-6)
-    choices: list[float | None] = [None, *(e for e in NOT_PASSED_EPS if e != given)]
-    found = []
-    for blocks_eps in choices:
-        for final_eps in choices if cls == "SandwichTransformer" else [None]:
-            if blocks_eps is None and final_eps is None:
-                continue
-            module = with_eps(build(cls, args, kwargs, state), blocks_eps, final_eps)
-            with torch.no_grad():
-                found.append((EPS_NOT_PASSED, module(x.double().cpu())))
-    return found
-
-
-def check(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], x: Input, *, key: int,
-          dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
-    state = random_state(reference_module(cls, args, kwargs), key)
-
-    def expected(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> torch.Tensor:
-        with torch.no_grad():
-            return build(cls, args, kwargs, quantised)(x_in.double().cpu())
-
-    def suspects(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> list[tuple[Misconception, torch.Tensor]]:
-        module = build(cls, args, kwargs, quantised)
-        with torch.no_grad():
-            found = [(m, fn(x_in.double().cpu())) for m, fn in variants_of(cls, module)]
-        return found + eps_variants(cls, args, kwargs, quantised, x_in)
-
-    tol = TOLERANCES[TOLERANCE_NAMES[dtype]]
-    if dtype != torch.float32:
-        # Matmuls and softmax round at every step in half precision: never hold the learner to
-        # more than the reference itself achieves in that dtype (twice its own error).
-        low = reference_module(cls, args, kwargs)
-        low.load_state_dict({k: v.to(dtype) for k, v in state.items()})
-        quantised = {k: v.to(dtype) for k, v in state.items()}
-        with torch.no_grad():
-            own_error = (low.to(dtype)(x.tensor).double() - expected(x.tensor, quantised)).abs().max().item()
-        tol = tol.at_least(Tolerance(tol.rtol, 2 * own_error))
-    harness.forward_case(cls, args, kwargs, x, state=state, dtype=None if dtype == torch.float32 else dtype, tol=tol,
-                         expected=expected, suspects=suspects)  # fmt: skip
-
-
-def structure(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
-    """The learner's module with the reference's weights loaded where they fit: (inspection, mismatched names)."""
-    reference = reference_module(cls, args, kwargs)
-    reply = harness.run(harness.program(cls, args, kwargs, state=random_state(reference, 1), inspect=True))
-    assert reply.inspect is not None
-    return reply.inspect, reply.state_load.mismatched
-
-
-def check_structure(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], children: list[str]) -> None:
-    """Named submodules present (extra ones are the learner's business), state_dict names fixed.
-
-    The stack is judged on what is its own (how many layers, under which names, norm): a naming
-    or shape problem inside SandwichBlock is the block case's finding, reported once.
-    """
-    call = call_text(cls, args, kwargs, None)
-    info, mismatched = structure(harness, cls, args, kwargs)
-    expect_contains(call, say("submodules", "子模块"), list(info.children), children)
-    expected = list(reference_module(cls, args, kwargs).state_dict())
-    if cls == "SandwichTransformer":
-        block, block_mismatched = structure(harness, "SandwichBlock", BLOCK_ARGS, kwargs)
-        n_layers = args[0]
-        own = [k for k in expected if not k.startswith("layers.")]
-        expected = [f"layers.{i}.{k}" for i in range(n_layers) for k in block.state_dict] + own
-        mismatched = [k for k in mismatched if k.split(".", 2)[-1] not in block_mismatched or k.startswith("norm")]
-    expect_keys(call, "state_dict", info.state_dict, expected)
-    if mismatched:
-        fail(say("{call}: the reference's weights do not fit {names} (different shapes). Fix: keep the given "
-                 "CausalSelfAttention and FeedForward as they are, pass d_model, n_heads and d_ff through unchanged "
-                 "and give each norm d_model features.",
-                 "{call}：参考实现的权重放不进 {names}（形状不同）。修改：保持提供的 CausalSelfAttention 和 "
-                 "FeedForward 不变，原样传递 d_model、n_heads 和 d_ff，每个归一化层的大小都是 d_model。",
-                 call=call, names=", ".join(f"`{n}`" for n in mismatched)))  # fmt: skip
+BLOCKS = BlockKata(
+    block="SandwichBlock",
+    stack="SandwichTransformer",
+    block_args=BLOCK_ARGS,
+    stack_prefix="layers.",
+    final_prefix="norm",
+    default_eps=1e-6,
+    eps_not_passed=EPS_NOT_PASSED,
+    reference_module=reference_module,
+    random_state=random_state,
+    build=build,
+    with_eps=with_eps,
+    variants=variants_of,
+)
+check, check_structure = BLOCKS.check, BLOCKS.check_structure
 
 
 # -- module state ------------------------------------------------------------------------------

@@ -21,16 +21,13 @@ from normkata.grading.checks import (
     Misconception,
     case_names_zh,
     draw,
-    explain,
     fail,
-    lang,
     misconceptions,
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Failure, StepReply, Tolerance, tolerance_for
-from normkata.grading.kernel_checks import check_findings, strided
-from normkata.grading.proxy import SubmissionError, TimeBudgetUsed
+from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance, tolerance_for
+from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided
 
 LAUNCHER = "rmsnorm_forward"
 
@@ -99,15 +96,7 @@ def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, 
     program = harness.program(LAUNCHER, ["x", "weight"], kwargs, steps=[Step([x, weight], extra=[eps])])
     program.kind = "launcher"
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
-    try:
-        reply = harness.submission.run(program)
-    except TimeBudgetUsed:
-        raise
-    except SubmissionError as exc:
-        raise LearnerError(f"{call}: {exc.text(lang())}") from None
-    if not reply.ok:
-        raise LearnerError(explain(reply.failure or Failure("Error", "", 0, "run"), call))
-    return reply.steps[0]
+    return harness.submit(program, call).steps[0]
 
 
 def forward_case(harness: Harness, x: Input, *, eps: float = 1e-5, weight_key: int = 100, pad: int = 0,
@@ -253,12 +242,7 @@ def test_bounds_guard(harness: Harness) -> None:
         got = launch(harness, randn((1, 4), 130), torch.ones(4), 1e-5)
     except LearnerError:
         pytest.skip(say("your launcher raised: the other cases say why", "你的启动函数抛出了异常：其他用例会说明原因"))
-    for finding in got.findings:
-        if finding.startswith("guard|"):
-            pytest.skip(say("the bounds guard is not checking this run: {why}. Out-of-bounds accesses are not "
-                            "reported (sentinel margins still are)",
-                            "本次评测没有越界检查：{why}。越界访问不会被报告（哨兵值的改动仍会报告）。",
-                            why=finding.split("|")[1]))  # fmt: skip
+    skip_unless_guarded(got)
 
 
 # -- speed on a GPU (reported, never scored) ---------------------------------------------------

@@ -8,10 +8,18 @@ seed (`configure`), so a suite cannot be memorised and `--seed` reproduces a run
 One job per module: `context` (the run's seed, language and file), `inputs` (seeded inputs and
 what a precision delivers), `wording` (messages, misconceptions, case names), `harness` (the one
 path to the submission and the module cases), `state` (structure expectations), `functions`
-(autograd Functions), `batteries` (cases several suites share). Suites import from here.
+(autograd Functions), `batteries` (cases several suites share), `blocks` (Transformer-block
+katas). Suites import from here.
 """
 
-from normkata.grading.checks.batteries import Noise, gradient_cases, large_input_cases, last_dim_backward_cases
+from normkata.grading.checks.batteries import (
+    Noise,
+    forward_cases,
+    gradient_cases,
+    large_input_cases,
+    last_dim_backward_cases,
+)
+from normkata.grading.checks.blocks import BlockKata
 from normkata.grading.checks.context import RunContext, configure, lang, say
 from normkata.grading.checks.functions import (
     AUTOGRAD_IN_BACKWARD,
@@ -40,6 +48,7 @@ from normkata.grading.checks.wording import (
 
 __all__ = [
     "AUTOGRAD_IN_BACKWARD",
+    "BlockKata",
     "DEVICES",
     "GLOSSARY_ZH",
     "STATEFUL",
@@ -66,6 +75,7 @@ __all__ = [
     "expect_parameters",
     "explain",
     "fail",
+    "forward_cases",
     "gradient_cases",
     "invalid_gradient",
     "is_broadcast_error",

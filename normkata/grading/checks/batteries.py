@@ -15,7 +15,7 @@ import torch
 
 from normkata.grading.checks.context import say
 from normkata.grading.checks.harness import Harness
-from normkata.grading.checks.inputs import DEVICES, draw, randn, shape_id
+from normkata.grading.checks.inputs import DEVICES, Input, draw, randn, shape_id
 from normkata.grading.contract import Category
 
 #: A backward suite's own check: `check(harness, x, label, *, key, eps=1e-5)`.
@@ -36,6 +36,20 @@ class Noise:
 
     def draw(self, shape: Sequence[int], key: int) -> torch.Tensor:
         return randn(shape, key, scale=self.scale, shift=self.shift)
+
+
+def forward_cases(check_forward: Check, shapes: Sequence[tuple[int, ...]]) -> Cases:
+    """Forward in float32 on every device, on 2·N(0,1)+0.5 inputs of each shape; a norm over the
+    last dimension: `check_forward(harness, x, d, key=...)` draws its parameters from `key`."""
+
+    @pytest.mark.category(Category.FORWARD)
+    @pytest.mark.parametrize("device", DEVICES)
+    @pytest.mark.parametrize("shape", shapes, ids=shape_id)
+    def test_forward(harness: Harness, shape: tuple[int, ...], device: str) -> None:
+        key = 1000 + sum(shape) * 7 + len(shape)
+        check_forward(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), shape[-1], key=key + 1)
+
+    return {"test_forward": test_forward}
 
 
 def gradient_cases(check: Check, shapes: Sequence[tuple[int, ...]]) -> Cases:
