@@ -6,9 +6,11 @@ known mistake is a `Misconception`, worded in its kata's kata.yaml and named by 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NoReturn
 
 from normkata.grading.checks.context import RUN, say
@@ -46,12 +48,19 @@ class Misconception:
 def misconceptions(kata_id: str) -> dict[str, Misconception]:
     """The mistakes kata `kata_id`'s kata.yaml words, by id: a suite names them by id and keeps
     only how to recognise them (the runner grades a copy of the suite, so not from `__file__`)."""
+    from normkata.paths import katas_dir
+
+    meta = katas_dir() / kata_id / "kata.yaml"
+    return dict(_misconceptions(kata_id, meta, meta.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=32)
+def _misconceptions(kata_id: str, meta: Path, mtime_ns: int) -> dict[str, Misconception]:
+    """Read once per version of the file: a warm runner re-grades without re-reading it."""
     from normkata.katas import read_kata
 
     return {m.id: Misconception(m.id, m.title.en, m.title.zh, m.hint.en, m.hint.zh)
-            for m in read_kata(kata_id).misconceptions}  # fmt: skip
-
-
+            for m in read_kata(kata_id, meta.parent.parent).misconceptions}  # fmt: skip
 
 
 def call_text(cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str | None = "forward"

@@ -33,11 +33,11 @@ libseccomp's own Python bindings), which writes correct BPF for the native archi
 including argument checks and the kill of foreign-architecture (int 0x80 / x32) calls: not
 something to hand-write.
 
-No descendant survives a grade: seccomp stops the worker from creating processes at all; where
-seccomp is missing, the worker runs in a session and process group of its own
-(`spawn_worker`), `kill_process_group` ends that group, and the runner, a child subreaper
-after `harden_runner()`, adopts anything that left the group, so `kill_descendants()` still
-finds it.
+No descendant survives a grade: seccomp stops the worker from creating processes at all, and
+where it is missing `processes` ends the worker's process group and whatever left it.
+
+One protection per module: `policy` (what is asked and got, the default paths), `kernel` (libc
+and prctl), `landlock`, `seccomp`, `limits` (and capabilities), `processes` (the runner's side).
 """
 
 from __future__ import annotations
