@@ -69,7 +69,7 @@ def main(argv: list[str]) -> int:
     import triton
 
     files = [Path(a) for a in argv] or [ROOT / "solutions" / "triton_rmsnorm.py",
-                                        *sorted((ROOT / "tests/grading/fixtures/triton_rmsnorm").glob("correct_*.py"))]
+                                        *sorted((ROOT / "katas/triton_rmsnorm/fixtures").glob("correct_*.py"))]
     print(f"torch {torch.__version__}, triton {triton.__version__}, {torch.cuda.get_device_name()}")
     failed = 0
     for path in files:

@@ -286,8 +286,8 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "通过：{n} 个编程练习的评测套件自证无误（参考实现通过、初始代码失败、每个样例和常见错误都得到验证）。",
     ),
     "content.deep.no_fixtures": (
-        "Fixtures ship with the source repository only: references and starters were checked, fixtures were not.",
-        "样例只随源代码仓库提供：已检查参考实现和初始代码，未检查样例。",
+        "No kata here has fixtures (katas/<id>/fixtures/): references and starters were checked, fixtures were not.",
+        "这里的练习都没有样例（katas/<id>/fixtures/）：已检查参考实现和初始代码，未检查样例。",
     ),
     "content.errors": ("{n} error(s) found.", "发现 {n} 处错误。"),
     "export.written": (

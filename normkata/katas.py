@@ -29,10 +29,19 @@ _KEYS = {
     "hints",
 }
 #: Keys a kata may leave out.
-_OPTIONAL = {"requires"}
+_OPTIONAL = {"requires", "misconceptions"}
 #: What each name in `requires` needs importable, and the extra that installs it.
 EXTRAS = {"triton": ("triton", "normkata[triton]")}
 _FILES = ("instructions.en.md", "instructions.zh.md", "starter.py", "suite.py")
+
+
+@dataclass(frozen=True)
+class KataMisconception:
+    """A mistake the kata's suite can name (by id), as kata.yaml words it for the learner."""
+
+    id: str
+    title: Text
+    hint: Text
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,7 @@ class Kata:
     folder: Path
     #: Optional extras the kata needs (`triton`: kernel katas), each a key of EXTRAS.
     requires: tuple[str, ...] = ()
+    misconceptions: tuple[KataMisconception, ...] = ()
 
     def missing_extras(self) -> list[str]:
         """The extras this kata needs that are not installed (`pip install "normkata[triton]"`)."""
@@ -129,6 +139,7 @@ def _load_one(meta: Path) -> Kata:
     for name in data.get("requires", ()):
         if name not in EXTRAS:
             raise fail("requires", f"unknown extra {name!r} (known: {', '.join(EXTRAS)})")
+    misconceptions = _misconceptions(data, fail)
     return Kata(
         id=data["id"],
         order=int(data["order"]),
@@ -142,7 +153,22 @@ def _load_one(meta: Path) -> Kata:
         hints=TextList(tuple(hints["en"]), tuple(hints["zh"])),
         folder=meta.parent,
         requires=tuple(data.get("requires", ())),
+        misconceptions=misconceptions,
     )
+
+
+def _misconceptions(data: LineDict, fail: Any) -> tuple[KataMisconception, ...]:
+    entries = data.get("misconceptions", [])
+    if not isinstance(entries, list):
+        raise fail("misconceptions", "expected a list of {id, title, hint}")
+    found: list[KataMisconception] = []
+    for entry in entries:
+        if not isinstance(entry, LineDict) or set(entry) != {"id", "title", "hint"} or not isinstance(entry["id"], str):
+            raise fail("misconceptions", "each misconception has exactly an id, a title and a hint")
+        if entry["id"] in {m.id for m in found}:
+            raise fail("misconceptions", f"misconception {entry['id']!r} is listed twice")
+        found.append(KataMisconception(entry["id"], _text(entry, "title", fail), _text(entry, "hint", fail)))
+    return tuple(found)
 
 
 def _text(data: LineDict, key: str, fail: Any) -> Text:
@@ -150,6 +176,14 @@ def _text(data: LineDict, key: str, fail: Any) -> Text:
     if not isinstance(value, LineDict) or set(value) != {"en", "zh"}:
         raise fail(key, "expected en and zh texts")
     return Text(str(value["en"]), str(value["zh"]))
+
+
+def read_kata(kata_id: str, root: Path | None = None) -> Kata:
+    """One kata by its exact id, read without the others (a suite reads its own kata.yaml)."""
+    try:
+        return _load_one((root or katas_dir()) / kata_id / "kata.yaml")
+    except _KataIssue as issue:
+        raise InputError(str(issue.issue)) from None
 
 
 def get_kata(name: str) -> Kata:

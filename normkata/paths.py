@@ -62,8 +62,11 @@ def quizzes_dir() -> Path:
 
 
 def katas_dir() -> Path:
-    return content_root() / "katas"
+    """NORMKATA_KATAS (an author's own katas, `solutions/` beside it), else the bundled katas/."""
+    env = os.environ.get("NORMKATA_KATAS")
+    return Path(env).expanduser() if env else content_root() / "katas"
 
 
 def solutions_dir() -> Path:
-    return content_root() / "solutions"
+    """The reference solutions: `solutions/` beside the katas, as in a checkout and in the wheel."""
+    return katas_dir().parent / "solutions"

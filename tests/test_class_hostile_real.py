@@ -21,6 +21,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 GRADING = Path(__file__).parent / "grading"
+RMSNORM_FIXTURES = Path(__file__).parents[1] / "katas" / "rmsnorm" / "fixtures"
 PLANTED = """\
 import os
 from pathlib import Path
@@ -52,8 +53,8 @@ def test_grading_from_inside_a_class_folder_imports_nothing_of_it(tmp_path: Path
     (tmp_path / "markers").mkdir()
     for planted in ("pytest.py", "torch.py", "normkata/__init__.py"):
         (folder / planted).write_text(PLANTED)
-    shutil.copy(GRADING / "fixtures" / "rmsnorm" / "correct_llama_style.py", folder / "alice.py")
-    shutil.copy(GRADING / "realworld" / "rmsnorm" / "missing_keepdim.py", folder / "bob.py")
+    shutil.copy(RMSNORM_FIXTURES / "correct_llama_style.py", folder / "alice.py")
+    shutil.copy(RMSNORM_FIXTURES / "realworld" / "missing_keepdim.py", folder / "bob.py")
     script = _console_script(tmp_path)
 
     one = _run(script, ["grade", "rmsnorm", "--file", "alice.py", "--json", "--timeout", "5"], folder, tmp_path)

@@ -21,6 +21,7 @@ from normkata.grading.errors import GraderError
 from tests.conftest import invoke
 
 GRADING = Path(__file__).parent / "grading"
+RMSNORM_FIXTURES = Path(__file__).parents[1] / "katas" / "rmsnorm" / "fixtures"
 HEADER = "submission,passed,score,max_score,misconceptions,duration_s,seed,sha256,error"
 
 
@@ -187,8 +188,8 @@ def test_a_real_class_with_hostile_submissions(runner, tmp_path: Path) -> None:
     """Correct, buggy, exiting and escape-printing files, graded for real: the batch goes on."""
     folder = tmp_path / "class"
     (folder / "bob").mkdir(parents=True)
-    shutil.copy(GRADING / "fixtures" / "rmsnorm" / "correct_llama_style.py", folder / "alice.py")
-    shutil.copy(GRADING / "realworld" / "rmsnorm" / "missing_keepdim.py", folder / "bob" / "rmsnorm.py")
+    shutil.copy(RMSNORM_FIXTURES / "correct_llama_style.py", folder / "alice.py")
+    shutil.copy(RMSNORM_FIXTURES / "realworld" / "missing_keepdim.py", folder / "bob" / "rmsnorm.py")
     shutil.copy(GRADING / "hostile_v2" / "exits_in_forward.py", folder / "carol.py")
     shutil.copy(GRADING / "hostile_v2" / "ansi_escape_message.py", folder / "dave.py")
     out = tmp_path / "grades"

@@ -15,7 +15,7 @@ from normkata.paths import solutions_dir
 from tests.conftest import invoke
 from tests.grading.test_fixtures import fixture_source
 
-FIXTURES = Path(__file__).parent / "grading" / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "katas"
 CATALOG = [kata.id for kata in load_katas()[0]]
 SPEC_KEYS = {"kata", "file", "passed", "score", "max_score", "counts", "cases", "diagnosis", "seed", "sandbox",
              "duration_s", "torch", "lang"}  # fmt: skip
@@ -111,7 +111,7 @@ def test_new_learner_flow(runner, workspace, db) -> None:
     assert "Recognised mistake: eps added outside the square root" in text
     assert text.count("Hint: Use x * rsqrt(mean(x²) + eps)") == 1  # one finding, its hint once
     assert "max abs error" in text.lower()
-    shutil.copy(FIXTURES / "rmsnorm" / "correct_llama_style.py", learner)
+    shutil.copy(FIXTURES / "rmsnorm" / "fixtures" / "correct_llama_style.py", learner)
     passed = invoke(runner, ["grade"])
     assert passed.exit_code == 0
     assert "PASSED" in passed.stdout

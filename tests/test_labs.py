@@ -13,8 +13,6 @@ from normkata.labs.common import LabOptions
 from tests.conftest import invoke
 from tests.grading.test_fixtures import fixture_source
 
-FIXTURES = Path(__file__).parent / "grading" / "fixtures"
-
 
 def test_vanishing_physics() -> None:
     result = vanishing.run(LabOptions(seed=0), layers=10, width=128, batch=256)

@@ -14,100 +14,53 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     Misconception,
     call_text,
+    case_names_zh,
     draw,
     expect_parameters,
     fail,
+    misconceptions,
     randn,
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Inspection, Step, TensorInfo
 
-DEVICES = ["cpu", "cuda"]
 C = 3  # channels; never equal to a length L used below, so a broadcast on the wrong axis cannot pass
 BUFFERS = ("running_mean", "running_var", "num_batches_tracked")
 STATE_KEYS = ("weight", "bias", *BUFFERS)
 FP32 = TOLERANCES["float32"]
 
-CASE_NAMES_ZH = {
-    "state_dict_matches_torch": "state_dict 与 torch 的一致",
-    "buffers_never_require_grad": "buffer 从不需要梯度",
-    "without_affine": "不带仿射参数",
-    "without_running_stats": "不跟踪运行统计量",
-    "dtype_argument_and_double": "dtype 参数与 .double()",
-    "training_forward": "训练模式前向",
-    "training_forward_drawn_shapes": "随机形状的训练模式前向",
-    "training_forward_without_affine": "不带仿射参数的训练模式前向",
-    "constant_channel": "常数通道",
-    "small_variance": "小方差",
-    "custom_eps": "自定义 eps",
-    "running_statistics": "运行统计量",
-    "momentum_settings": "不同的 momentum",
-    "no_grad_training_still_updates": "no_grad 下训练仍然更新",
-    "eval_uses_running_stats_and_updates_nothing": "eval 使用运行统计量且不做更新",
-    "called_several_times": "多次调用同一模块",
-    "without_running_stats_eval_uses_batch": "不跟踪运行统计量时 eval 使用 batch 统计量",
-    "one_value_per_channel_raises_in_training": "训练时每通道一个值要报错",
-    "half_precision": "半精度",
-    "gradients": "梯度",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "state_dict_matches_torch": "state_dict 与 torch 的一致",
+        "buffers_never_require_grad": "buffer 从不需要梯度",
+        "without_running_stats": "不跟踪运行统计量",
+        "dtype_argument_and_double": "dtype 参数与 .double()",
+        "training_forward": "训练模式前向",
+        "training_forward_drawn_shapes": "随机形状的训练模式前向",
+        "training_forward_without_affine": "不带仿射参数的训练模式前向",
+        "running_statistics": "运行统计量",
+        "momentum_settings": "不同的 momentum",
+        "no_grad_training_still_updates": "no_grad 下训练仍然更新",
+        "eval_uses_running_stats_and_updates_nothing": "eval 使用运行统计量且不做更新",
+        "without_running_stats_eval_uses_batch": "不跟踪运行统计量时 eval 使用 batch 统计量",
+        "one_value_per_channel_raises_in_training": "训练时每通道一个值要报错",
+    }
+)
 
-BIASED_RUNNING_VAR = Misconception(
-    "bn-biased-running-var",
-    "running_var updated with the biased variance",
-    "运行方差用了有偏方差",
-    "The running estimate uses the unbiased batch variance: var * n / (n - 1); the output still uses the biased one.",
-    "运行方差的更新要用无偏的 batch 方差：var * n / (n - 1)；输出仍用有偏方差。",
-)
-KERAS_MOMENTUM = Misconception(
-    "bn-keras-momentum",
-    "momentum weighs the old value (the Keras convention)",
-    "momentum 加权的是旧值（Keras 的约定）",
-    "In PyTorch, running = (1 - momentum) * running + momentum * batch: momentum is the weight of the NEW batch "
-    "and defaults to 0.1 (Keras and d2l write 0.9 for the weight of the old value).",
-    "PyTorch 中 running = (1 - momentum) * running + momentum * batch：momentum 是新 batch 的权重，默认 0.1"
-    "（Keras 和 d2l 的 0.9 是旧值的权重）。",
-)
-N_ONLY = Misconception(
-    "bn-stats-over-n-only",
-    "statistics over N only for (N, C, L) input",
-    "(N, C, L) 输入只在 N 上求统计量",
-    "For (N, C, L), each channel pools all N·L values: reduce over dims (0, 2).",
-    "对 (N, C, L)，每个通道汇总全部 N·L 个值：在 (0, 2) 维上归约。",
-)
-EVAL_BATCH_STATS = Misconception(
-    "bn-eval-uses-batch-stats",
-    "eval mode still normalizes with batch statistics",
-    "eval 模式仍用 batch 统计量归一化",
-    "Decide with self.training (not torch.is_grad_enabled()): in eval, normalize with running_mean and running_var.",
-    "用 self.training（而不是 torch.is_grad_enabled()）判断：eval 模式下用 running_mean 和 running_var 归一化。",
-)
-UNBIASED_OUTPUT = Misconception(
-    "bn-unbiased-output",
-    "the output is normalized with the unbiased variance",
-    "输出用无偏方差做了归一化",
-    "Normalize the batch with its biased variance (unbiased=False); only the running estimate is unbiased.",
-    "用 batch 的有偏方差（unbiased=False）归一化；只有运行估计用无偏方差。",
-)
-STATS_IN_GRAPH = Misconception(
-    "bn-running-stats-in-graph",
-    "the running statistics carry the autograd graph",
-    "运行统计量带上了自动求导的计算图",
-    "Update the buffers in place under torch.no_grad() (or from .detach()ed batch statistics): "
-    "a buffer that requires grad keeps every batch's graph alive.",
-    "在 torch.no_grad() 下原地更新 buffer（或用 .detach() 后的 batch 统计量）："
-    "需要梯度的 buffer 会让每个 batch 的计算图一直存活。",
-)
-EPS_IGNORED = Misconception(
-    "bn-eps-ignored",
-    "the eps given to the constructor is not used",
-    "没有使用构造函数传入的 eps",
-    "Add self.eps (the constructor's eps) to the variance inside the square root, in training and in eval.",
-    "在训练和 eval 中都把 self.eps（构造函数传入的 eps）加到根号里的方差上。",
-)
+MISTAKES = misconceptions("batchnorm")  # titles and hints: kata.yaml
+BIASED_RUNNING_VAR = MISTAKES["bn-biased-running-var"]
+KERAS_MOMENTUM = MISTAKES["bn-keras-momentum"]
+N_ONLY = MISTAKES["bn-stats-over-n-only"]
+EVAL_BATCH_STATS = MISTAKES["bn-eval-uses-batch-stats"]
+UNBIASED_OUTPUT = MISTAKES["bn-unbiased-output"]
+STATS_IN_GRAPH = MISTAKES["bn-running-stats-in-graph"]
+EPS_IGNORED = MISTAKES["bn-eps-ignored"]
 
 
 # -- inputs and the reference ------------------------------------------------------------------

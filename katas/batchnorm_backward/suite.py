@@ -12,78 +12,41 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     FunctionCall,
     Harness,
     Misconception,
     Suspects,
     backward_case,
+    case_names_zh,
     draw,
     expect_no_autograd,
+    gradient_cases,
     invalid_gradient,
+    misconceptions,
     randn,
     say,
 )
 from normkata.grading.contract import Category
 
-DEVICES = ["cpu", "cuda"]
 NAMES = ["x", "weight", "bias"]
 
-CASE_NAMES_ZH = {
-    "gradients": "梯度",
-    "gradients_drawn_shapes": "随机形状的梯度",
-    "batch_of_two": "批大小为 2",
-    "one_channel": "只有一个通道",
-    "float64": "float64 输入",
-    "small_variance": "小方差",
-    "channel_offsets": "各通道均值不同",
-    "constant_channel": "常数通道",
-    "large_eps": "较大的 eps",
-    "backward_uses_no_autograd": "backward 不使用 autograd",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "batch_of_two": "批大小为 2",
+        "one_channel": "只有一个通道",
+        "channel_offsets": "各通道均值不同",
+    }
+)
 
-MISSING_MEAN = Misconception(
-    "bnb-missing-mean-term",
-    "the term that flows through the batch mean is missing (no − mean(g))",
-    "漏掉了经过批均值传回的那一项（缺少 − mean(g)）",
-    "μ of a channel depends on every x of that channel in the batch: its path subtracts the channel's mean of g.",
-    "一个通道的 μ 依赖该通道在整个批次中的每个 x：经过它的路径要减去 g 在该通道上的均值。",
-)
-MISSING_XHAT = Misconception(
-    "bnb-missing-xhat-term",
-    "the term that flows through the batch variance is missing (no − x̂·mean(g·x̂))",
-    "漏掉了经过批方差传回的那一项（缺少 − x̂·mean(g·x̂)）",
-    "σ of a channel depends on every x of that channel too: its path subtracts x̂ times the channel's mean of g·x̂.",
-    "一个通道的 σ 同样依赖该通道的每个 x：经过它的路径要减去 x̂ 乘以 g·x̂ 在该通道上的均值。",
-)
-DY_NOT_WEIGHTED = Misconception(
-    "bnb-dy-not-weighted",
-    "grad_output used where weight · grad_output is needed",
-    "在需要 weight · grad_output 的地方直接用了 grad_output",
-    "y = x̂·weight + bias per channel: the gradient that reaches x̂ is grad_output · weight.",
-    "每个通道上 y = x̂·weight + bias：传到 x̂ 的梯度是 grad_output · weight。",
-)
-UNBIASED = Misconception(
-    "bnb-unbiased-variance",
-    "unbiased variance (divided by n − 1) used to normalize",
-    "归一化时用了无偏方差（除以 n − 1）",
-    "Training-mode BatchNorm normalizes with the batch's biased variance (divided by n); only the running "
-    "estimate uses the unbiased one.",
-    "训练模式的 BatchNorm 用批次的有偏方差（除以 n）做归一化；只有 running 估计才用无偏方差。",
-)
-STATS_OVER_N_ONLY = Misconception(
-    "bnb-stats-over-n-only",
-    "for (N, C, L) input the statistics are taken over N only, not over N and L",
-    "对 (N, C, L) 输入只在 N 上求统计量，而不是在 N 和 L 上",
-    "Each channel is normalized over all its N·L values: reduce over dims (0, 2), in forward and in backward.",
-    "每个通道在它全部 N·L 个值上归一化：forward 和 backward 都要在维度 (0, 2) 上归约。",
-)
-PARAM_GRAD_OVER_N_ONLY = Misconception(
-    "bnb-param-grad-over-n-only",
-    "the gradient of weight or bias is summed over N only, leaving a (C, L) tensor",
-    "weight 或 bias 的梯度只在 N 上求和，留下了 (C, L) 形状的张量",
-    "weight and bias are per channel: sum their gradients over every dimension but the channel one, (0, 2).",
-    "weight 和 bias 是逐通道的：它们的梯度要在通道以外的所有维度 (0, 2) 上求和。",
-)
+MISTAKES = misconceptions("batchnorm_backward")  # titles and hints: kata.yaml
+MISSING_MEAN = MISTAKES["bnb-missing-mean-term"]
+MISSING_XHAT = MISTAKES["bnb-missing-xhat-term"]
+DY_NOT_WEIGHTED = MISTAKES["bnb-dy-not-weighted"]
+UNBIASED = MISTAKES["bnb-unbiased-variance"]
+STATS_OVER_N_ONLY = MISTAKES["bnb-stats-over-n-only"]
+PARAM_GRAD_OVER_N_ONLY = MISTAKES["bnb-param-grad-over-n-only"]
 ERROR_SUSPECTS = [(PARAM_GRAD_OVER_N_ONLY, invalid_gradient(1)), (PARAM_GRAD_OVER_N_ONLY, invalid_gradient(2))]
 
 
@@ -156,13 +119,7 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
 
 SHAPES = [(8, 4), (16, 3), (4, 3, 5), (2, 6, 7)]
 
-
-@pytest.mark.category(Category.GRADIENTS)
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> None:
-    key = 1000 + sum(shape) * 7 + len(shape)
-    check(harness, randn(shape, key, scale=1.5, shift=0.3), "1.5·N(0,1)+0.3", key=key)
+globals().update(gradient_cases(check, SHAPES))
 
 
 @pytest.mark.category(Category.GRADIENTS)

@@ -15,97 +15,41 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
-    Misconception,
     call_text,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
     fail,
+    forward_cases,
+    misconceptions,
     randn,
     say,
     seeded,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance, tolerance_for
 
-DEVICES = ["cpu", "cuda"]
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "alpha_init_argument": "alpha_init 参数",
+        "loads_dynamic_tanh_state_dict": "加载 DynamicTanh 的 state_dict",
+        "fresh_module_output": "新建模块的输出",
+        "forward_without_bias": "不带 bias 的前向",
+    }
+)
 
-CASE_NAMES_ZH = {
-    "parameters_and_state_dict": "参数与 state_dict",
-    "alpha_init_argument": "alpha_init 参数",
-    "tuple_normalized_shape": "元组形式的 normalized_shape",
-    "without_bias": "不带 bias",
-    "loads_dynamic_tanh_state_dict": "加载 DynamicTanh 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "fresh_module_output": "新建模块的输出",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "forward_without_bias": "不带 bias 的前向",
-    "called_several_times": "多次调用同一模块",
-    "tuple_shapes": "元组形状",
-    "large_activations": "大激活",
-    "half_precision": "半精度",
-    "gradients": "梯度",
-}
-
-BIAS_AT_ONES = Misconception(
-    "dyt-bias-at-ones",
-    "the bias (β) starts at ones instead of zeros",
-    "bias（β）初始化为全 1，而不是全 0",
-    "Initialise bias = nn.Parameter(torch.zeros(normalized_shape)), as the paper's code (and LayerNorm) do: with ones "
-    "every output starts shifted by +1.",
-    "像论文代码（以及 LayerNorm）那样初始化 bias = nn.Parameter(torch.zeros(normalized_shape))："
-    "用全 1 时每个输出一开始都平移了 +1。",
-)
-WEIGHT_INSIDE = Misconception(
-    "dyt-weight-inside-tanh",
-    "the weight (γ) multiplies inside tanh instead of after it",
-    "weight（γ）乘在了 tanh 里面，而不是 tanh 之后",
-    "Scale the squashed value: torch.tanh(self.alpha * x) * self.weight + self.bias. Inside tanh, γ cannot take the "
-    "output beyond ±1 around the bias.",
-    "要缩放被压缩后的值：torch.tanh(self.alpha * x) * self.weight + self.bias。"
-    "放在 tanh 里面，γ 无法让输出超出 bias 附近的 ±1。",
-)
-BIAS_INSIDE = Misconception(
-    "dyt-bias-inside-tanh",
-    "the bias (β) is added inside tanh instead of after it",
-    "bias（β）加在了 tanh 里面，而不是 tanh 之后",
-    "Add the bias last: weight · tanh(alpha · x) + bias.",
-    "bias 最后再加：weight · tanh(alpha · x) + bias。",
-)
-NO_ALPHA = Misconception(
-    "dyt-no-alpha",
-    "alpha is not applied: tanh(x) instead of tanh(alpha · x)",
-    "没有乘 alpha：算的是 tanh(x)，而不是 tanh(alpha · x)",
-    "Multiply the input by the learnable scalar before tanh: torch.tanh(self.alpha * x).",
-    "在 tanh 之前把输入乘以可学习的标量：torch.tanh(self.alpha * x)。",
-)
-ALPHA_FIXED = Misconception(
-    "dyt-alpha-not-learnable",
-    "alpha is a constant (a float or a buffer), not a learnable parameter",
-    "alpha 是常数（浮点数或 buffer），而不是可学习的参数",
-    "Make alpha an nn.Parameter of shape (1,): torch.full((1,), alpha_init). As a float or a buffer it gets no "
-    "gradient, the optimizer never sees it, and a checkpoint's alpha is not loaded.",
-    "把 alpha 定义为形状 (1,) 的 nn.Parameter：torch.full((1,), alpha_init)。"
-    "作为浮点数或 buffer，它没有梯度，优化器看不到它，检查点中的 alpha 也不会被加载。",
-)
-ALPHA_PER_CHANNEL = Misconception(
-    "dyt-alpha-per-channel",
-    "alpha has one value per channel instead of one scalar of shape (1,)",
-    "alpha 每个通道一个值，而不是形状为 (1,) 的一个标量",
-    "alpha is one scalar shared by every channel and token: nn.Parameter(torch.full((1,), alpha_init)). weight already "
-    "gives each channel its own scale; a per-channel alpha cannot load the authors' checkpoints.",
-    "alpha 是所有通道和 token 共享的一个标量：nn.Parameter(torch.full((1,), alpha_init))。"
-    "weight 已经给了每个通道各自的缩放；每个通道一个 alpha 无法加载作者的检查点。",
-)
-ALPHA_INIT_IGNORED = Misconception(
-    "dyt-alpha-init-ignored",
-    "the alpha_init argument is ignored (alpha always starts at 0.5)",
-    "忽略了 alpha_init 参数（alpha 总是从 0.5 开始）",
-    "Start alpha at the value given: torch.full((1,), alpha_init). The LLaMA runs use other values (0.8, 0.2, 0.05).",
-    "alpha 从给定的值开始：torch.full((1,), alpha_init)。LLaMA 的实验用了其他值（0.8、0.2、0.05）。",
-)
+MISTAKES = misconceptions("dyt")  # titles and hints: kata.yaml
+BIAS_AT_ONES = MISTAKES["dyt-bias-at-ones"]
+WEIGHT_INSIDE = MISTAKES["dyt-weight-inside-tanh"]
+BIAS_INSIDE = MISTAKES["dyt-bias-inside-tanh"]
+NO_ALPHA = MISTAKES["dyt-no-alpha"]
+ALPHA_FIXED = MISTAKES["dyt-alpha-not-learnable"]
+ALPHA_PER_CHANNEL = MISTAKES["dyt-alpha-per-channel"]
+ALPHA_INIT_IGNORED = MISTAKES["dyt-alpha-init-ignored"]
 
 
 def _shape(normalized_shape: int | tuple[int, ...]) -> tuple[int, ...]:
@@ -269,13 +213,7 @@ def test_fresh_module_output(harness: Harness, alpha_init: float) -> None:
 
 SHAPES = [(2, 5, 8), (3, 16), (4, 1, 7), (8,), (5, 33), (2, 3, 1)]
 
-
-@pytest.mark.category(Category.FORWARD)
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_forward(harness: Harness, shape: tuple[int, ...], device: str) -> None:
-    key = 1000 + sum(shape) * 7 + len(shape)
-    check_forward(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), shape[-1], key=key + 1)
+globals().update(forward_cases(check_forward, SHAPES))
 
 
 @pytest.mark.category(Category.FORWARD)

@@ -18,87 +18,40 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     STATEFUL,
     Harness,
     Input,
     Misconception,
     call_text,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
     fail,
+    misconceptions,
     randn,
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, StepReply, Tolerance, dtype_name, tolerance_for
 
-DEVICES = ["cpu", "cuda"]
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "sum_cancels_out": "和相互抵消",
+        "large_residual_stream": "很大的残差流",
+        "fp16_sum_near_300": "接近 300 的 fp16 和",
+        "fp16_sum_beyond_65504": "超过 65504 的 fp16 和",
+    }
+)
 
-CASE_NAMES_ZH = {
-    "weight_parameter_and_state_dict": "weight 参数与 state_dict",
-    "loads_torch_rmsnorm_state_dict": "加载 torch nn.RMSNorm 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "called_several_times": "多次调用同一模块",
-    "normalizes_the_last_dimension": "在最后一维上归一化",
-    "sum_cancels_out": "和相互抵消",
-    "small_variance": "小方差",
-    "large_residual_stream": "很大的残差流",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_sum_near_300": "接近 300 的 fp16 和",
-    "fp16_sum_beyond_65504": "超过 65504 的 fp16 和",
-    "gradients": "梯度",
-}
-
-OLD_RESIDUAL = Misconception(
-    "far-returns-old-residual",
-    "the residual passed in is returned instead of x + residual",
-    "返回的是传入的 residual，而不是 x + residual",
-    "The second output is the updated stream: return s = x + residual (in the input's dtype), which the next "
-    "block adds its output to.",
-    "第二个输出是更新后的残差流：返回 s = x + residual（用输入的数据类型），下一个 block 会把它的输出加到上面。",
-)
-NORMALIZES_X = Misconception(
-    "far-normalizes-x",
-    "x alone is normalized instead of x + residual",
-    "只归一化了 x，而不是 x + residual",
-    "Add first, then normalize the sum: normed = rmsnorm(x + residual).",
-    "先相加，再对和做归一化：normed = rmsnorm(x + residual)。",
-)
-SWAPPED = Misconception(
-    "far-swapped-outputs",
-    "the two outputs are returned in the wrong order",
-    "两个输出的顺序反了",
-    "Return (normed, new_residual): the normalized sum first, the sum second, as vLLM's fused_add_rms_norm does.",
-    "返回 (normed, new_residual)：先返回归一化后的和，再返回和本身，与 vLLM 的 fused_add_rms_norm 一致。",
-)
-ROUNDED_SUM = Misconception(
-    "far-rounded-sum",
-    "the statistic is taken from the sum rounded to the input's dtype",
-    "统计量取自舍入成输入数据类型之后的和",
-    "Form s = x.float() + residual.float(), normalize s itself and return s.to(x.dtype) as the new residual: the "
-    "rounded sum can be inf (fp16 beyond 65504) where the float32 sum is finite. (vLLM's CUDA kernel normalizes "
-    "the rounded sum; this kata follows the engines' PyTorch paths, which normalize the float32 one.)",
-    "先算 s = x.float() + residual.float()，对 s 本身做归一化，并返回 s.to(x.dtype) 作为新的残差：舍入后的和可能是 inf"
-    "（fp16 中超过 65504），而 float32 的和仍然有限。（vLLM 的 CUDA kernel 对舍入后的和做归一化；本练习遵循推理引擎的 "
-    "PyTorch 实现，对 float32 的和做归一化。）",
-)
-NO_UPCAST = Misconception(
-    "far-no-fp32-upcast",
-    "the statistic is computed in half precision (no float32 upcast)",
-    "统计量在半精度中计算（没有升到 float32）",
-    "Compute mean(s²) in float32: in fp16, 300² = 90000 is already inf.",
-    "在 float32 中计算 mean(s²)：在 fp16 中，300² = 90000 就已经是 inf。",
-)
-EPS_OUTSIDE = Misconception(
-    "far-eps-outside-sqrt",
-    "eps added outside the square root",
-    "eps 加在了平方根外面",
-    "Use s * rsqrt(mean(s²) + eps): eps belongs inside the root.",
-    "应写成 s * rsqrt(mean(s²) + eps)：eps 应在根号内。",
-)
+MISTAKES = misconceptions("fused_add_rmsnorm")  # titles and hints: kata.yaml
+OLD_RESIDUAL = MISTAKES["far-returns-old-residual"]
+NORMALIZES_X = MISTAKES["far-normalizes-x"]
+SWAPPED = MISTAKES["far-swapped-outputs"]
+ROUNDED_SUM = MISTAKES["far-rounded-sum"]
+NO_UPCAST = MISTAKES["far-no-fp32-upcast"]
+EPS_OUTSIDE = MISTAKES["far-eps-outside-sqrt"]
 
 
 def _rms(s: torch.Tensor, eps: float, *, outside: bool = False) -> torch.Tensor:

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     LearnerError,
@@ -21,93 +22,38 @@ from normkata.grading.checks import (
     broadcast_sizes,
     build_failure,
     call_text,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
     explain,
     fail,
+    misconceptions,
     randn,
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Failure, Step, Tolerance
 
-DEVICES = ["cpu", "cuda"]
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "channels_not_divisible_by_groups": "通道数不能被组数整除",
+        "loads_torch_groupnorm_state_dict": "加载 torch nn.GroupNorm 的 state_dict",
+        "forward_without_affine": "不带仿射参数的前向",
+        "one_group_per_channel": "每个通道一组",
+        "one_group": "只有一组",
+        "constant_groups": "常数组",
+    }
+)
 
-CASE_NAMES_ZH = {
-    "parameters_and_state_dict": "参数与 state_dict",
-    "without_affine": "不带仿射参数",
-    "channels_not_divisible_by_groups": "通道数不能被组数整除",
-    "loads_torch_groupnorm_state_dict": "加载 torch nn.GroupNorm 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "forward_without_affine": "不带仿射参数的前向",
-    "called_several_times": "多次调用同一模块",
-    "one_group_per_channel": "每个通道一组",
-    "one_group": "只有一组",
-    "large_offset": "大偏移",
-    "constant_groups": "常数组",
-    "small_variance": "小方差",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_large_activations": "fp16 大激活",
-    "gradients": "梯度",
-}
-
-UNBIASED = Misconception(
-    "gn-unbiased-variance",
-    "unbiased variance (divide by n - 1)",
-    "用了无偏方差（除以 n - 1）",
-    "GroupNorm divides by n: use g.var(-1, unbiased=False) or ((g - mean) ** 2).mean(-1).",
-    "GroupNorm 除以 n：用 g.var(-1, unbiased=False) 或 ((g - mean) ** 2).mean(-1)。",
-)
-EPS_OUTSIDE = Misconception(
-    "gn-eps-outside-sqrt",
-    "eps added outside the square root",
-    "eps 加在了平方根外面",
-    "Divide by sqrt(var + eps), not sqrt(var) + eps.",
-    "应除以 sqrt(var + eps)，而不是 sqrt(var) + eps。",
-)
-STRIDED_GROUPS = Misconception(
-    "gn-strided-groups",
-    "channels assigned to groups with a stride (channel c in group c % G)",
-    "按步长把通道分到组里（通道 c 分到第 c % G 组）",
-    "A group is C/G consecutive channels: x.reshape(N, G, -1) keeps channels 0..C/G-1 together; "
-    "x.reshape(N, C // G, G, ...) interleaves them.",
-    "一个组是 C/G 个相邻的通道：x.reshape(N, G, -1) 让通道 0..C/G-1 在同一组；x.reshape(N, C // G, G, ...) "
-    "会把它们交错分开。",
-)
-PER_CHANNEL = Misconception(
-    "gn-per-channel-statistics",
-    "each channel normalized on its own (that is InstanceNorm)",
-    "每个通道单独归一化（那是 InstanceNorm）",
-    "Pool the statistics over all C/G channels of a group and all their positions, not one channel at a time.",
-    "统计量要在一个组的全部 C/G 个通道及其所有位置上汇总，而不是逐个通道计算。",
-)
-BATCH_AXIS = Misconception(
-    "gn-batch-axis",
-    "statistics pooled over the batch dimension",
-    "统计量在 batch 维度上汇总了",
-    "Each sample is normalized on its own: reduce over dim -1 of x.reshape(N, G, -1), never over dim 0.",
-    "每个样本独立归一化：在 x.reshape(N, G, -1) 的最后一维上归约，不要在 dim 0 上归约。",
-)
-NO_UPCAST = Misconception(
-    "gn-no-fp32-upcast",
-    "statistics computed in half precision (no float32 upcast)",
-    "在半精度中计算统计量（没有升到 float32）",
-    "Compute mean and variance in float32 (x.float()) and cast the result back: in fp16 a deviation of 300 "
-    "squares to 90000, past fp16's largest value 65504.",
-    "在 float32 中计算均值和方差（x.float()），再把结果转回：fp16 中 300 的偏差平方为 90000，"
-    "超过 fp16 的最大值 65504。",
-)
-AFFINE_LAST_AXIS = Misconception(
-    "gn-affine-last-axis",
-    "the per-channel weight broadcasts along the last dimension instead of dim 1",
-    "按通道的 weight 沿最后一维广播，而不是沿第 1 维",
-    "Reshape weight and bias to (1, C, 1, ...) (e.g. weight.view(1, -1, *[1] * (x.dim() - 2))) before "
-    "multiplying.",
-    "相乘之前把 weight 和 bias 变形为 (1, C, 1, ...)（例如 weight.view(1, -1, *[1] * (x.dim() - 2))）。",
-)
+MISTAKES = misconceptions("groupnorm")  # titles and hints: kata.yaml
+UNBIASED = MISTAKES["gn-unbiased-variance"]
+EPS_OUTSIDE = MISTAKES["gn-eps-outside-sqrt"]
+STRIDED_GROUPS = MISTAKES["gn-strided-groups"]
+PER_CHANNEL = MISTAKES["gn-per-channel-statistics"]
+BATCH_AXIS = MISTAKES["gn-batch-axis"]
+NO_UPCAST = MISTAKES["gn-no-fp32-upcast"]
+AFFINE_LAST_AXIS = MISTAKES["gn-affine-last-axis"]
 
 
 def affine_last_axis(x: torch.Tensor) -> tuple[Misconception, Any]:

@@ -12,94 +12,39 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
-    Misconception,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
     fail,
+    forward_cases,
+    misconceptions,
     randn,
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
 
-DEVICES = ["cpu", "cuda"]
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "loads_torch_layernorm_state_dict": "加载 torch nn.LayerNorm 的 state_dict",
+        "forward_flags": "不同开关下的前向",
+        "small_feature_sizes": "很小的特征维度",
+        "gradients_through_a_constant_row": "常数行上的梯度",
+    }
+)
 
-CASE_NAMES_ZH = {
-    "parameters_and_state_dict": "参数与 state_dict",
-    "tuple_normalized_shape": "元组形式的 normalized_shape",
-    "without_affine": "不带仿射参数",
-    "without_bias": "不带 bias",
-    "loads_torch_layernorm_state_dict": "加载 torch nn.LayerNorm 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "forward_flags": "不同开关下的前向",
-    "called_several_times": "多次调用同一模块",
-    "tuple_shapes": "元组形状",
-    "small_feature_sizes": "很小的特征维度",
-    "large_offset": "大偏移",
-    "constant_rows": "常数行",
-    "small_variance": "小方差",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_large_activations": "fp16 大激活",
-    "gradients": "梯度",
-    "gradients_through_a_constant_row": "常数行上的梯度",
-}
-
-UNBIASED = Misconception(
-    "ln-unbiased-variance",
-    "unbiased variance (divide by n - 1)",
-    "用了无偏方差（除以 n - 1）",
-    "LayerNorm divides by n: use x.var(dims, unbiased=False) or ((x - mean) ** 2).mean(dims).",
-    "LayerNorm 除以 n：用 x.var(dims, unbiased=False) 或 ((x - mean) ** 2).mean(dims)。",
-)
-EPS_OUTSIDE = Misconception(
-    "ln-eps-outside-sqrt",
-    "eps added outside the square root",
-    "eps 加在了平方根外面",
-    "Divide by sqrt(var + eps), not sqrt(var) + eps.",
-    "应除以 sqrt(var + eps)，而不是 sqrt(var) + eps。",
-)
-LAST_DIM_ONLY = Misconception(
-    "ln-last-dim-only",
-    "only the last dimension is normalized for a tuple normalized_shape",
-    "元组形式的 normalized_shape 只归一化了最后一维",
-    "Reduce over all len(normalized_shape) trailing dims, e.g. dims = tuple(range(-len(shape), 0)).",
-    "要在末尾 len(normalized_shape) 个维度上归约，例如 dims = tuple(range(-len(shape), 0))。",
-)
-ONE_PASS = Misconception(
-    "ln-one-pass-variance",
-    "one-pass variance E[x²] - E[x]², which cancels out when the mean is large",
-    "单遍方差 E[x²] - E[x]²，均值很大时发生相消",
-    "Subtract the mean first, then average the squares: ((x - mean) ** 2).mean(dims).",
-    "先减去均值，再对平方求均值：((x - mean) ** 2).mean(dims)。",
-)
-NO_AFFINE = Misconception(
-    "ln-ignores-affine",
-    "weight and bias are not applied",
-    "没有应用 weight 和 bias",
-    "Finish with y * weight + bias (when they are not None).",
-    "最后计算 y * weight + bias（它们不为 None 时）。",
-)
-NO_UPCAST = Misconception(
-    "ln-no-fp32-upcast",
-    "statistics computed in half precision (no float32 upcast)",
-    "在半精度中计算统计量（没有升到 float32）",
-    "Compute mean and variance in float32 (x.float()) and cast the result back: in fp16 a deviation of 300 "
-    "squares to 90000, past fp16's largest value 65504, and the output collapses to the bias.",
-    "在 float32 中计算均值和方差（x.float()），再把结果转回：fp16 中 300 的偏差平方为 90000，超过 fp16 的最大值 65504，"
-    "输出会塌缩成 bias。",
-)
-BATCH_AXIS = Misconception(
-    "ln-batch-axis",
-    "statistics over the batch dimension (that is BatchNorm)",
-    "在 batch 维度上求统计量（那是 BatchNorm）",
-    "Each sample is normalized over its own features: reduce over the trailing dims, not dim 0.",
-    "每个样本在自身特征上归一化：在末尾维度上归约，而不是 dim 0。",
-)
+MISTAKES = misconceptions("layernorm")  # titles and hints: kata.yaml
+UNBIASED = MISTAKES["ln-unbiased-variance"]
+EPS_OUTSIDE = MISTAKES["ln-eps-outside-sqrt"]
+LAST_DIM_ONLY = MISTAKES["ln-last-dim-only"]
+ONE_PASS = MISTAKES["ln-one-pass-variance"]
+NO_AFFINE = MISTAKES["ln-ignores-affine"]
+NO_UPCAST = MISTAKES["ln-no-fp32-upcast"]
+BATCH_AXIS = MISTAKES["ln-batch-axis"]
 
 
 def _dims(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -264,13 +209,7 @@ def test_dtype_argument_and_to(harness: Harness, dtype: str) -> None:
 
 SHAPES = [(2, 5, 8), (3, 16), (4, 1, 7), (6, 5), (2, 2, 3, 9), (8,), (3, 2), (5, 33)]
 
-
-@pytest.mark.category(Category.FORWARD)
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_forward(harness: Harness, shape: tuple[int, ...], device: str) -> None:
-    key = 1000 + sum(shape) * 7 + len(shape)
-    check_forward(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), shape[-1], key=key + 1)
+globals().update(forward_cases(check_forward, SHAPES))
 
 
 @pytest.mark.category(Category.FORWARD)

@@ -13,66 +13,34 @@ from normkata.grading.checks import (
     FunctionCall,
     Harness,
     Misconception,
+    Noise,
     Suspects,
     backward_case,
-    draw,
+    case_names_zh,
     expect_no_autograd,
+    large_input_cases,
+    last_dim_backward_cases,
+    misconceptions,
     randn,
     say,
 )
 from normkata.grading.contract import Category
 
-DEVICES = ["cpu", "cuda"]
 NAMES = ["x", "weight", "bias"]
 
-CASE_NAMES_ZH = {
-    "gradients": "梯度",
-    "gradients_drawn_shapes": "随机形状的梯度",
-    "small_hidden_sizes": "很小的隐藏维度",
-    "four_dimensional_input": "四维输入",
-    "float64": "float64 输入",
-    "small_variance_rows": "小方差的行",
-    "constant_row": "常数行",
-    "large_eps": "较大的 eps",
-    "large_values": "大数值",
-    "backward_uses_no_autograd": "backward 不使用 autograd",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "constant_row": "常数行",
+    }
+)
 
-MISSING_MEAN = Misconception(
-    "lnb-missing-mean-term",
-    "the term that flows through the mean is missing (no − mean(g))",
-    "漏掉了经过均值传回的那一项（缺少 − mean(g)）",
-    "μ depends on every x of the row: its path subtracts the row's mean of g = weight · grad_output.",
-    "μ 依赖这一行的每个 x：经过它的路径要减去 g = weight · grad_output 在这一行上的均值。",
-)
-MISSING_XHAT = Misconception(
-    "lnb-missing-xhat-term",
-    "the term that flows through the variance is missing (no − x̂·mean(g·x̂))",
-    "漏掉了经过方差传回的那一项（缺少 − x̂·mean(g·x̂)）",
-    "σ depends on every x of the row too: its path subtracts x̂ times the row's mean of g·x̂.",
-    "σ 同样依赖这一行的每个 x：经过它的路径要减去 x̂ 乘以 g·x̂ 在这一行上的均值。",
-)
-DY_NOT_WEIGHTED = Misconception(
-    "lnb-dy-not-weighted",
-    "grad_output used where weight · grad_output is needed",
-    "在需要 weight · grad_output 的地方直接用了 grad_output",
-    "y = x̂·weight + bias: the gradient that reaches x̂ is grad_output · weight; start the input's gradient from it.",
-    "y = x̂·weight + bias：传到 x̂ 的梯度是 grad_output · weight；输入的梯度要从它开始算。",
-)
-UNBIASED = Misconception(
-    "lnb-unbiased-variance",
-    "unbiased variance (divided by d − 1) instead of the biased one",
-    "用了无偏方差（除以 d − 1），而不是有偏方差",
-    "LayerNorm divides by d: x.var(-1, unbiased=False, keepdim=True), or ((x − μ)²).mean(-1, keepdim=True).",
-    "LayerNorm 除以 d：x.var(-1, unbiased=False, keepdim=True)，或 ((x − μ)²).mean(-1, keepdim=True)。",
-)
-DW_USES_X = Misconception(
-    "lnb-dweight-uses-x",
-    "the weight's gradient uses x instead of x̂",
-    "weight 的梯度用了 x，而不是 x̂",
-    "weight multiplies x̂, so its gradient is the sum of grad_output · x̂ over every dimension but the last.",
-    "weight 乘的是 x̂，所以它的梯度是 grad_output · x̂ 在除最后一维外所有维度上的和。",
-)
+MISTAKES = misconceptions("layernorm_backward")  # titles and hints: kata.yaml
+MISSING_MEAN = MISTAKES["lnb-missing-mean-term"]
+MISSING_XHAT = MISTAKES["lnb-missing-xhat-term"]
+DY_NOT_WEIGHTED = MISTAKES["lnb-dy-not-weighted"]
+UNBIASED = MISTAKES["lnb-unbiased-variance"]
+DW_USES_X = MISTAKES["lnb-dweight-uses-x"]
 
 
 def _layer_norm(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, correction: int) -> torch.Tensor:
@@ -127,52 +95,10 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
                   truth=lambda t: _autograd(*t, eps, None, dtype=t[0].dtype))  # fmt: skip
 
 
-# -- gradients in float32 ----------------------------------------------------------------------
+# -- gradients, shapes, float64, small variance: the last-dimension backward battery ---------
 
-SHAPES = [(4, 16), (2, 5, 8), (3, 7)]
-
-
-@pytest.mark.category(Category.GRADIENTS)
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> None:
-    key = 1000 + sum(shape) * 7 + len(shape)
-    check(harness, randn(shape, key, scale=1.5, shift=0.3), "1.5·N(0,1)+0.3", key=key)
-
-
-@pytest.mark.category(Category.GRADIENTS)
-@pytest.mark.parametrize("k", range(4))
-def test_gradients_drawn_shapes(harness: Harness, k: int) -> None:
-    shape = (draw(10 + k, 1, 5), draw(20 + k, 1, 6), draw(30 + k, 2, 64))
-    check(harness, randn(shape, 40 + k, shift=1.0), "N(0,1)+1", key=50 + 10 * k)
-
-
-@pytest.mark.category(Category.SHAPES)
-@pytest.mark.parametrize("d", [1, 2, 3, 5])
-def test_small_hidden_sizes(harness: Harness, d: int) -> None:
-    check(harness, randn((4, d), 100 + d), "N(0,1)", key=110 + 10 * d)
-
-
-@pytest.mark.category(Category.SHAPES)
-def test_four_dimensional_input(harness: Harness) -> None:
-    check(harness, randn((2, 2, 3, 9), 200), "N(0,1)", key=201)
-
-
-@pytest.mark.category(Category.FLOAT64)
-@pytest.mark.parametrize("shape", [(3, 17), (2, 4, 6)], ids=lambda s: "x".join(map(str, s)))
-def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
-    key = 300 + sum(shape)
-    check(harness, randn(shape, key, scale=2.0, shift=-1.0).double(), "2·N(0,1)−1", key=key)
-
-
-# -- numerical stability -----------------------------------------------------------------------
-
-
-@pytest.mark.category(Category.STABILITY)
-@pytest.mark.parametrize("device", DEVICES)
-def test_small_variance_rows(harness: Harness, device: str) -> None:
-    check(harness, randn((4, 32), 400, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"),
-          key=401)  # fmt: skip
+globals().update(last_dim_backward_cases(check, drawn=Noise("N(0,1)+1", shift=1.0),
+                                          float64=Noise("2·N(0,1)−1", scale=2.0, shift=-1.0)))
 
 
 @pytest.mark.category(Category.STABILITY)
@@ -182,14 +108,7 @@ def test_constant_row(harness: Harness) -> None:
     check(harness, x, say("row-1-constant (0.5)", "第 1 行为常数（0.5）的"), key=411)
 
 
-@pytest.mark.category(Category.STABILITY)
-def test_large_eps(harness: Harness) -> None:
-    check(harness, randn((5, 9), 420, scale=0.05), "0.05·N(0,1)", key=421, eps=1e-2)
-
-
-@pytest.mark.category(Category.STABILITY)
-def test_large_values(harness: Harness) -> None:
-    check(harness, randn((3, 24), 430, scale=1e3), say("large (1e3·N(0,1))", "大数值（1e3·N(0,1)）"), key=431)
+globals().update(large_input_cases(check))
 
 
 # -- the rule of the kata ----------------------------------------------------------------------

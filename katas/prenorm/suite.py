@@ -15,77 +15,33 @@ import torch
 from torch import nn
 
 from normkata.grading.checks import (
+    DEVICES,
     STATEFUL,
+    BlockKata,
     Harness,
     Input,
     Misconception,
     call_text,
-    expect_contains,
-    expect_keys,
-    fail,
+    case_names_zh,
+    misconceptions,
     randn,
     say,
     seeded,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
+from normkata.grading.contract import TOLERANCES, Category, Step
 
-DEVICES = ["cpu", "cuda"]
 D_MODEL, N_HEADS, D_FF, N_LAYERS = 16, 4, 32, 3
 BLOCK_ARGS = [D_MODEL, N_HEADS, D_FF]
 STACK_ARGS = [N_LAYERS, D_MODEL, N_HEADS, D_FF]
-TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
-#: eps values a norm ends up with when the given eps does not reach it: a hard-coded 1e-5 or
-#: 1e-6, or nn.RMSNorm's own default (float32's machine epsilon; nn.LayerNorm's is 1e-5).
-NOT_PASSED_EPS = (1e-5, 1e-6, torch.finfo(torch.float32).eps)
 
-CASE_NAMES_ZH = {
-    "block_submodules_and_state_dict": "block 的子模块与 state_dict",
-    "stack_submodules_and_state_dict": "堆叠的子模块与 state_dict",
-    "block_forward": "block 前向",
-    "stack_forward": "堆叠前向",
-    "called_several_times": "多次调用同一模块",
-    "eps_reaches_every_norm": "eps 传到每个归一化层",
-    "block_half_precision": "block 半精度",
-    "gradients": "梯度",
-}
+CASE_NAMES_ZH = case_names_zh({})  # every name is the glossary's
 
-POST_NORM = Misconception(
-    "pn-post-norm",
-    "Post-Norm wiring: the norm is applied after the residual addition",
-    "接成了 Post-Norm：归一化放在了残差相加之后",
-    "Pre-Norm is x = x + attn(norm1(x)); x = x + ffn(norm2(x)): normalize the sublayer's input, not the sum.",
-    "Pre-Norm 是 x = x + attn(norm1(x))；x = x + ffn(norm2(x))：归一化子层的输入，而不是相加后的和。",
-)
-NORMALIZED_RESIDUAL = Misconception(
-    "pn-normalized-residual",
-    "the residual adds the normalized x instead of x",
-    "残差加的是归一化后的 x 而不是 x",
-    "Keep the stream clean: h = norm1(x) feeds attn only; add attn's output to the original x.",
-    "保持残差流干净：norm1(x) 只送进 attn；把 attn 的输出加到原始的 x 上。",
-)
-SHARED_NORM = Misconception(
-    "pn-shared-norm",
-    "the same norm is used before both sublayers",
-    "两个子层前用了同一个归一化层",
-    "Use norm1 before attention and norm2 before the feed-forward network: they have different weights.",
-    "注意力之前用 norm1，前馈网络之前用 norm2：它们的权重不同。",
-)
-NO_FINAL_NORM = Misconception(
-    "pn-no-final-norm",
-    "the final norm after the last block is missing",
-    "缺少最后一个 block 之后的最终归一化",
-    "Apply self.final_norm after the loop over self.blocks.",
-    "在遍历 self.blocks 之后应用 self.final_norm。",
-)
-EPS_NOT_PASSED = Misconception(
-    "pn-eps-not-passed",
-    "eps does not reach every norm",
-    "eps 没有传到每个归一化层",
-    "Create every norm with eps=eps (norm1 and norm2 in each block, and the stack's final_norm) and pass eps on to "
-    "each PreNormBlock: nn.RMSNorm's own default is the dtype's machine epsilon, not 1e-5.",
-    "创建每个归一化层时都传入 eps=eps（每个 block 的 norm1 和 norm2，以及堆叠的 final_norm），并把 eps 传给每个 "
-    "PreNormBlock：nn.RMSNorm 自己的默认值是该数据类型的机器精度，而不是 1e-5。",
-)
+MISTAKES = misconceptions("prenorm")  # titles and hints: kata.yaml
+POST_NORM = MISTAKES["pn-post-norm"]
+NORMALIZED_RESIDUAL = MISTAKES["pn-normalized-residual"]
+SHARED_NORM = MISTAKES["pn-shared-norm"]
+NO_FINAL_NORM = MISTAKES["pn-no-final-norm"]
+EPS_NOT_PASSED = MISTAKES["pn-eps-not-passed"]
 
 
 def _reference() -> Any:
@@ -167,83 +123,21 @@ def stack_variants(model: nn.Module) -> dict[Misconception, Callable[[torch.Tens
     return variants
 
 
-def eps_variants(cls: str, args: list[Any], kwargs: dict[str, Any], state: dict[str, torch.Tensor],
-                 x: torch.Tensor) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
-    """The output when the given eps misses the blocks' norms, the final norm, or both."""
-    given = kwargs.get("eps", 1e-5)
-    choices: list[float | None] = [None, *(e for e in NOT_PASSED_EPS if e != given)]
-    found = []
-    for blocks_eps in choices:
-        for final_eps in choices if cls == "PreNormTransformer" else [None]:
-            if blocks_eps is None and final_eps is None:
-                continue
-            module = with_eps(build(cls, args, kwargs, state), blocks_eps, final_eps)
-            with torch.no_grad():
-                found.append((EPS_NOT_PASSED, module(x.double().cpu())))
-    return found
-
-
-def check(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], x: Input, *, key: int,
-          dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
-    state = random_state(reference_module(cls, args, kwargs), key)
-
-    def expected(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> torch.Tensor:
-        with torch.no_grad():
-            return build(cls, args, kwargs, quantised)(x_in.double().cpu())
-
-    def suspects(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> list[tuple[Misconception, torch.Tensor]]:
-        module = build(cls, args, kwargs, quantised)
-        variants = block_variants(module) if cls == "PreNormBlock" else stack_variants(module)
-        with torch.no_grad():
-            found = [(m, fn(x_in.double().cpu())) for m, fn in variants.items()]
-        return found + eps_variants(cls, args, kwargs, quantised, x_in)
-
-    tol = TOLERANCES[TOLERANCE_NAMES[dtype]]
-    if dtype != torch.float32:
-        # Matmuls and softmax round at every step in half precision: never hold the learner to
-        # more than the reference itself achieves in that dtype (twice its own error).
-        low = reference_module(cls, args, kwargs)
-        low.load_state_dict({k: v.to(dtype) for k, v in state.items()})
-        quantised = {k: v.to(dtype) for k, v in state.items()}
-        with torch.no_grad():
-            own_error = (low.to(dtype)(x.tensor).double() - expected(x.tensor, quantised)).abs().max().item()
-        tol = tol.at_least(Tolerance(tol.rtol, 2 * own_error))
-    harness.forward_case(cls, args, kwargs, x, state=state, dtype=None if dtype == torch.float32 else dtype, tol=tol,
-                         expected=expected, suspects=suspects)  # fmt: skip
-
-
-def structure(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
-    """The learner's module with the reference's weights loaded where they fit: (inspection, mismatched names)."""
-    reference = reference_module(cls, args, kwargs)
-    reply = harness.run(harness.program(cls, args, kwargs, state=random_state(reference, 1), inspect=True))
-    assert reply.inspect is not None
-    return reply.inspect, reply.state_load.mismatched
-
-
-def check_structure(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], children: list[str]) -> None:
-    """Named submodules present (extra ones are the learner's business), state_dict names fixed.
-
-    The stack is judged on what is its own (how many blocks, under which names, final_norm): a
-    naming or shape problem inside PreNormBlock is the block case's finding, reported once.
-    """
-    call = call_text(cls, args, kwargs, None)
-    info, mismatched = structure(harness, cls, args, kwargs)
-    expect_contains(call, say("submodules", "子模块"), list(info.children), children)
-    expected = list(reference_module(cls, args, kwargs).state_dict())
-    if cls == "PreNormTransformer":
-        block, block_mismatched = structure(harness, "PreNormBlock", BLOCK_ARGS, kwargs)
-        n_layers = args[0]
-        own = [k for k in expected if not k.startswith("blocks.")]
-        expected = [f"blocks.{i}.{k}" for i in range(n_layers) for k in block.state_dict] + own
-        mismatched = [k for k in mismatched if k.split(".", 2)[-1] not in block_mismatched or k.startswith("final")]
-    expect_keys(call, "state_dict", info.state_dict, expected)
-    if mismatched:
-        fail(say("{call}: the reference's weights do not fit {names} (different shapes). Fix: keep the given "
-                 "CausalSelfAttention and FeedForward as they are, pass d_model, n_heads and d_ff through unchanged "
-                 "and give each norm d_model features.",
-                 "{call}：参考实现的权重放不进 {names}（形状不同）。修改：保持提供的 CausalSelfAttention 和 "
-                 "FeedForward 不变，原样传递 d_model、n_heads 和 d_ff，每个归一化层的大小都是 d_model。",
-                 call=call, names=", ".join(f"`{n}`" for n in mismatched)))  # fmt: skip
+BLOCKS = BlockKata(
+    block="PreNormBlock",
+    stack="PreNormTransformer",
+    block_args=BLOCK_ARGS,
+    stack_prefix="blocks.",
+    final_prefix="final",
+    default_eps=1e-5,
+    eps_not_passed=EPS_NOT_PASSED,
+    reference_module=reference_module,
+    random_state=random_state,
+    build=build,
+    with_eps=with_eps,
+    variants=lambda cls, module: (block_variants(module) if cls == "PreNormBlock" else stack_variants(module)).items(),
+)
+check, check_structure = BLOCKS.check, BLOCKS.check_structure
 
 
 # -- module state ------------------------------------------------------------------------------

@@ -16,85 +16,45 @@ import torch
 from torch import nn
 
 from normkata.grading.checks import (
+    DEVICES,
     STATEFUL,
     Harness,
     Input,
     Misconception,
     call_text,
+    case_names_zh,
     draw,
     expect_contains,
     expect_keys,
     fail,
+    misconceptions,
     randn,
     say,
     seeded,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
 
-DEVICES = ["cpu", "cuda"]
 D_MODEL, N_HEADS = 16, 4
 TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
 CHILDREN = ["q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm"]
 
-CASE_NAMES_ZH = {
-    "submodules_and_state_dict": "子模块与 state_dict",
-    "norm_gains_start_at_one": "归一化增益初始为 1",
-    "forward": "前向",
-    "forward_other_head_counts": "其他注意力头数的前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "called_several_times": "多次调用同一模块",
-    "future_tokens_do_not_leak": "未来的 token 不影响过去",
-    "large_activations": "大激活",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "gradients": "梯度",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "submodules_and_state_dict": "子模块与 state_dict",
+        "norm_gains_start_at_one": "归一化增益初始为 1",
+        "forward_other_head_counts": "其他注意力头数的前向",
+        "future_tokens_do_not_leak": "未来的 token 不影响过去",
+    }
+)
 
-OVER_D_MODEL = Misconception(
-    "qk-norm-over-d-model",
-    "q and k normalized over all of d_model instead of each head's head_dim",
-    "q 和 k 在整个 d_model 上归一化，而不是在每个头的 head_dim 上",
-    "Reshape to (B, T, n_heads, head_dim) first, then normalize the last dimension: each head gets its own "
-    "statistic (Qwen3, Gemma 3). OLMo 2 normalizes the whole projection, but with a gain of size d_model.",
-    "先 reshape 成 (B, T, n_heads, head_dim)，再对最后一维归一化：每个头有自己的统计量（Qwen3、Gemma 3）。"
-    "OLMo 2 对整个投影归一化，但它的增益大小是 d_model。",
-)
-NORM_ON_V = Misconception(
-    "qk-norm-on-v",
-    "v is normalized too",
-    "v 也被归一化了",
-    "Only queries and keys are normalized: QK-norm bounds the attention logits; v passes through unchanged.",
-    "只归一化 query 和 key：QK-norm 约束的是注意力 logit；v 原样通过。",
-)
-NO_CAUSAL_MASK = Misconception(
-    "qk-no-causal-mask",
-    "no causal mask: positions attend to the future",
-    "没有因果掩码：位置能看到未来",
-    "Mask scores above the diagonal with -inf before the softmax, or pass is_causal=True to "
-    "F.scaled_dot_product_attention.",
-    "在 softmax 之前把对角线以上的分数置为 -inf，或给 F.scaled_dot_product_attention 传入 is_causal=True。",
-)
-SCALE_D_MODEL = Misconception(
-    "qk-scale-d-model",
-    "scores scaled by 1/sqrt(d_model) instead of 1/sqrt(head_dim)",
-    "分数按 1/sqrt(d_model) 缩放，而不是 1/sqrt(head_dim)",
-    "Each dot product runs over head_dim numbers: divide by math.sqrt(head_dim).",
-    "每个点积只有 head_dim 项：除以 math.sqrt(head_dim)。",
-)
-SCALE_BEFORE_NORM = Misconception(
-    "qk-scale-before-norm",
-    "q is scaled before q_norm, which undoes the scale",
-    "在 q_norm 之前缩放 q，缩放被归一化抵消了",
-    "Normalize first, then scale the scores: RMSNorm removes any factor applied to its input.",
-    "先归一化，再缩放分数：RMSNorm 会消掉输入上乘的任何系数。",
-)
-SHARED_NORM = Misconception(
-    "qk-shared-norm",
-    "k is normalized with q_norm",
-    "k 用 q_norm 做了归一化",
-    "q_norm and k_norm are separate modules with separate gains: k = self.k_norm(k).",
-    "q_norm 和 k_norm 是两个独立的模块，增益也各自独立：k = self.k_norm(k)。",
-)
+MISTAKES = misconceptions("qknorm_attention")  # titles and hints: kata.yaml
+OVER_D_MODEL = MISTAKES["qk-norm-over-d-model"]
+NORM_ON_V = MISTAKES["qk-norm-on-v"]
+NO_CAUSAL_MASK = MISTAKES["qk-no-causal-mask"]
+SCALE_D_MODEL = MISTAKES["qk-scale-d-model"]
+SCALE_BEFORE_NORM = MISTAKES["qk-scale-before-norm"]
+SHARED_NORM = MISTAKES["qk-shared-norm"]
 
 
 def _reference() -> Any:

@@ -10,104 +10,41 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     Misconception,
+    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
     fail,
     is_broadcast_error,
+    misconceptions,
     randn,
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step
 
-DEVICES = ["cpu", "cuda"]
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "all_zero_rows_stay_finite": "全零行保持有限",
+        "fp16_activations_near_300": "接近 300 的 fp16 激活",
+        "bf16_large_values": "bf16 大数值",
+    }
+)
 
-CASE_NAMES_ZH = {
-    "weight_parameter_and_state_dict": "weight 参数与 state_dict",
-    "loads_torch_rmsnorm_state_dict": "加载 torch nn.RMSNorm 的 state_dict",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "called_several_times": "多次调用同一模块",
-    "normalizes_the_last_dimension": "在最后一维上归一化",
-    "small_hidden_sizes": "很小的隐藏维度",
-    "small_variance_rows": "小方差的行",
-    "all_zero_rows_stay_finite": "全零行保持有限",
-    "constant_rows": "常数行",
-    "large_values": "大数值",
-    "custom_eps": "自定义 eps",
-    "half_precision": "半精度",
-    "fp16_activations_near_300": "接近 300 的 fp16 激活",
-    "bf16_large_values": "bf16 大数值",
-    "gradients": "梯度",
-}
-
-EPS_OUTSIDE = Misconception(
-    "rms-eps-outside-sqrt",
-    "eps added outside the square root",
-    "eps 加在了平方根外面",
-    "Use x * rsqrt(mean(x²) + eps): eps belongs inside the root.",
-    "应写成 x * rsqrt(mean(x²) + eps)：eps 应在根号内。",
-)
-CENTRED = Misconception(
-    "rms-subtracts-mean",
-    "the mean is subtracted (that is LayerNorm)",
-    "减去了均值（那是 LayerNorm）",
-    "RMSNorm does not centre: divide x itself by its root mean square.",
-    "RMSNorm 不做中心化：直接用 x 除以它的均方根。",
-)
-SUM_NOT_MEAN = Misconception(
-    "rms-sum-not-mean",
-    "sum of squares instead of their mean",
-    "用了平方和而不是平方的均值",
-    "Average the squares over the last dimension: x.pow(2).mean(-1, keepdim=True).",
-    "在最后一维上对平方求均值：x.pow(2).mean(-1, keepdim=True)。",
-)
-WRONG_AXIS = Misconception(
-    "rms-wrong-axis",
-    "statistics over the wrong dimension",
-    "在错误的维度上求统计量",
-    "Each token is normalized on its own: reduce over dim=-1 only.",
-    "每个 token 独立归一化：只在 dim=-1 上归约。",
-)
-NO_WEIGHT = Misconception(
-    "rms-ignores-weight",
-    "the learnable weight is not applied",
-    "没有乘上可学习的 weight",
-    "Multiply the normalized x by self.weight.",
-    "把归一化后的 x 乘以 self.weight。",
-)
-NO_UPCAST = Misconception(
-    "rms-no-fp32-upcast",
-    "no float32 upcast for half-precision input",
-    "半精度输入没有升到 float32",
-    "Compute mean(x²) in float32 (x.float()) and cast the result back: in fp16, 300² overflows to inf.",
-    "在 float32 中计算 mean(x²)（x.float()），再把结果转回：fp16 中 300² 会溢出为 inf。",
-)
-ONE_PLUS_WEIGHT = Misconception(
-    "rms-one-plus-weight",
-    "the gain is (1 + weight), as in Gemma",
-    "增益写成了 (1 + weight)（Gemma 的写法）",
-    "This kata's RMSNorm multiplies by weight itself, initialised to ones (Llama); Gemma stores weight - 1.",
-    "本练习的 RMSNorm 直接乘以 weight，初始为全 1（Llama 的写法）；Gemma 存的是 weight - 1。",
-)
-NO_EPS = Misconception(
-    "rms-no-eps",
-    "no eps in the denominator",
-    "分母里没有 eps",
-    "Add eps to mean(x²) before the square root: without it an all-zero row divides by zero.",
-    "在开方前给 mean(x²) 加上 eps：没有它，全零行会除以零。",
-)
-MISSING_KEEPDIM = Misconception(
-    "rms-missing-keepdim",
-    "the mean drops the last dimension (no keepdim=True)",
-    "求均值时丢掉了最后一维（没有 keepdim=True）",
-    "x.pow(2).mean(-1, keepdim=True) has shape (..., 1) and broadcasts over each row; without keepdim it does not.",
-    "x.pow(2).mean(-1, keepdim=True) 的形状是 (..., 1)，能按行广播；没有 keepdim 就不行。",
-)
+MISTAKES = misconceptions("rmsnorm")  # titles and hints: kata.yaml
+EPS_OUTSIDE = MISTAKES["rms-eps-outside-sqrt"]
+CENTRED = MISTAKES["rms-subtracts-mean"]
+SUM_NOT_MEAN = MISTAKES["rms-sum-not-mean"]
+WRONG_AXIS = MISTAKES["rms-wrong-axis"]
+NO_WEIGHT = MISTAKES["rms-ignores-weight"]
+NO_UPCAST = MISTAKES["rms-no-fp32-upcast"]
+ONE_PLUS_WEIGHT = MISTAKES["rms-one-plus-weight"]
+NO_EPS = MISTAKES["rms-no-eps"]
+MISSING_KEEPDIM = MISTAKES["rms-missing-keepdim"]
 ERROR_SUSPECTS = [(MISSING_KEEPDIM, is_broadcast_error)]
 
 

@@ -12,66 +12,32 @@ import torch
 from normkata.grading.checks import (
     FunctionCall,
     Harness,
-    Misconception,
+    Noise,
     Suspects,
     backward_case,
-    draw,
+    case_names_zh,
     expect_no_autograd,
+    large_input_cases,
+    last_dim_backward_cases,
+    misconceptions,
     randn,
     say,
 )
 from normkata.grading.contract import Category
 
-DEVICES = ["cpu", "cuda"]
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "all_zero_row": "全零行",
+    }
+)
 
-CASE_NAMES_ZH = {
-    "gradients": "梯度",
-    "gradients_drawn_shapes": "随机形状的梯度",
-    "small_hidden_sizes": "很小的隐藏维度",
-    "four_dimensional_input": "四维输入",
-    "float64": "float64 输入",
-    "small_variance_rows": "小方差的行",
-    "all_zero_row": "全零行",
-    "large_eps": "较大的 eps",
-    "large_values": "大数值",
-    "backward_uses_no_autograd": "backward 不使用 autograd",
-}
-
-RSTD_CONSTANT = Misconception(
-    "rmsb-rstd-as-constant",
-    "1/rms treated as a constant: the term that flows through mean(x²) is missing",
-    "把 1/rms 当成了常数：漏掉了经过 mean(x²) 传回的那一项",
-    "r = 1/sqrt(mean(x²) + eps) depends on every x of the row: differentiate it too, and subtract that term from r·g.",
-    "r = 1/sqrt(mean(x²) + eps) 依赖这一行的每个 x：也要对它求导，并从 r·g 中减去这一项。",
-)
-SUM_NOT_MEAN = Misconception(
-    "rmsb-sum-not-mean",
-    "the correction term sums over the row where the derivative of a mean averages",
-    "修正项在行上求和，而均值的导数应当取平均",
-    "mean(x²) carries a 1/d: the term that flows through it carries the same 1/d.",
-    "mean(x²) 带有 1/d：经过它传回的那一项同样带有 1/d。",
-)
-DY_NOT_WEIGHTED = Misconception(
-    "rmsb-dy-not-weighted",
-    "grad_output used where weight · grad_output is needed",
-    "在需要 weight · grad_output 的地方直接用了 grad_output",
-    "y = (x·r)·weight: the gradient that reaches x·r is grad_output · weight; start the input's gradient from it.",
-    "y = (x·r)·weight：传到 x·r 的梯度是 grad_output · weight；输入的梯度要从它开始算。",
-)
-EPS_DROPPED = Misconception(
-    "rmsb-eps-dropped",
-    "eps left out of the statistic in backward",
-    "backward 中的统计量漏掉了 eps",
-    "Backward must use the same r = 1/sqrt(mean(x²) + eps) as forward: save it in forward instead of recomputing it.",
-    "backward 必须使用与 forward 相同的 r = 1/sqrt(mean(x²) + eps)：在 forward 中保存它，不要重新计算。",
-)
-DW_NOT_NORMALIZED = Misconception(
-    "rmsb-dweight-uses-x",
-    "the weight's gradient uses x instead of the normalized x",
-    "weight 的梯度用了 x，而不是归一化后的 x",
-    "weight multiplies x·r, so its gradient is the sum of grad_output · x · r over every dimension but the last.",
-    "weight 乘的是 x·r，所以它的梯度是 grad_output · x · r 在除最后一维外所有维度上的和。",
-)
+MISTAKES = misconceptions("rmsnorm_backward")  # titles and hints: kata.yaml
+RSTD_CONSTANT = MISTAKES["rmsb-rstd-as-constant"]
+SUM_NOT_MEAN = MISTAKES["rmsb-sum-not-mean"]
+DY_NOT_WEIGHTED = MISTAKES["rmsb-dy-not-weighted"]
+EPS_DROPPED = MISTAKES["rmsb-eps-dropped"]
+DW_NOT_NORMALIZED = MISTAKES["rmsb-dweight-uses-x"]
 
 
 def truth(x: torch.Tensor, weight: torch.Tensor, dy: torch.Tensor, eps: float, dtype: torch.dtype = torch.float64
@@ -110,52 +76,9 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
                   suspects=suspects(x, weight, dy, eps), truth=lambda t: truth(*t, eps, dtype=t[0].dtype))  # fmt: skip
 
 
-# -- gradients in float32 ----------------------------------------------------------------------
+# -- gradients, shapes, float64, small variance: the last-dimension backward battery ---------
 
-SHAPES = [(4, 16), (2, 5, 8), (3, 7)]
-
-
-@pytest.mark.category(Category.GRADIENTS)
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
-def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> None:
-    key = 1000 + sum(shape) * 7 + len(shape)
-    check(harness, randn(shape, key, scale=1.5, shift=0.3), "1.5·N(0,1)+0.3", key=key)
-
-
-@pytest.mark.category(Category.GRADIENTS)
-@pytest.mark.parametrize("k", range(4))
-def test_gradients_drawn_shapes(harness: Harness, k: int) -> None:
-    shape = (draw(10 + k, 1, 5), draw(20 + k, 1, 6), draw(30 + k, 2, 64))
-    check(harness, randn(shape, 40 + k), "N(0,1)", key=50 + 10 * k)
-
-
-@pytest.mark.category(Category.SHAPES)
-@pytest.mark.parametrize("d", [1, 2, 3, 5])
-def test_small_hidden_sizes(harness: Harness, d: int) -> None:
-    check(harness, randn((4, d), 100 + d), "N(0,1)", key=110 + 10 * d)
-
-
-@pytest.mark.category(Category.SHAPES)
-def test_four_dimensional_input(harness: Harness) -> None:
-    check(harness, randn((2, 2, 3, 9), 200), "N(0,1)", key=201)
-
-
-@pytest.mark.category(Category.FLOAT64)
-@pytest.mark.parametrize("shape", [(3, 17), (2, 4, 6)], ids=lambda s: "x".join(map(str, s)))
-def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
-    key = 300 + sum(shape)
-    check(harness, randn(shape, key, scale=2.0).double(), "2·N(0,1)", key=key)
-
-
-# -- numerical stability -----------------------------------------------------------------------
-
-
-@pytest.mark.category(Category.STABILITY)
-@pytest.mark.parametrize("device", DEVICES)
-def test_small_variance_rows(harness: Harness, device: str) -> None:
-    check(harness, randn((4, 32), 400, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"),
-          key=401)  # fmt: skip
+globals().update(last_dim_backward_cases(check, drawn=Noise("N(0,1)"), float64=Noise("2·N(0,1)", scale=2.0)))
 
 
 @pytest.mark.category(Category.STABILITY)
@@ -165,14 +88,7 @@ def test_all_zero_row(harness: Harness) -> None:
     check(harness, x, say("row-1-all-zero", "第 1 行全为零的"), key=411)
 
 
-@pytest.mark.category(Category.STABILITY)
-def test_large_eps(harness: Harness) -> None:
-    check(harness, randn((5, 9), 420, scale=0.05), "0.05·N(0,1)", key=421, eps=1e-2)
-
-
-@pytest.mark.category(Category.STABILITY)
-def test_large_values(harness: Harness) -> None:
-    check(harness, randn((3, 24), 430, scale=1e3), say("large (1e3·N(0,1))", "大数值（1e3·N(0,1)）"), key=431)
+globals().update(large_input_cases(check))
 
 
 # -- the rule of the kata ----------------------------------------------------------------------

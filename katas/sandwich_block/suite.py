@@ -18,108 +18,37 @@ import torch
 from torch import nn
 
 from normkata.grading.checks import (
+    DEVICES,
     STATEFUL,
+    BlockKata,
     Harness,
     Input,
     Misconception,
     call_text,
-    expect_contains,
-    expect_keys,
-    fail,
+    case_names_zh,
+    misconceptions,
     randn,
     say,
     seeded,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
+from normkata.grading.contract import TOLERANCES, Category, Step
 
-DEVICES = ["cpu", "cuda"]
 D_MODEL, N_HEADS, D_FF, N_LAYERS = 16, 4, 32, 3
 BLOCK_ARGS = [D_MODEL, N_HEADS, D_FF]
 STACK_ARGS = [N_LAYERS, D_MODEL, N_HEADS, D_FF]
 NORMS = ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm")
-TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
-#: eps values a norm ends up with when the given eps does not reach it: a hard-coded 1e-5 or
-#: 1e-6, or nn.RMSNorm's own default (float32's machine epsilon).
-NOT_PASSED_EPS = (1e-5, 1e-6, torch.finfo(torch.float32).eps)
 
-CASE_NAMES_ZH = {
-    "block_submodules_and_state_dict": "block 的子模块与 state_dict",
-    "stack_submodules_and_state_dict": "堆叠的子模块与 state_dict",
-    "block_forward": "block 前向",
-    "stack_forward": "堆叠前向",
-    "called_several_times": "多次调用同一模块",
-    "eps_reaches_every_norm": "eps 传到每个归一化层",
-    "block_half_precision": "block 半精度",
-    "gradients": "梯度",
-}
+CASE_NAMES_ZH = case_names_zh({})  # every name is the glossary's
 
-NORM_AFTER_ADD = Misconception(
-    "sw-norm-after-add",
-    "the output norms are applied after the residual add (Post-LN), not to the sublayer's output",
-    "输出端的归一化放在了残差相加之后（Post-LN），而不是作用在子层的输出上",
-    "Normalize the sublayer's output, then add it: x = x + self.post_attention_layernorm(self.self_attn(...)). "
-    "A norm on the sum normalizes the whole stream.",
-    "先归一化子层的输出，再相加：x = x + self.post_attention_layernorm(self.self_attn(...))。"
-    "对和做归一化会把整个残差流都归一化。",
-)
-NO_OUTPUT_NORMS = Misconception(
-    "sw-no-output-norms",
-    "the sublayers' outputs are not normalized (a plain Pre-Norm block)",
-    "子层的输出没有归一化（成了普通的 Pre-Norm block）",
-    "Gemma normalizes both sides: apply post_attention_layernorm to the attention's output and "
-    "post_feedforward_layernorm to the MLP's output before adding them to the stream.",
-    "Gemma 在两侧都做归一化：把 post_attention_layernorm 作用在注意力的输出上，把 post_feedforward_layernorm "
-    "作用在 MLP 的输出上，然后再加回残差流。",
-)
-NO_INPUT_NORMS = Misconception(
-    "sw-no-input-norms",
-    "the sublayers' inputs are not normalized (OLMo 2's placement, not Gemma's)",
-    "子层的输入没有归一化（这是 OLMo 2 的放置方式，不是 Gemma 的）",
-    "Normalize what enters each sublayer too: self.self_attn(self.input_layernorm(x)) and "
-    "self.mlp(self.pre_feedforward_layernorm(h)).",
-    "进入每个子层的输入也要归一化：self.self_attn(self.input_layernorm(x)) 和 "
-    "self.mlp(self.pre_feedforward_layernorm(h))。",
-)
-PRE_FF_NOT_CALLED = Misconception(
-    "sw-pre-ff-not-called",
-    "pre_feedforward_layernorm is defined but never called: the MLP reads the raw stream",
-    "定义了 pre_feedforward_layernorm 却从未调用：MLP 读取的是原始残差流",
-    "Call it: self.mlp(self.pre_feedforward_layernorm(h)). A norm that is never called still loads with strict=True.",
-    "调用它：self.mlp(self.pre_feedforward_layernorm(h))。从未调用的归一化用 strict=True 也能加载。",
-)
-SWAPPED_NORMS = Misconception(
-    "sw-swapped-norms",
-    "a sublayer's input and output norms are used in each other's place",
-    "某个子层输入端和输出端的归一化互相用错了位置",
-    "input_layernorm and pre_feedforward_layernorm normalize a sublayer's input; post_attention_layernorm and "
-    "post_feedforward_layernorm its output. Their weights differ in a checkpoint.",
-    "input_layernorm 和 pre_feedforward_layernorm 归一化子层的输入；post_attention_layernorm 和 "
-    "post_feedforward_layernorm 归一化子层的输出。在检查点中它们的权重是不同的。",
-)
-NORMALIZED_RESIDUAL = Misconception(
-    "sw-normalized-residual",
-    "the residual adds the normalized x instead of x",
-    "残差加的是归一化后的 x 而不是 x",
-    "Keep the stream clean: input_layernorm(x) feeds self_attn only; add the normalized attention output to the "
-    "original x.",
-    "保持残差流干净：input_layernorm(x) 只送进 self_attn；把归一化后的注意力输出加到原始的 x 上。",
-)
-NO_FINAL_NORM = Misconception(
-    "sw-no-final-norm",
-    "the final norm after the last block is missing",
-    "缺少最后一个 block 之后的最终归一化",
-    "Apply self.norm after the loop over self.layers: the stream is a sum of normalized updates, not normalized.",
-    "在遍历 self.layers 之后应用 self.norm：残差流是归一化更新的和，本身并没有归一化。",
-)
-EPS_NOT_PASSED = Misconception(
-    "sw-eps-not-passed",
-    "eps does not reach every norm",
-    "eps 没有传到每个归一化层",
-    "Create every norm with eps=eps (the four in each block and the stack's norm) and pass eps on to each "
-    "SandwichBlock: nn.RMSNorm's own default is the dtype's machine epsilon, not 1e-6.",
-    "创建每个归一化层时都传入 eps=eps（每个 block 的四个，以及堆叠的 norm），并把 eps 传给每个 SandwichBlock："
-    "nn.RMSNorm 自己的默认值是该数据类型的机器精度，而不是 1e-6。",
-)
+MISTAKES = misconceptions("sandwich_block")  # titles and hints: kata.yaml
+NORM_AFTER_ADD = MISTAKES["sw-norm-after-add"]
+NO_OUTPUT_NORMS = MISTAKES["sw-no-output-norms"]
+NO_INPUT_NORMS = MISTAKES["sw-no-input-norms"]
+PRE_FF_NOT_CALLED = MISTAKES["sw-pre-ff-not-called"]
+SWAPPED_NORMS = MISTAKES["sw-swapped-norms"]
+NORMALIZED_RESIDUAL = MISTAKES["sw-normalized-residual"]
+NO_FINAL_NORM = MISTAKES["sw-no-final-norm"]
+EPS_NOT_PASSED = MISTAKES["sw-eps-not-passed"]
 
 
 def _reference() -> Any:
@@ -230,82 +159,21 @@ def variants_of(cls: str, module: nn.Module) -> list[tuple[Misconception, Callab
     return stack_variants(module)
 
 
-def eps_variants(cls: str, args: list[Any], kwargs: dict[str, Any], state: dict[str, torch.Tensor],
-                 x: torch.Tensor) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
-    """The output when the given eps misses the blocks' norms, the final norm, or both."""
-    given = kwargs.get("eps", 1e-6)
-    choices: list[float | None] = [None, *(e for e in NOT_PASSED_EPS if e != given)]
-    found = []
-    for blocks_eps in choices:
-        for final_eps in choices if cls == "SandwichTransformer" else [None]:
-            if blocks_eps is None and final_eps is None:
-                continue
-            module = with_eps(build(cls, args, kwargs, state), blocks_eps, final_eps)
-            with torch.no_grad():
-                found.append((EPS_NOT_PASSED, module(x.double().cpu())))
-    return found
-
-
-def check(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], x: Input, *, key: int,
-          dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
-    state = random_state(reference_module(cls, args, kwargs), key)
-
-    def expected(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> torch.Tensor:
-        with torch.no_grad():
-            return build(cls, args, kwargs, quantised)(x_in.double().cpu())
-
-    def suspects(x_in: torch.Tensor, quantised: dict[str, torch.Tensor]) -> list[tuple[Misconception, torch.Tensor]]:
-        module = build(cls, args, kwargs, quantised)
-        with torch.no_grad():
-            found = [(m, fn(x_in.double().cpu())) for m, fn in variants_of(cls, module)]
-        return found + eps_variants(cls, args, kwargs, quantised, x_in)
-
-    tol = TOLERANCES[TOLERANCE_NAMES[dtype]]
-    if dtype != torch.float32:
-        # Matmuls and softmax round at every step in half precision: never hold the learner to
-        # more than the reference itself achieves in that dtype (twice its own error).
-        low = reference_module(cls, args, kwargs)
-        low.load_state_dict({k: v.to(dtype) for k, v in state.items()})
-        quantised = {k: v.to(dtype) for k, v in state.items()}
-        with torch.no_grad():
-            own_error = (low.to(dtype)(x.tensor).double() - expected(x.tensor, quantised)).abs().max().item()
-        tol = tol.at_least(Tolerance(tol.rtol, 2 * own_error))
-    harness.forward_case(cls, args, kwargs, x, state=state, dtype=None if dtype == torch.float32 else dtype, tol=tol,
-                         expected=expected, suspects=suspects)  # fmt: skip
-
-
-def structure(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, list[str]]:
-    """The learner's module with the reference's weights loaded where they fit: (inspection, mismatched names)."""
-    reference = reference_module(cls, args, kwargs)
-    reply = harness.run(harness.program(cls, args, kwargs, state=random_state(reference, 1), inspect=True))
-    assert reply.inspect is not None
-    return reply.inspect, reply.state_load.mismatched
-
-
-def check_structure(harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], children: list[str]) -> None:
-    """Named submodules present (extra ones are the learner's business), state_dict names fixed.
-
-    The stack is judged on what is its own (how many layers, under which names, norm): a naming
-    or shape problem inside SandwichBlock is the block case's finding, reported once.
-    """
-    call = call_text(cls, args, kwargs, None)
-    info, mismatched = structure(harness, cls, args, kwargs)
-    expect_contains(call, say("submodules", "子模块"), list(info.children), children)
-    expected = list(reference_module(cls, args, kwargs).state_dict())
-    if cls == "SandwichTransformer":
-        block, block_mismatched = structure(harness, "SandwichBlock", BLOCK_ARGS, kwargs)
-        n_layers = args[0]
-        own = [k for k in expected if not k.startswith("layers.")]
-        expected = [f"layers.{i}.{k}" for i in range(n_layers) for k in block.state_dict] + own
-        mismatched = [k for k in mismatched if k.split(".", 2)[-1] not in block_mismatched or k.startswith("norm")]
-    expect_keys(call, "state_dict", info.state_dict, expected)
-    if mismatched:
-        fail(say("{call}: the reference's weights do not fit {names} (different shapes). Fix: keep the given "
-                 "CausalSelfAttention and FeedForward as they are, pass d_model, n_heads and d_ff through unchanged "
-                 "and give each norm d_model features.",
-                 "{call}：参考实现的权重放不进 {names}（形状不同）。修改：保持提供的 CausalSelfAttention 和 "
-                 "FeedForward 不变，原样传递 d_model、n_heads 和 d_ff，每个归一化层的大小都是 d_model。",
-                 call=call, names=", ".join(f"`{n}`" for n in mismatched)))  # fmt: skip
+BLOCKS = BlockKata(
+    block="SandwichBlock",
+    stack="SandwichTransformer",
+    block_args=BLOCK_ARGS,
+    stack_prefix="layers.",
+    final_prefix="norm",
+    default_eps=1e-6,
+    eps_not_passed=EPS_NOT_PASSED,
+    reference_module=reference_module,
+    random_state=random_state,
+    build=build,
+    with_eps=with_eps,
+    variants=variants_of,
+)
+check, check_structure = BLOCKS.check, BLOCKS.check_structure
 
 
 # -- module state ------------------------------------------------------------------------------

@@ -13,100 +13,42 @@ import pytest
 import torch
 
 from normkata.grading.checks import (
+    DEVICES,
     Harness,
     Input,
     LearnerError,
     Misconception,
+    case_names_zh,
     draw,
-    explain,
     fail,
-    lang,
+    misconceptions,
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Failure, StepReply, Tolerance
-from normkata.grading.kernel_checks import check_findings, strided
-from normkata.grading.proxy import SubmissionError, TimeBudgetUsed
+from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance
+from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided
 
-DEVICES = ["cpu", "cuda"]
 LAUNCHER = "rmsnorm_backward"
 
-CASE_NAMES_ZH = {
-    "backward": "反向",
-    "backward_drawn_width": "随机宽度的反向",
-    "strided_rows_with_nan_gaps": "行间隔中含 NaN 的跨步输入",
-    "dweight_over_many_rows": "多行累加的 dweight",
-    "half_precision": "半精度",
-    "bounds_guard": "越界检查自检",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "backward": "反向",
+        "backward_drawn_width": "随机宽度的反向",
+        "dweight_over_many_rows": "多行累加的 dweight",
+    }
+)
 
-NO_MASK = Misconception(
-    "triton-bwd-no-mask",
-    "loads, stores or atomics without a mask",
-    "load、store 或原子操作没有掩码",
-    "Lanes past n_cols exist in every program when d is not a power of two: pass mask = cols < n_cols to every "
-    "tl.load, tl.store and tl.atomic_add.",
-    "d 不是 2 的幂时，每个 program 都有超出 n_cols 的 lane：每个 tl.load、tl.store 和 tl.atomic_add "
-    "都要传 mask = cols < n_cols。",
-)
-OFF_BY_ONE = Misconception(
-    "triton-bwd-mask-off-by-one",
-    "an off-by-one mask (cols <= n_cols)",
-    "掩码差一（cols <= n_cols）",
-    "Lanes 0..n_cols-1 hold the row: the mask is cols < n_cols.",
-    "第 0 到 n_cols-1 个 lane 是这一行：掩码应为 cols < n_cols。",
-)
-STRIDE_IGNORED = Misconception(
-    "triton-bwd-row-stride-ignored",
-    "a row stride is ignored (row * n_cols instead of row * stride)",
-    "忽略了行步长（用 row * n_cols 而不是 row * stride）",
-    "dy, x and dx may each have their own row stride: pass dy.stride(0), x.stride(0), dx.stride(0) and use them.",
-    "dy、x 和 dx 可能各有自己的行步长：传入 dy.stride(0)、x.stride(0)、dx.stride(0) 并使用它们。",
-)
-NO_MEAN_TERM = Misconception(
-    "triton-bwd-missing-rstd-path",
-    "dx misses the path through rstd (dx = rstd·w·dy only)",
-    "dx 漏掉了经过 rstd 的那条路径（只有 dx = rstd·w·dy）",
-    "rstd depends on every x of the row: dx = rstd·g − x·rstd³·mean(x·g), with g = w·dy.",
-    "rstd 依赖这一行的每个 x：dx = rstd·g − x·rstd³·mean(x·g)，其中 g = w·dy。",
-)
-DY_NOT_WEIGHTED = Misconception(
-    "triton-bwd-dy-not-weighted",
-    "dx uses dy where it needs g = weight·dy",
-    "dx 在需要 g = weight·dy 的地方用了 dy",
-    "The gradient reaching the normalized x is g = weight·dy: use it in both terms of dx.",
-    "到达归一化后 x 的梯度是 g = weight·dy：dx 的两项都要用它。",
-)
-MEAN_OVER_BLOCK = Misconception(
-    "triton-bwd-mean-over-block-size",
-    "mean(x·g) divides by BLOCK_SIZE instead of d",
-    "mean(x·g) 除以了 BLOCK_SIZE 而不是 d",
-    "The mean is over the row's n_cols values: divide tl.sum(x * g) by n_cols.",
-    "均值是对这一行的 n_cols 个值求的：tl.sum(x * g) 要除以 n_cols。",
-)
-DW_OVERWRITTEN = Misconception(
-    "triton-bwd-dweight-not-accumulated",
-    "each program stores its row's dweight instead of adding it to the others",
-    "每个 program 直接存下自己那一行的 dweight，而不是和其他行相加",
-    "dweight sums dy·x·rstd over every row: tl.atomic_add into a zeroed float32 buffer, or write per-program "
-    "partial sums and reduce them in a second pass.",
-    "dweight 是所有行的 dy·x·rstd 之和：用 tl.atomic_add 加到清零的 float32 缓冲区，或写出每个 program 的"
-    "部分和再做第二遍归约。",
-)
-DW_NO_RSTD = Misconception(
-    "triton-bwd-dweight-without-rstd",
-    "dweight sums dy·x instead of dy·x·rstd",
-    "dweight 求的是 dy·x 之和，而不是 dy·x·rstd",
-    "weight multiplies the normalized x, so its gradient is Σ dy·(x·rstd).",
-    "weight 乘的是归一化后的 x，所以它的梯度是 Σ dy·(x·rstd)。",
-)
-OUTPUT_FP32 = Misconception(
-    "triton-bwd-dx-in-float32",
-    "dx is returned in float32 instead of x's dtype",
-    "dx 以 float32 返回，而不是 x 的数据类型",
-    "Allocate dx with dtype=x.dtype and store dx.to(dx_ptr.dtype.element_ty); return dweight in weight's dtype.",
-    "按 dtype=x.dtype 分配 dx，并存入 dx.to(dx_ptr.dtype.element_ty)；dweight 以 weight 的数据类型返回。",
-)
+MISTAKES = misconceptions("triton_rmsnorm_backward")  # titles and hints: kata.yaml
+NO_MASK = MISTAKES["triton-bwd-no-mask"]
+OFF_BY_ONE = MISTAKES["triton-bwd-mask-off-by-one"]
+STRIDE_IGNORED = MISTAKES["triton-bwd-row-stride-ignored"]
+NO_MEAN_TERM = MISTAKES["triton-bwd-missing-rstd-path"]
+DY_NOT_WEIGHTED = MISTAKES["triton-bwd-dy-not-weighted"]
+MEAN_OVER_BLOCK = MISTAKES["triton-bwd-mean-over-block-size"]
+DW_OVERWRITTEN = MISTAKES["triton-bwd-dweight-not-accumulated"]
+DW_NO_RSTD = MISTAKES["triton-bwd-dweight-without-rstd"]
+OUTPUT_FP32 = MISTAKES["triton-bwd-dx-in-float32"]
 
 #: Gradients in half precision go through more rounding than a forward: the block tolerances.
 HALF_TOL = {torch.bfloat16: TOLERANCES["block bfloat16"], torch.float16: TOLERANCES["block float16"]}
@@ -160,15 +102,7 @@ def launch(harness: Harness, dy: torch.Tensor, x: torch.Tensor, weight: torch.Te
                               steps=[Step([dy, x, weight, rstd])])  # fmt: skip
     program.kind = "launcher"
     call = f"{LAUNCHER}(dy, x, weight, rstd)"
-    try:
-        reply = harness.submission.run(program)
-    except TimeBudgetUsed:
-        raise
-    except SubmissionError as exc:
-        raise LearnerError(f"{call}: {exc.text(lang())}") from None
-    if not reply.ok:
-        raise LearnerError(explain(reply.failure or Failure("Error", "", 0, "run"), call))
-    return reply.steps[0]
+    return harness.submit(program, call).steps[0]
 
 
 def _skip_cpu_on_gpu(device: str) -> None:
@@ -263,9 +197,4 @@ def test_bounds_guard(harness: Harness) -> None:
         got = launch(harness, randn((1, 4), 311), x, torch.ones(4), rstd_of(x))
     except LearnerError:
         pytest.skip(say("your launcher raised: the other cases say why", "你的启动函数抛出了异常：其他用例会说明原因"))
-    for finding in got.findings:
-        if finding.startswith("guard|"):
-            pytest.skip(say("the bounds guard is not checking this run: {why}. Out-of-bounds accesses are not "
-                            "reported (sentinel margins still are)",
-                            "本次评测没有越界检查：{why}。越界访问不会被报告（哨兵值的改动仍会报告）。",
-                            why=finding.split("|")[1]))  # fmt: skip
+    skip_unless_guarded(got)

@@ -16,10 +16,19 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from normkata.grading.checks import Harness, Misconception, draw, fail, randn, say
+from normkata.grading.checks import (
+    DEVICES,
+    Harness,
+    Misconception,
+    case_names_zh,
+    draw,
+    fail,
+    misconceptions,
+    randn,
+    say,
+)
 from normkata.grading.contract import TOLERANCES, Category, Step, StepReply, Tolerance, dtype_name
 
-DEVICES = ["cpu", "cuda"]
 CLS = "RunningStats"
 OFFSET = 1e6
 #: The variance at a mean of 1e6 in float32, where the data itself moves in steps of 0.0625:
@@ -27,76 +36,34 @@ OFFSET = 1e6
 #: within 2.1% of the variance and batched Chan within 0.6%; E[x²] − E[x]² was off by at least 53%.
 OFFSET_VAR = Tolerance(5e-2, 5e-2)
 
-CASE_NAMES_ZH = {
-    "count": "count 计数",
-    "dtype_of_results": "返回值的数据类型",
-    "one_batch": "单个 batch",
-    "drawn_streams": "随机抽取的数据流",
-    "single_rows": "逐行 update",
-    "num_features": "特征数",
-    "merge_unequal_groups": "合并大小不等的两组",
-    "merge_then_update": "合并后继续 update",
-    "merge_with_fresh": "与新建对象合并",
-    "one_row": "只有一行",
-    "mean_1e6": "均值 1e6",
-    "merge_at_1e6": "在 1e6 处合并",
-    "constant_features_at_1e6": "1e6 处的常数特征",
-    "float64_at_1e6": "1e6 处的 float64",
-}
+# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
+CASE_NAMES_ZH = case_names_zh(
+    {
+        "count": "count 计数",
+        "dtype_of_results": "返回值的数据类型",
+        "one_batch": "单个 batch",
+        "drawn_streams": "随机抽取的数据流",
+        "single_rows": "逐行 update",
+        "num_features": "特征数",
+        "merge_unequal_groups": "合并大小不等的两组",
+        "merge_then_update": "合并后继续 update",
+        "merge_with_fresh": "与新建对象合并",
+        "one_row": "只有一行",
+        "mean_1e6": "均值 1e6",
+        "merge_at_1e6": "在 1e6 处合并",
+        "constant_features_at_1e6": "1e6 处的常数特征",
+        "float64_at_1e6": "1e6 处的 float64",
+    }
+)
 
-NAIVE = Misconception(
-    "welford-naive-one-pass",
-    "the variance loses its precision at a mean of 1e6 (catastrophic cancellation, as in E[x²] − E[x]²)",
-    "均值为 1e6 时方差失去精度（灾难性抵消，如 E[x²] − E[x]²）",
-    "The same rows moved near 0 gave the right variance: only the large mean breaks it. Keep count, mean and "
-    "M2 = Σ(x − mean)², and fold batches in with deviations from the mean: at a mean of 1e6, x² ≈ 1e12 and "
-    "float32's 24-bit significand cannot hold the difference of two such numbers.",
-    "同样的行移到 0 附近时方差是对的：只有大均值让它出错。保存 count、mean 和 M2 = Σ(x − mean)²，并用相对均值的偏差"
-    "合并 batch：均值为 1e6 时 x² ≈ 1e12，float32 的 24 位有效位无法保留两个这样的数之差。",
-)
-UNWEIGHTED = Misconception(
-    "welford-merge-unweighted-mean",
-    "means combined without weighting by count",
-    "合并均值时没有按样本数加权",
-    "mean = mean_a + (mean_b − mean_a)·n_b/n: a group of 3 rows must not count as much as one of 300.",
-    "mean = mean_a + (mean_b − mean_a)·n_b/n：3 行的一组不能和 300 行的一组同等权重。",
-)
-NO_BETWEEN = Misconception(
-    "welford-merge-no-between-term",
-    "merged M2 misses the between-group term δ²·n_a·n_b/n",
-    "合并后的 M2 漏掉了组间项 δ²·n_a·n_b/n",
-    "M2 = M2_a + M2_b + δ²·n_a·n_b/n with δ = mean_b − mean_a: each group's M2 is measured from its own mean.",
-    "M2 = M2_a + M2_b + δ²·n_a·n_b/n，其中 δ = mean_b − mean_a：每组的 M2 都是相对于它自己的均值算的。",
-)
-WRONG_DIVISOR = Misconception(
-    "welford-wrong-divisor",
-    "the variance is divided by the wrong count (n − 1 for the biased one, or n for the unbiased one)",
-    "方差除以了错误的计数（有偏方差除以 n − 1，或无偏方差除以 n）",
-    "var() = M2 / count; var(unbiased=True) = M2 / (count − 1).",
-    "var() = M2 / count；var(unbiased=True) = M2 / (count − 1)。",
-)
-UPDATE_ORDER = Misconception(
-    "welford-update-order",
-    "Welford's per-row update uses the mean from the wrong moment",
-    "Welford 逐行更新时用错了时刻的均值",
-    "delta = x − mean (old); mean += delta / count; M2 += delta · (x − mean) (new): one factor of each.",
-    "delta = x − mean（旧）；mean += delta / count；M2 += delta · (x − mean)（新）：两个因子各用一个。",
-)
-BATCH_UNBIASED = Misconception(
-    "welford-batch-var-unbiased",
-    "each batch's M2 taken from torch.var's unbiased default",
-    "每个 batch 的 M2 取自 torch.var 默认的无偏方差",
-    "torch.var(batch, 0) divides by n − 1 (nan for one row); a batch's M2 is Σ(x − batch mean)², "
-    "i.e. var(correction=0)·n.",
-    "torch.var(batch, 0) 除以 n − 1（一行时为 nan）；一个 batch 的 M2 是 Σ(x − batch 均值)²，即 var(correction=0)·n。",
-)
-COUNT_NOT_MERGED = Misconception(
-    "welford-merge-count",
-    "merge does not add the other's count",
-    "merge 没有加上对方的 count",
-    "After a.merge(b), a.count is a.count + b.count; later updates weight the new rows by it.",
-    "a.merge(b) 之后 a.count 应为 a.count + b.count；后续 update 按它给新行加权。",
-)
+MISTAKES = misconceptions("welford")  # titles and hints: kata.yaml
+NAIVE = MISTAKES["welford-naive-one-pass"]
+UNWEIGHTED = MISTAKES["welford-merge-unweighted-mean"]
+NO_BETWEEN = MISTAKES["welford-merge-no-between-term"]
+WRONG_DIVISOR = MISTAKES["welford-wrong-divisor"]
+UPDATE_ORDER = MISTAKES["welford-update-order"]
+BATCH_UNBIASED = MISTAKES["welford-batch-var-unbiased"]
+COUNT_NOT_MERGED = MISTAKES["welford-merge-count"]
 
 
 # -- expected statistics and their suspects, in float64 -------------------------------------------

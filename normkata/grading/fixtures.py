@@ -1,27 +1,33 @@
 """Learner files with a known verdict, used to prove a kata's suite: the project's tests and
-`normkata content check --deep` read them from here.
+`normkata content check --deep` read them from the kata's own folder.
 
 A fixture's first line says what must happen: `# expect: pass`, or `# expect: fail`, optionally
 with `diagnosis=ID` (a misconception the report must name) or `message=TEXT` (text some
-failing case's message must contain). They live in a source checkout under
-`tests/grading/fixtures/<kata>/` (ours), `tests/grading/realworld/<kata>/` (styles found in
-public code, written by us) and as one-edit changes of a correct file in
-`tests/grading/mutants.py` (read as data, never imported).
+failing case's message must contain). They live in `katas/<kata>/fixtures/` (ours),
+`katas/<kata>/fixtures/realworld/` (styles found in public code, written by us) and as one-edit
+changes of a correct file in `katas/<kata>/fixtures/mutants.yaml` (data). The wheel leaves
+fixtures out (pyproject.toml): an installed kata has none, and a deep check says so.
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from normkata.paths import content_root, solutions_dir
+import yaml
+
+from normkata.paths import katas_dir, solutions_dir
+
+#: A kata's fixtures, beside its suite.
+FIXTURES = "fixtures"
+MUTANTS = "mutants.yaml"
 
 
 @dataclass(frozen=True)
 class Fixture:
     kata: str
-    group: str  # the folder it came from (`<kata>`, `realworld/<kata>`, `hostile`)
+    group: str  # where it came from (`<kata>`, `realworld/<kata>`, `hostile`): part of its id and seed
     name: str
     source: str
     passes: bool
@@ -33,10 +39,13 @@ class Fixture:
         return f"{self.group}/{self.name}"
 
 
-def grading_tests_dir() -> Path | None:
-    """tests/grading of a source checkout; None for an installed wheel (fixtures do not ship)."""
-    folder = content_root() / "tests" / "grading"
-    return folder if folder.is_dir() else None
+def fixtures_dir(kata: str, katas: Path | None = None) -> Path:
+    return (katas or katas_dir()) / kata / FIXTURES
+
+
+def fixtures_available(katas: Path | None = None) -> bool:
+    """Whether this tree has fixtures at all: a source checkout does, an installed wheel does not."""
+    return any((katas or katas_dir()).glob(f"*/{FIXTURES}"))
 
 
 def parse_expectation(words: str) -> tuple[bool, str | None, str | None]:
@@ -54,45 +63,42 @@ def from_file(kata: str, group: str, path: Path) -> Fixture:
     return Fixture(kata, group, path.stem, source, *parse_expectation(header.removeprefix("# expect: ")))
 
 
-def kata_fixtures(kata: str, root: Path | None = None) -> list[Fixture]:
-    """Every fixture of one kata: its files in fixtures/ and realworld/, and its mutants."""
-    root = root or grading_tests_dir()
-    if root is None:
-        return []
-    found = [from_file(kata, kata, p) for p in sorted((root / "fixtures" / kata).glob("*.py"))]
-    found += [from_file(kata, f"realworld/{kata}", p) for p in sorted((root / "realworld" / kata).glob("*.py"))]
-    found += [m for m in mutants(root) if m.kata == kata]
-    return found
+def kata_fixtures(kata: str, katas: Path | None = None) -> list[Fixture]:
+    """Every fixture of one kata: its files, its real-world styles, and its mutants."""
+    folder = fixtures_dir(kata, katas)
+    found = [from_file(kata, kata, p) for p in sorted(folder.glob("*.py"))]
+    found += [from_file(kata, f"realworld/{kata}", p) for p in sorted((folder / "realworld").glob("*.py"))]
+    return found + mutants(kata, folder)
 
 
-def mutants(root: Path) -> list[Fixture]:
-    """The edits of mutants.py applied to the correct file each starts from."""
-    path = root / "mutants.py"
+def mutants(kata: str, folder: Path) -> list[Fixture]:
+    """The edits of the kata's mutants.yaml applied to the correct file each starts from."""
+    path = folder / MUTANTS
     if not path.is_file():
         return []
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    entries = next(
-        ast.literal_eval(node.value)
-        for node in tree.body
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "MUTANTS" for t in node.targets)
-    )
-    found = []
-    for kata, name, expect, comment, base, edits in entries:
-        start = solutions_dir() / f"{kata}.py" if base == "solution" else root / "fixtures" / kata / f"{base}.py"
-        text = start.read_text(encoding="utf-8").split("\n", 2)[2]  # drop the docstring or the expect header
-        for old, new in edits:
-            if text.count(old) != 1:
-                raise ValueError(f"{path}: {kata}/{name}: edit does not apply exactly once: {old[:60]!r}")
-            text = text.replace(old, new, 1)
-        found.append(Fixture(kata, kata, name, f"# {comment}\n{text}", *parse_expectation(expect)))
-    return found
+    entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    if not isinstance(entries, list):
+        raise ValueError(f"{path}: expected a list of mutants")
+    return [_mutant(kata, folder, path, entry) for entry in entries]
+
+
+def _mutant(kata: str, folder: Path, path: Path, entry: Any) -> Fixture:
+    if not isinstance(entry, dict) or not {"name", "expect", "what", "from", "edits"} <= set(entry):
+        raise ValueError(f"{path}: each mutant needs name, expect, what, from and edits: {entry!r:.80}")
+    name, base = str(entry["name"]), str(entry["from"])
+    start = solutions_dir() / f"{kata}.py" if base == "solution" else folder / f"{base}.py"
+    text = start.read_text(encoding="utf-8").split("\n", 2)[2]  # drop the docstring or the expect header
+    for edit in entry["edits"]:
+        old, new = str(edit["old"]), str(edit["new"])
+        if text.count(old) != 1:
+            raise ValueError(f"{path}: {kata}/{name}: edit does not apply exactly once: {old[:60]!r}")
+        text = text.replace(old, new, 1)
+    return Fixture(kata, kata, name, f"# {entry['what']}\n{text}", *parse_expectation(str(entry["expect"])))
+
 
 
 def misconception_ids(suite: Path) -> list[str]:
-    """The ids of the Misconception(...) constants a suite defines (read, not imported)."""
-    ids = []
-    for node in ast.walk(ast.parse(suite.read_text(encoding="utf-8"))):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Misconception"
-                and node.args and isinstance(node.args[0], ast.Constant)):  # fmt: skip
-            ids.append(str(node.args[0].value))
-    return ids
+    """The ids of the misconceptions a suite can name: its kata.yaml's (read, the suite not imported)."""
+    from normkata.katas import read_kata
+
+    return [m.id for m in read_kata(suite.parent.name, suite.parent.parent).misconceptions]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 
 from normkata.grading.checks import Harness, Misconception, fail, say
@@ -50,3 +51,13 @@ def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: in
                      "{call}，{on}：有 {lanes} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
                      call=call, on=on, lanes=lanes, where=en_where, where_zh=zh_where, tensor=tensor)
                  + " " + harness.diagnose(no_mask))  # fmt: skip
+
+
+def skip_unless_guarded(reply: StepReply) -> None:
+    """Skip the guard's own case, saying why, when the bounds guard could not check this run."""
+    for finding in reply.findings:
+        if finding.startswith("guard|"):
+            pytest.skip(say("the bounds guard is not checking this run: {why}. Out-of-bounds accesses are not "
+                            "reported (sentinel margins still are)",
+                            "本次评测没有越界检查：{why}。越界访问不会被报告（哨兵值的改动仍会报告）。",
+                            why=finding.split("|")[1]))  # fmt: skip

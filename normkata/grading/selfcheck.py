@@ -15,7 +15,7 @@ from pathlib import Path
 
 from normkata.grading.client import Grader
 from normkata.grading.contract import Status
-from normkata.grading.fixtures import Fixture, grading_tests_dir, kata_fixtures, misconception_ids
+from normkata.grading.fixtures import Fixture, fixtures_available, kata_fixtures, misconception_ids
 from normkata.katas import Kata
 
 #: Inputs every deep check draws: the same run twice gives the same answer.
@@ -51,7 +51,7 @@ def deep_check(katas: list[Kata], advance: Callable[[str], None]) -> tuple[list[
     with tempfile.TemporaryDirectory(prefix="normkata-deep-") as scratch, Grader() as service:
         for kata in katas:
             problems += _check_kata(service, kata, Path(scratch) / kata.id, advance)
-    return problems, grading_tests_dir() is not None
+    return problems, fixtures_available()
 
 
 def _grade_source(service: Grader, kata: Kata, folder: Path, source: str, seed: int = SEED

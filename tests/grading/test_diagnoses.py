@@ -17,7 +17,6 @@ from normkata.grading.fixtures import Fixture, kata_fixtures
 from normkata.grading.report import render
 from normkata.katas import load_katas
 
-HERE = Path(__file__).parent
 KATAS = {k.id: k for k in load_katas()[0]}
 #: Katas whose class has a forward (an nn.Module or an autograd Function): the wrapper below
 #: scales what forward returns.
@@ -44,7 +43,7 @@ _nk_scale_forward({cls})
 
 
 def fixture(kata: str, name: str) -> Fixture:
-    return next(f for f in kata_fixtures(kata, HERE) if f.name == name)
+    return next(f for f in kata_fixtures(kata) if f.name == name)
 
 
 def grade(service: Grader, kata: str, source: str, folder: Path, seed: int) -> GradeResult:
@@ -61,7 +60,7 @@ def report(result: GradeResult) -> str:
 
 
 def correct_styles() -> list[Fixture]:
-    return [f for kata in SCALED_KATAS for f in kata_fixtures(kata, HERE) if f.passes]
+    return [f for kata in SCALED_KATAS for f in kata_fixtures(kata) if f.passes]
 
 
 @pytest.mark.parametrize("style", correct_styles(), ids=lambda f: f.id)

@@ -20,7 +20,6 @@ from normkata.grading.fixtures import kata_fixtures
 from normkata.katas import load_katas
 from normkata.paths import solutions_dir
 
-HERE = Path(__file__).parent
 LEARNER_FILE = {k.id: k.file for k in load_katas()[0]}
 REFERENCE_SEEDS = 10
 FIXTURE_SEEDS = 3
@@ -37,7 +36,7 @@ def seeds_for(name: str, count: int) -> list[int]:
 def correct_files(kata: str) -> list[tuple[str, str, int]]:
     """(name, source, how many seeds) for the reference and each passing fixture of `kata`."""
     files = [(f"solutions/{kata}.py", (solutions_dir() / f"{kata}.py").read_text(encoding="utf-8"), REFERENCE_SEEDS)]
-    files += [(fixture.id, fixture.source, FIXTURE_SEEDS) for fixture in kata_fixtures(kata, HERE) if fixture.passes]
+    files += [(fixture.id, fixture.source, FIXTURE_SEEDS) for fixture in kata_fixtures(kata) if fixture.passes]
     return files
 
 

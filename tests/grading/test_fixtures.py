@@ -49,7 +49,7 @@ def fixture_source(group: str, name: str) -> str:
 
 
 def all_fixtures() -> list[Fixture]:
-    found = [fixture for kata in KATAS for fixture in kata_fixtures(kata, HERE)]
+    found = [fixture for kata in KATAS for fixture in kata_fixtures(kata)]
     found += [from_file("rmsnorm", "hostile", p) for p in sorted((HERE / "fixtures" / "hostile").glob("*.py"))]
     return found
 

@@ -255,10 +255,10 @@ def _assert_confined(report: dict[str, Any]) -> None:
 
 def _mechanisms_missing() -> str | None:
     """Why this kernel or system cannot give a full level (the probes then say nothing useful)."""
-    libc = sandbox._libc()
-    if libc is None or sandbox._landlock_abi(libc) == 0:
+    libc = sandbox.kernel.load_libc()
+    if libc is None or sandbox.landlock.kernel_abi(libc) == 0:
         return "this kernel has no Landlock"
-    if isinstance(sandbox._import_pyseccomp(), str):
+    if isinstance(sandbox.seccomp.import_pyseccomp(), str):
         return "pyseccomp or libseccomp is not installed"
     return None
 
@@ -327,7 +327,7 @@ def test_confine_degrades_and_says_what_is_missing() -> None:
         from pathlib import Path
         sys.modules["pyseccomp"] = None  # import fails as where pyseccomp or libseccomp is absent
         from normkata.grading import sandbox
-        sandbox._landlock_abi = lambda libc: 0  # as on a kernel without Landlock
+        sandbox.landlock.kernel_abi = lambda libc: 0  # as on a kernel without Landlock
         level = sandbox.confine(sandbox.Policy(scratch=Path(tempfile.mkdtemp())))
         print(level.name)
         print(level)
@@ -349,7 +349,7 @@ def test_harden_runner_makes_the_runner_undumpable() -> None:
 def test_readable_defaults_leave_normkata_out() -> None:
     readable = sandbox.default_readable()
     denied = sandbox.default_denied()
-    package = Path(sandbox.__file__).resolve().parents[1]
+    package = Path(sandbox.__file__).resolve().parents[2]
     assert package in denied
     for path in readable:
         assert not path.name.lower().startswith("normkata"), path

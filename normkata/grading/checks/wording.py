@@ -1,0 +1,181 @@
+"""How the checks talk to the learner: failures, misconceptions, calls, errors and case names.
+
+A failure message says what was called, where, what went wrong, in the run's language; a
+known mistake is a `Misconception`, worded in its kata's kata.yaml and named by id.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from normkata.grading.checks.context import RUN, say
+from normkata.grading.contract import Failure
+
+
+class CaseFailure(AssertionError):
+    """The learner's code ran but gave a wrong result: a failed case, explained."""
+
+
+def fail(message: str) -> NoReturn:
+    """Fail the current case with a message for the learner."""
+    raise CaseFailure(message)
+
+
+class LearnerError(Exception):
+    """The learner's code raised, crashed or hung: an errored case."""
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    title_en: str
+    title_zh: str
+    hint_en: str
+    hint_zh: str
+
+    def title(self, lang: str) -> str:
+        return self.title_zh if lang == "zh" else self.title_en
+
+    def hint(self, lang: str) -> str:
+        return self.hint_zh if lang == "zh" else self.hint_en
+
+
+def misconceptions(kata_id: str) -> dict[str, Misconception]:
+    """The mistakes kata `kata_id`'s kata.yaml words, by id: a suite names them by id and keeps
+    only how to recognise them (the runner grades a copy of the suite, so not from `__file__`)."""
+    from normkata.paths import katas_dir
+
+    meta = katas_dir() / kata_id / "kata.yaml"
+    return dict(_misconceptions(kata_id, meta, meta.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=32)
+def _misconceptions(kata_id: str, meta: Path, mtime_ns: int) -> dict[str, Misconception]:
+    """Read once per version of the file: a warm runner re-grades without re-reading it."""
+    from normkata.katas import read_kata
+
+    return {m.id: Misconception(m.id, m.title.en, m.title.zh, m.hint.en, m.hint.zh)
+            for m in read_kata(kata_id, meta.parent.parent).misconceptions}  # fmt: skip
+
+
+def call_text(cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str | None = "forward"
+              ) -> str:  # fmt: skip
+    """How a call reads to the learner: `RMSNorm(8, eps=1e-05).forward`."""
+    parts = [value_text(a) for a in args] + [f"{k}={value_text(v)}" for k, v in (kwargs or {}).items()]
+    return f"{cls}({', '.join(parts)})" + (f".{method}" if method else "")
+
+
+def value_text(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(value_text(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+_STAGES = {
+    "build": ("while building the module", "构建模块时"),
+    "load_state": ("while loading weights", "加载权重时"),
+    "forward": ("in forward", "在 forward 中"),
+    "backward": ("in backward", "在反向传播中"),
+    "import": ("while importing", "导入时"),
+    "run": ("", ""),
+}
+_BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+_NO_ATTRIBUTE = re.compile(r"object has no attribute '(\w+)'")
+
+
+def explain(failure: Failure, call: str) -> str:
+    """The learner's exception as a sentence: what was called, where, what went wrong."""
+    en_stage, zh_stage = _STAGES.get(failure.stage, ("", ""))
+    if failure.stage.startswith("method:"):  # a plain object's method: `in merge`
+        method = failure.stage.removeprefix("method:")
+        en_stage, zh_stage = f"in {method}", f"在 {method} 中"
+    # `path:line`, the form editors and terminals jump to.
+    where = ""
+    if failure.line:
+        where = say(" (at {file}:{n})", "（位置 {file}:{n}）", file=RUN.file or "your file", n=failure.line)
+    message = " ".join(failure.message.split())
+    stage = say(en_stage, zh_stage)
+    if failure.error == "NotImplementedError":
+        return say("{call}: not implemented yet (NotImplementedError {stage}){where}",
+                   "{call}：尚未实现（{stage}抛出 NotImplementedError）{where}", call=call, stage=stage, where=where)
+    if failure.error == "Forbidden":
+        return say("{call} {stage}: {message}", "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
+                   call=call, stage=stage, message=message)  # fmt: skip
+    if match := _NO_ATTRIBUTE.search(message):
+        return say("{call} {stage}: the module has no attribute `{name}`{where}",
+                   "{call} {stage}：模块没有属性 `{name}`{where}", call=call, stage=stage, name=match[1], where=where)
+    if match := _BROADCAST.search(message):
+        return say(
+            "{call} {stage}: shapes do not broadcast (a size-{a} dimension met a size-{b} one){where}",
+            "{call} {stage}：形状无法广播（大小为 {a} 的维度遇到了大小为 {b} 的维度）{where}",
+            call=call, stage=stage, a=match[1], b=match[2], where=where,
+        )  # fmt: skip
+    return say("{call} {stage} raised {error}: {message}{where}", "{call} {stage}抛出 {error}：{message}{where}",
+               call=call, stage=stage, error=failure.error, message=message, where=where)  # fmt: skip
+
+
+def is_broadcast_error(failure: Failure) -> bool:
+    return failure.stage == "forward" and bool(_BROADCAST.search(failure.message))
+
+
+def broadcast_sizes(failure: Failure) -> tuple[int, int] | None:
+    """The two sizes a forward's broadcast error names (tensor a's, tensor b's), if it is one."""
+    match = _BROADCAST.search(failure.message) if failure.stage == "forward" else None
+    return (int(match[1]), int(match[2])) if match else None
+
+
+#: Case names shared by several suites, in Chinese; a suite lists only its own (`case_names_zh`).
+GLOSSARY_ZH = {
+    "gradients": "梯度",
+    "called_several_times": "多次调用同一模块",
+    "half_precision": "半精度",
+    "custom_eps": "自定义 eps",
+    "forward": "前向",
+    "forward_drawn_shapes": "随机形状的前向",
+    "small_variance": "小方差",
+    "dtype_argument_and_to": "dtype 参数与 .to()",
+    "without_affine": "不带仿射参数",
+    "gradients_drawn_shapes": "随机形状的梯度",
+    "float64": "float64 输入",
+    "large_eps": "较大的 eps",
+    "backward_uses_no_autograd": "backward 不使用 autograd",
+    "parameters_and_state_dict": "参数与 state_dict",
+    "small_hidden_sizes": "很小的隐藏维度",
+    "small_variance_rows": "小方差的行",
+    "large_values": "大数值",
+    "constant_channel": "常数通道",
+    "tuple_normalized_shape": "元组形式的 normalized_shape",
+    "without_bias": "不带 bias",
+    "tuple_shapes": "元组形状",
+    "large_activations": "大激活",
+    "weight_parameter_and_state_dict": "weight 参数与 state_dict",
+    "loads_torch_rmsnorm_state_dict": "加载 torch nn.RMSNorm 的 state_dict",
+    "normalizes_the_last_dimension": "在最后一维上归一化",
+    "large_offset": "大偏移",
+    "fp16_large_activations": "fp16 大激活",
+    "constant_rows": "常数行",
+    "four_dimensional_input": "四维输入",
+    "block_submodules_and_state_dict": "block 的子模块与 state_dict",
+    "stack_submodules_and_state_dict": "堆叠的子模块与 state_dict",
+    "block_forward": "block 前向",
+    "stack_forward": "堆叠前向",
+    "eps_reaches_every_norm": "eps 传到每个归一化层",
+    "block_half_precision": "block 半精度",
+    "strided_rows_with_nan_gaps": "行间隔中含 NaN 的跨步输入",
+    "bounds_guard": "越界检查自检",
+}
+
+
+def case_names_zh(own: dict[str, str]) -> dict[str, str]:
+    """A suite's Chinese case names: the glossary's and its own, none of them stated twice."""
+    repeated = sorted(set(own) & set(GLOSSARY_ZH))
+    if repeated:
+        raise ValueError(f"case names already in the glossary (checks.wording.GLOSSARY_ZH): {repeated}")
+    return {**GLOSSARY_ZH, **own}
