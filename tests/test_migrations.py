@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from normkata import migrations
+from normkata.kata_history import KataLog
 from normkata.migrations import MIGRATIONS, migrate, statements
-from normkata.store import KataLog, Store
+from normkata.store import Store
 
 
 def test_statements_end_where_sqlite_says_they_end() -> None:
