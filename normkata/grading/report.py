@@ -36,6 +36,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "more": ("  … and {n} more (normkata grade --json lists every case)",
              "  ……另有 {n} 个（normkata grade --json 列出全部用例）"),  # fmt: skip
     "skipped_note": ("Skipped: {text}.", "跳过：{text}。"),
+    # The platforms' summary (formats.py); the terminal's verdict line is `verdict` below.
     "pass": ("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
     "fail": ("NOT YET: {bad} of {max} cases failed or errored.", "尚未通过：{max} 个用例中有 {bad} 个失败或出错。"),
     # The learner's screens (grade and watch) close with one verdict line, counting one way.
