@@ -372,6 +372,10 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "Wrote {path}: upload it as the autograder of a Gradescope programming assignment.",
         "已写入 {path}：将它上传为 Gradescope 编程作业的自动评分器。",
     ),
+    "grade.no_kata": (
+        "No kata to grade yet: start one with `normkata kata rmsnorm`.",
+        "还没有可评测的练习：先运行 `normkata kata rmsnorm`。",
+    ),
     "grade.no_file": (
         "{path} not found: run `normkata kata {kata}` first, or pass --file.",
         "找不到 {path}：请先运行 `normkata kata {kata}`，或用 --file 指定文件。",

@@ -39,6 +39,13 @@ class Hint:
     total: int
     text: str
 
+    def heading(self, kata: str, lang: str) -> str:
+        """"Hint 2/3 for rmsnorm", the last one marked as such."""
+        from normkata.i18n import t
+
+        key = "hint.title.last" if self.level == self.total else "hint.title"
+        return t(key, lang, level=self.level, total=self.total, kata=kata)
+
 
 class KataLog:
     """Kata events and grading attempts, kept in the same store.

@@ -261,7 +261,7 @@ def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total:
             return KataOutcome(kata.id, None)
         if choice == "h":
             hint = log.take_hint(kata, lang)
-            console.print(f"[heading]{t('hint.title', lang, level=hint.level, total=hint.total, kata=kata.id)}[/]")
+            console.print(f"[heading]{hint.heading(kata.id, lang)}[/]")
             console.print(escape(hint.text))
             continue
         seed = fresh_seed(practice.store, kata.id)

@@ -334,18 +334,8 @@ def m010_case_ids(db: sqlite3.Connection) -> None:
     neither language knows (its suite changed since) is kept as its own id and shown as it was.
     Misconceptions were kept by id already (`diagnosis`: [{"id", "title"}]).
     """
-    import json
-
-    from normkata.suite_names import suite_names
+    from normkata.suite_names import cases_by_id
 
     rows = db.execute("SELECT id, kata, cases FROM kata_attempts WHERE cases IS NOT NULL").fetchall()
     for row_id, kata, cases in rows:
-        try:
-            named = json.loads(cases)
-        except (TypeError, ValueError):
-            continue  # not JSON: nothing a reader could use, left as it was
-        if not isinstance(named, dict):
-            continue
-        names = suite_names(str(kata))
-        by_id = {names.case_id(str(name)): status for name, status in named.items()}
-        db.execute("UPDATE kata_attempts SET cases = ? WHERE id = ?", (json.dumps(by_id, ensure_ascii=False), row_id))
+        db.execute("UPDATE kata_attempts SET cases = ? WHERE id = ?", (cases_by_id(str(kata), cases), row_id))

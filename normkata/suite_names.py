@@ -10,6 +10,7 @@ ids, and screens ask here for the words of the moment.
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,6 +63,19 @@ class SuiteNames:
     def misconception(self, misconception_id: str, lang: str) -> str | None:
         titles = self.misconceptions.get(misconception_id)
         return titles[lang == "zh"] if titles else None
+
+
+def cases_by_id(kata_id: str, cases: str) -> str:
+    """A record's `cases` as kept before ids (JSON {case name: status}, in the grade's language)
+    keyed by id instead; text that is not such JSON comes back as it was."""
+    try:
+        named = json.loads(cases)
+    except (TypeError, ValueError):
+        return cases
+    if not isinstance(named, dict):
+        return cases
+    names = suite_names(kata_id)
+    return json.dumps({names.case_id(str(name)): status for name, status in named.items()}, ensure_ascii=False)
 
 
 def suite_names(kata_id: str) -> SuiteNames:

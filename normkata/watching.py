@@ -180,8 +180,7 @@ class Watcher:
 
     def _hint(self) -> None:
         hint = self.bench.take_hint(self.kata)
-        key = "hint.title.last" if hint.level == hint.total else "hint.title"
-        self._say(t(key, self.settings.lang, level=hint.level, total=hint.total, kata=self.kata.id), style="heading")
+        self._say(hint.heading(self.kata.id, self.settings.lang), style="heading")
         self._say(hint.text)
 
     def _next_kata(self) -> None:

@@ -5,6 +5,7 @@ going. `kata`, `hint`, `solution`, `grade` and `watch` keep only options, render
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,19 +42,22 @@ class Workbench:
 
     def kata(self, name: str | None, command: str) -> Kata:
         """NAME, else the kata worked on last; an InputError when there is neither."""
+        return self._named(name, lambda: t("kata.none_yet", self.lang, command=command))
+
+    def gradeable(self, name: str | None) -> Kata:
+        """As `kata` (for grade and watch), and its optional extras installed (kernel katas need Triton)."""
+        kata = self._named(name, lambda: t("grade.no_kata", self.lang))
+        if kata.requires and (missing := kata.missing_extras()):
+            raise InputError(t("grade.needs_extra", self.lang, kata=kata.id, package=missing[0]))
+        return kata
+
+    def _named(self, name: str | None, none_yet: Callable[[], str]) -> Kata:
         from normkata.katas import get_kata
 
         chosen = name or self.log.last_kata()
         if chosen is None:
-            raise InputError(t("kata.none_yet", self.lang, command=command))
+            raise InputError(none_yet())
         return get_kata(chosen)
-
-    def gradeable(self, name: str | None, command: str) -> Kata:
-        """As `kata`, and its optional extras installed (kernel katas need Triton to be graded)."""
-        kata = self.kata(name, command)
-        if kata.requires and (missing := kata.missing_extras()):
-            raise InputError(t("grade.needs_extra", self.lang, kata=kata.id, package=missing[0]))
-        return kata
 
     def file(self, kata: Kata) -> Path:
         return self.workspace / kata.file

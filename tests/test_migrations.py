@@ -176,3 +176,23 @@ def test_every_earlier_schema_keeps_kata_history_readable(tmp_path: Path, applie
     assert [first.case(c, "zh") for c in changes.newly_passing] == ["前向 [2x8-cpu]", "renamed case"]
     assert [m.shown("rmsnorm", "en") for m in changes.no_longer_named] == ["eps added outside the square root"]
     assert first.titles("zh") == ["eps 加在了平方根外面"] and changes.named_now == []
+
+
+def test_a_progress_file_from_before_case_ids_imports_by_id(tmp_path: Path) -> None:
+    """`progress import` of a file written before m010 keys its attempts' cases by id, as m010 does here."""
+    import json
+
+    from normkata.transfer import export_document, import_document
+    from tests.grades import grade_result
+
+    old = Store(tmp_path / "old.db")
+    KataLog(old).attempt(grade_result("rmsnorm", {"前向 [2x8-cpu]": "failed"}, lang="zh"), "cpu")
+    document = export_document(old)
+    old.close()
+    document["schema"].remove("m010_case_ids")
+    document["tables"]["kata_attempts"][0]["cases"] = json.dumps({"前向 [2x8-cpu]": "failed"}, ensure_ascii=False)
+    laptop = Store(tmp_path / "laptop.db")
+    import_document(laptop, document)
+    assert import_document(laptop, document).nothing  # twice = once, after the renaming too
+    assert [a.cases for a in KataLog(laptop).attempts()] == [{"forward[2x8-cpu]": "failed"}]
+    laptop.close()

@@ -71,7 +71,7 @@ def grade(
 
     lang = current_lang(lang)
     bench = Workbench.open(workspace(), lang)
-    chosen = bench.gradeable(name, "grade")
+    chosen = bench.gradeable(name)
     if list_only:
         _print_case_list(chosen.id, list_cases(chosen.id, lang), lang)
         return

@@ -11,7 +11,6 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
 
-
 from normkata.options import current_lang, lang_option, workspace
 
 
@@ -118,8 +117,7 @@ def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) 
     chosen, console = bench.kata(name, "hint"), make_console()
     shown, none_left = bench.hints(chosen, every=show_all, level=level)
     for hint_ in shown:
-        key = "hint.title.last" if hint_.level == hint_.total else "hint.title"
-        console.print(f"[heading]{t(key, lang, level=hint_.level, total=hint_.total, kata=chosen.id)}[/]")
+        console.print(f"[heading]{hint_.heading(chosen.id, lang)}[/]")
         console.print(escape(hint_.text))
     if none_left:
         console.print(f"[muted]{t('hint.none_left', lang, kata=chosen.id)}[/]")

@@ -43,7 +43,7 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
 
     lang = current_lang(lang)
     bench = Workbench.open(workspace(), lang)
-    chosen = bench.gradeable(name, "watch")
+    chosen = bench.gradeable(name)
     target = bench.learner_file(chosen, file)
     # With --jsonl, standard output carries the JSON lines only: everything else goes to stderr.
     console = make_console(stderr=jsonl)
