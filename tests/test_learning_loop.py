@@ -184,6 +184,9 @@ def test_a_grade_naming_eps_outside_the_root_makes_its_card_due_and_next_names_i
     step = json.loads(invoke(runner, ["next", "--json"]).stdout)
     assert step["command"] == "normkata interview --id card-rms-eps"
     assert EPS_TITLE in step["why"] and "card `card-rms-eps`" in step["why"]
+    # Named in an English grade, the mistake is advised in Chinese in its Chinese title (issue 23).
+    step_zh = json.loads(invoke(runner, ["--lang", "zh", "next", "--json"]).stdout)
+    assert "eps 加在了平方根外面" in step_zh["why"] and EPS_TITLE not in step_zh["why"]
     dashboard = invoke(runner, ["progress"]).stdout
     assert "rms-eps-outside-sqrt (rmsnorm): card-rms-eps, rms-bug-eps-outside  not reviewed since" in dashboard
 
