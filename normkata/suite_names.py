@@ -40,8 +40,8 @@ def case_name(case_id: str, lang: str, zh_titles: dict[str, str]) -> str:
 
 @dataclass(frozen=True)
 class SuiteNames:
+    suite: Path
     zh_titles: dict[str, str]  # case base -> Chinese title (CASE_NAMES_ZH)
-    misconceptions: dict[str, tuple[str, str]]  # id -> (English title, Chinese title)
 
     def case(self, case_id: str, lang: str) -> str:
         return case_name(case_id, lang, self.zh_titles)
@@ -61,7 +61,8 @@ class SuiteNames:
         return base + (f"[{params}" if bracket else "")
 
     def misconception(self, misconception_id: str, lang: str) -> str | None:
-        titles = self.misconceptions.get(misconception_id)
+        """Its title in `lang`; None for an id neither the suite nor the shared checks define."""
+        titles = _misconceptions(self.suite, _stamp(self.suite), _stamp(_SHARED)).get(misconception_id)
         return titles[lang == "zh"] if titles else None
 
 
@@ -83,7 +84,7 @@ def suite_names(kata_id: str) -> SuiteNames:
     from normkata.paths import katas_dir
 
     suite = katas_dir() / kata_id / "suite.py"
-    return _read(suite, _stamp(suite), _stamp(_SHARED))
+    return _read(suite, _stamp(suite))
 
 
 def _stamp(path: Path) -> float:
@@ -93,23 +94,36 @@ def _stamp(path: Path) -> float:
         return -1.0
 
 
+def _parse(path: Path) -> ast.Module | None:
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
 @lru_cache(maxsize=32)
-def _read(suite: Path, _suite_stamp: float, _shared_stamp: float) -> SuiteNames:
-    """Parsed once per file version: watch records every save."""
+def _read(suite: Path, _stamp: float) -> SuiteNames:
+    """Parsed once per file version (watch records every save); only the top level is read: every
+    grade needs these names, and the suite's CASE_NAMES_ZH is a module constant."""
     titles: dict[str, str] = {}
+    tree = _parse(suite)
+    for node in tree.body if tree else ():
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CASE_NAMES_ZH"
+                                                for t in node.targets):  # fmt: skip
+            titles.update({str(k): str(v) for k, v in ast.literal_eval(node.value).items()})
+    return SuiteNames(suite, titles)
+
+
+@lru_cache(maxsize=32)
+def _misconceptions(suite: Path, _suite_stamp: float, _shared_stamp: float) -> dict[str, tuple[str, str]]:
+    """id -> (English, Chinese) of every Misconception(id, title_en, title_zh, ...) the suite and the
+    shared checks write out; read only by screens that show a title (history, advice)."""
     found: dict[str, tuple[str, str]] = {}
     for path in (_SHARED, suite):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CASE_NAMES_ZH"
-                                                    for t in node.targets):  # fmt: skip
-                value = ast.literal_eval(node.value)
-                titles.update({str(k): str(v) for k, v in value.items()})
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Misconception"
-                  and len(node.args) >= 3 and all(isinstance(a, ast.Constant) for a in node.args[:3])):  # fmt: skip
+        tree = _parse(path)
+        for node in ast.walk(tree) if tree else ():
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Misconception"
+                    and len(node.args) >= 3 and all(isinstance(a, ast.Constant) for a in node.args[:3])):  # fmt: skip
                 mid, en, zh = (str(a.value) for a in node.args[:3])  # type: ignore[attr-defined]
                 found[mid] = (en, zh)
-    return SuiteNames(titles, found)
+    return found
