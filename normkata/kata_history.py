@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 #: Statuses that count as failing; "skipped" is neither failing nor passing.
 FAILING = ("failed", "error")
+#: The grader's case for a file that would not import: it is then the attempt's only case.
+IMPORT = "import"
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,16 @@ class Diff:
     no_longer_named: list[Named]
 
 
+def _status(cases: dict[str, str], case: str) -> str | None:
+    """A case's status in an attempt; one the attempt lacks because the file would not import
+    counts as an error there, and a file that ran every case did import."""
+    if case in cases:
+        return cases[case]
+    if cases.get(IMPORT) in FAILING:
+        return "error"
+    return "passed" if case == IMPORT and cases else None
+
+
 def base_for(attempts: list[Attempt]) -> tuple[Attempt, bool] | None:
     """What the last attempt is compared with: the last pass before it, else the attempt before it."""
     if len(attempts) < 2:
@@ -209,10 +221,14 @@ def diff(latest: Attempt, base: Attempt, base_passed: bool) -> Diff | None:
     """The cases whose verdict changed from `base` to `latest`, by id; None when either kept no case results."""
     if latest.cases is None or base.cases is None:
         return None
-    now, then = latest.cases, base.cases
-    failing = [(case, status) for case, status in now.items() if status in FAILING and then.get(case) == "passed"]
-    passing = [case for case, status in now.items() if status == "passed" and then.get(case) in FAILING]
-    still = sum(status in FAILING and then.get(case) in FAILING for case, status in now.items())
+    now = latest.cases
+
+    def then(case: str) -> str | None:
+        return _status(base.cases or {}, case)
+
+    failing = [(case, status) for case, status in now.items() if status in FAILING and then(case) == "passed"]
+    passing = [case for case, status in now.items() if status == "passed" and then(case) in FAILING]
+    still = sum(status in FAILING and then(case) in FAILING for case, status in now.items())
     before = {m.id for m in base.misconceptions}
     after = {m.id for m in latest.misconceptions}
     named = [m for m in latest.misconceptions if m.id not in before]

@@ -78,3 +78,15 @@ def test_empty_history_and_bad_names(runner) -> None:
     assert result_.exit_code == 2 and "--diff needs a kata" in result_.stderr
     result_ = invoke(runner, ["history", "nosuchkata"])
     assert result_.exit_code == 2 and "nosuchkata" in result_.stderr and "Traceback" not in result_.output
+
+
+def test_diff_across_a_file_that_would_not_import(runner, log) -> None:
+    """A case an attempt lacks because the file would not import counts as an error there."""
+    name = kata()
+    log.attempt(result({"import": "error"}, 1), "cpu")
+    log.attempt(result({"fwd": "passed", "bwd": "failed"}, 2), "cpu")
+    out = invoke(runner, ["history", name, "--diff"]).stdout
+    assert out.split("\n", 1)[1] == "Newly passing (1):\n  ✓ fwd\nStill failing: 1\n"
+    log.attempt(result({"import": "error"}, 3), "cpu")
+    out = invoke(runner, ["history", name, "--diff"]).stdout
+    assert out.split("\n", 1)[1] == "Newly failing (1):\n  ✗ import (error)\n"
