@@ -256,14 +256,21 @@ _STRINGS: dict[str, tuple[str, str]] = {
     ),
     "history.diff.one": ("{kata} has one attempt: nothing to compare yet.", "{kata} 只有一次评测：暂无可比较的内容。"),
     "history.diff.against_pass": (
-        "{kata}: attempt #{id} ({when}, {score}) against the last pass, #{base} ({base_when}, {base_score})",
-        "{kata}：第 {id} 次评测（{when}，{score}）对比最近一次通过的第 {base} 次（{base_when}，{base_score}）",
+        "{kata}: attempt #{id} ({when}, {score}) against the last pass, #{base} ({base_when}, {base_score}); "
+        "{verdict}",
+        "{kata}：第 {id} 次评测（{when}，{score}）对比最近一次通过的第 {base} 次（{base_when}，{base_score}）；"
+        "{verdict}",
     ),
     "history.diff.against_previous": (
         "{kata}: attempt #{id} ({when}, {score}) against the one before, #{base} ({base_when}, {base_score}); "
-        "no pass yet",
-        "{kata}：第 {id} 次评测（{when}，{score}）对比上一次第 {base} 次（{base_when}，{base_score}）；尚未通过",
+        "{verdict}",
+        "{kata}：第 {id} 次评测（{when}，{score}）对比上一次第 {base} 次（{base_when}，{base_score}）；{verdict}",
     ),
+    "history.diff.verdict.passed": ("passed", "已通过"),
+    "history.diff.verdict.not_passed": ("not passed", "未通过"),
+    "history.diff.verdict.no_pass": ("no pass yet", "尚未通过"),
+    "history.status.failed": ("failed", "失败"),
+    "history.status.error": ("error", "出错"),
     "history.diff.unknown": (
         "Attempt #{id} was graded before case results were kept: grade again to compare.",
         "第 {id} 次评测早于逐个用例的记录：请重新评测后再比较。",
@@ -306,6 +313,8 @@ _STRINGS: dict[str, tuple[str, str]] = {
         "进度数据库 {path} 已损坏（{why}）；已移至 {moved}，并新建了一个数据库。",
     ),
     "grade.running": ("Grading {kata}…", "正在评测 {kata}…"),
+    # What grade and watch count: the scored cases that pass, out of all scored cases.
+    "grade.count": ("{passed} of {total} cases pass", "{total} 个用例中 {passed} 个通过"),
     "grade.written": ("Wrote {path}", "已写入 {path}"),
     "grade.list.title": ("Cases of {kata} (inputs are drawn from each run's seed)",
                          "{kata} 的用例（输入由每次运行的种子生成）"),  # fmt: skip

@@ -1,13 +1,148 @@
-"""Kata attempts over time: what each grading run found, and what changed since the last pass."""
+"""The kata record: what a learner did on each kata (events, grading attempts), written and read here.
+
+An attempt keeps ids, not words: each case's id and status, each named misconception's id
+(with the title it was named by, shown only when the suite no longer knows the id). Screens
+turn ids into words in the language of the moment (normkata.suite_names), so attempts graded
+in different languages compare case by case.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from normkata.store import Store, iso, utcnow
+
+if TYPE_CHECKING:
+    from normkata.grading.contract import GradeResult
+    from normkata.katas import Kata
 
 #: Statuses that count as failing; "skipped" is neither failing nor passing.
 FAILING = ("failed", "error")
+#: The grader's case for a file that would not import: it is then the attempt's only case.
+IMPORT = "import"
+
+
+@dataclass(frozen=True)
+class KataStatus:
+    kata: str
+    status: str  # not started | in progress | passed
+    best_score: float | None
+    attempts: int
+    hints: int
+    gave_up: bool
+
+
+@dataclass(frozen=True)
+class Hint:
+    level: int  # from 1
+    total: int
+    text: str
+
+    def heading(self, kata: str, lang: str) -> str:
+        """"Hint 2/3 for rmsnorm", the last one marked as such."""
+        from normkata.i18n import t
+
+        key = "hint.title.last" if self.level == self.total else "hint.title"
+        return t(key, lang, level=self.level, total=self.total, kata=kata)
+
+
+class KataLog:
+    """Kata events and grading attempts, kept in the same store.
+
+    Each one also takes the next number of `kata_activity`, in the same transaction, so that
+    "the kata you worked on last" is exactly the last thing done.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.db = store.db
+        self.store = store
+
+    def event(self, kata: str, kind: str, detail: str = "") -> None:
+        with self.store.transaction():
+            self.db.execute(
+                "INSERT INTO kata_events (kata, kind, detail, at) VALUES (?, ?, ?, ?)",
+                (kata, kind, detail, iso(utcnow())),
+            )
+            self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
+
+    def attempt(self, result: GradeResult, device: str) -> None:
+        """One grading run, its cases and misconceptions by id (for `history` in any language)."""
+        from normkata.suite_names import suite_names
+
+        names = suite_names(result.kata)
+        cases = {names.case_id(c.name): c.status.value for c in result.cases}
+        diagnosis = [{"id": d.id, "title": d.title} for d in result.diagnosis]
+        with self.store.transaction():
+            self.db.execute(
+                "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at, "
+                "seed, sandbox, cases, diagnosis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    result.kata, result.file, int(result.passed), result.score, result.max_score,
+                    json.dumps(result.counts), device, result.duration_s, iso(utcnow()), result.seed,
+                    result.sandbox, json.dumps(cases, ensure_ascii=False), json.dumps(diagnosis, ensure_ascii=False),
+                ),
+            )  # fmt: skip
+            self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, 'attempt')", (result.kata,))
+
+    def take_hint(self, kata: Kata, lang: str) -> Hint:
+        """The next hint (the last one again once all are taken), counted once, when first shown."""
+        hints = kata.hints.get(lang)
+        taken = self.hints_taken(kata.id)
+        level = min(taken + 1, len(hints))
+        if level > taken:
+            self.event(kata.id, "hint", str(level))
+        return Hint(level, len(hints), hints[level - 1])
+
+    def hints_taken(self, kata: str) -> int:
+        """Hints taken in the kata's current round: since it was last written again, or ever."""
+        return int(
+            self.db.execute(
+                "SELECT COUNT(*) FROM kata_events WHERE kata = ? AND kind = 'hint' AND id > "
+                "COALESCE((SELECT MAX(id) FROM kata_events WHERE kata = ? AND kind = 'review'), 0)",
+                (kata, kata),
+            ).fetchone()[0]
+        )
+
+    def status(self, kata: str) -> KataStatus:
+        attempts = self.db.execute(
+            "SELECT COUNT(*), MAX(passed), MAX(CAST(score AS REAL) / MAX(max_score, 1)) "
+            "FROM kata_attempts WHERE kata = ?",
+            (kata,),
+        ).fetchone()
+        kinds = {row[0] for row in self.db.execute("SELECT DISTINCT kind FROM kata_events WHERE kata = ?", (kata,))}
+        count, passed, best = int(attempts[0]), bool(attempts[1]), attempts[2]
+        state = "passed" if passed else "in progress" if count or kinds else "not started"
+        return KataStatus(kata, state, best, count, self.hints_taken(kata), "gave_up" in kinds)
+
+    def attempts(self, kata: str | None = None) -> list[Attempt]:
+        """Grading runs, oldest first (of one kata, or of all)."""
+        where, params = ("WHERE kata = ?", (kata,)) if kata else ("", ())
+        rows = self.db.execute(
+            "SELECT id, kata, passed, score, max_score, seed, at, cases, diagnosis FROM kata_attempts "
+            f"{where} ORDER BY id",
+            params,
+        ).fetchall()
+        return [Attempt.from_row(row) for row in rows]
+
+    def last_kata(self) -> str | None:
+        row = self.db.execute("SELECT kata FROM kata_activity ORDER BY seq DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
+
+@dataclass(frozen=True)
+class Named:
+    """A misconception an attempt named: its id, and the title it was named by then."""
+
+    id: str
+    title: str
+
+    def shown(self, kata: str, lang: str) -> str:
+        from normkata.suite_names import suite_names
+
+        return suite_names(kata).misconception(self.id, lang) or self.title or self.id
 
 
 @dataclass(frozen=True)
@@ -19,16 +154,36 @@ class Attempt:
     max_score: int
     seed: int | None
     at: str
-    cases: dict[str, str] | None  # None: graded before case results were kept
-    misconceptions: tuple[str, ...]  # titles as the grade named them (ids where no title was kept)
+    cases: dict[str, str] | None  # case id -> status; None: graded before case results were kept
+    misconceptions: tuple[Named, ...]
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> Attempt:
-        named = json.loads(row["diagnosis"]) if row["diagnosis"] else []
+        named, cases = _json(row["diagnosis"]), _json(row["cases"])
+        named = named if isinstance(named, list) else []
         return cls(
             row["id"], row["kata"], bool(row["passed"]), row["score"], row["max_score"], row["seed"], row["at"],
-            json.loads(row["cases"]) if row["cases"] else None, tuple(d.get("title") or d["id"] for d in named),
+            cases if isinstance(cases, dict) else None,
+            tuple(Named(str(d["id"]), str(d.get("title") or "")) for d in named if isinstance(d, dict) and "id" in d),
         )  # fmt: skip
+
+    def case(self, case_id: str, lang: str) -> str:
+        from normkata.suite_names import suite_names
+
+        return suite_names(self.kata).case(case_id, lang)
+
+    def titles(self, lang: str) -> list[str]:
+        return [m.shown(self.kata, lang) for m in self.misconceptions]
+
+
+def _json(text: str | None) -> object:
+    """A JSON column; None for NULL or for text that is not JSON (never a crash on an old row)."""
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -36,11 +191,21 @@ class Diff:
     latest: Attempt
     base: Attempt
     base_passed: bool  # the base is the last pass before the latest (else simply the attempt before it)
-    newly_failing: list[tuple[str, str]]  # (case, status now)
-    newly_passing: list[str]
+    newly_failing: list[tuple[str, str]]  # (case id, status now)
+    newly_passing: list[str]  # case ids
     still_failing: int
-    named_now: list[str]  # misconceptions named now and not in the base
-    no_longer_named: list[str]
+    named_now: list[Named]  # misconceptions named now and not in the base
+    no_longer_named: list[Named]
+
+
+def _status(cases: dict[str, str], case: str) -> str | None:
+    """A case's status in an attempt; one the attempt lacks because the file would not import
+    counts as an error there, and a file that ran every case did import."""
+    if case in cases:
+        return cases[case]
+    if cases.get(IMPORT) in FAILING:
+        return "error"
+    return "passed" if case == IMPORT and cases else None
 
 
 def base_for(attempts: list[Attempt]) -> tuple[Attempt, bool] | None:
@@ -53,13 +218,19 @@ def base_for(attempts: list[Attempt]) -> tuple[Attempt, bool] | None:
 
 
 def diff(latest: Attempt, base: Attempt, base_passed: bool) -> Diff | None:
-    """The cases whose verdict changed from `base` to `latest`; None when either kept no case results."""
+    """The cases whose verdict changed from `base` to `latest`, by id; None when either kept no case results."""
     if latest.cases is None or base.cases is None:
         return None
-    now, then = latest.cases, base.cases
-    failing = [(name, status) for name, status in now.items() if status in FAILING and then.get(name) == "passed"]
-    passing = [name for name, status in now.items() if status == "passed" and then.get(name) in FAILING]
-    still = sum(status in FAILING and then.get(name) in FAILING for name, status in now.items())
-    named = [m for m in latest.misconceptions if m not in base.misconceptions]
-    gone = [m for m in base.misconceptions if m not in latest.misconceptions]
+    now = latest.cases
+
+    def then(case: str) -> str | None:
+        return _status(base.cases or {}, case)
+
+    failing = [(case, status) for case, status in now.items() if status in FAILING and then(case) == "passed"]
+    passing = [case for case, status in now.items() if status == "passed" and then(case) in FAILING]
+    still = sum(status in FAILING and then(case) in FAILING for case, status in now.items())
+    before = {m.id for m in base.misconceptions}
+    after = {m.id for m in latest.misconceptions}
+    named = [m for m in latest.misconceptions if m.id not in before]
+    gone = [m for m in base.misconceptions if m.id not in after]
     return Diff(latest, base, base_passed, failing, passing, still, named, gone)

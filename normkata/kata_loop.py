@@ -24,7 +24,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from normkata.store import KataLog, Store, iso, utcnow
+from normkata.kata_history import KataLog
+from normkata.store import Store, iso, utcnow
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
@@ -136,7 +137,7 @@ class Note:
     text: str
 
 
-def after_attempt(store: Store, kata_id: str, result: dict, lang: str, bank: Bank | None = None) -> list[Note]:
+def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | None = None) -> list[Note]:
     """What a recorded grade sets going: the kata's review on its round's first pass, and the
     items that teach each misconception it named, made due now. Returns the lines to show."""
     from normkata.i18n import t
@@ -144,15 +145,15 @@ def after_attempt(store: Store, kata_id: str, result: dict, lang: str, bank: Ban
     from normkata.srs import when
 
     notes: list[Note] = []
-    if result.get("passed"):  # a failing grade costs nothing here: watch re-grades on every save
-        kata = get_kata(kata_id)
+    if result.passed:  # a failing grade costs nothing here: watch re-grades on every save
+        kata = get_kata(result.kata)
         review = schedule_pass(store, kata)
         if review:
             rating = t(f"rating.{review.rating}", lang)
             notes.append(Note("muted", t("loop.kata_scheduled", lang, kata=kata.id, rating=rating,
                                          why=t(f"loop.reason.{review.reason}", lang, minutes=kata.minutes),
                                          when=when(review.due, lang))))  # fmt: skip
-    named = [d["id"] for d in result.get("diagnosis", ())]
+    named = [d.id for d in result.diagnosis]
     if named:
         from normkata.teaching import item_command, load_links, make_due
 
@@ -259,17 +260,15 @@ def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total:
             console.print(f"[muted]{t('loop.kata_left', lang, kata=kata.id)}[/]")
             return KataOutcome(kata.id, None)
         if choice == "h":
-            from normkata.katas import take_hint
-
-            level, count, text = take_hint(kata, log, lang)
-            console.print(f"[heading]{t('hint.title', lang, level=level, total=count, kata=kata.id)}[/]")
-            console.print(escape(text))
+            hint = log.take_hint(kata, lang)
+            console.print(f"[heading]{hint.heading(kata.id, lang)}[/]")
+            console.print(escape(hint.text))
             continue
         seed = fresh_seed(practice.store, kata.id)
         result = grade_file(kata, target, seed, lang)
-        log.attempt(kata.id, str(target), result.to_json(), "auto")
+        log.attempt(result, "auto")
         report.render_compact(console, result)
-        for note in after_attempt(practice.store, kata.id, result.to_json(), lang, practice.bank):
+        for note in after_attempt(practice.store, result, lang, practice.bank):
             console.print(f"[{note.style}]{escape(note.text)}[/]")
         if result.passed:
             review = practice.store.srs_card_json(item_id(kata.id))

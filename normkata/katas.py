@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from normkata.content.model import ContentIssue, Text, TextList
 from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, load_yaml
 from normkata.errors import InputError
 from normkata.paths import katas_dir, solutions_dir
-
-if TYPE_CHECKING:
-    from normkata.store import KataLog
 
 KATA_FORMAT_VERSION = 1
 _KEYS = {
@@ -206,12 +203,3 @@ def get_kata(name: str) -> Kata:
     hint = names.did_you_mean(name, ids, lang)
     raise InputError(t("kata.unknown", lang, name=name, hint=hint, known=", ".join(ids)))
 
-
-def take_hint(kata: Kata, log: KataLog, lang: str) -> tuple[int, int, str]:
-    """The next hint (the last one again once all are taken): its level, the count, its text."""
-    hints = kata.hints.get(lang)
-    taken = log.hints_taken(kata.id)
-    level = min(taken + 1, len(hints))
-    if level > taken:  # each hint is counted once, when first shown
-        log.event(kata.id, "hint", str(level))
-    return level, len(hints), hints[level - 1]

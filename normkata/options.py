@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import click
@@ -54,6 +55,14 @@ def _env_lang_known() -> bool:
         _warned.add(value)
         click.echo(f"Warning: NORMKATA_LANG={value!r} is not a known language (en, zh); using en.", err=True)
     return False
+
+
+def workspace() -> Path:
+    """The learner's workspace folder (--workspace, NORMKATA_WORKSPACE, else the default)."""
+    from normkata.paths import workspace_dir
+
+    state = click.get_current_context().find_object(AppState)
+    return workspace_dir(state.workspace if state else None)
 
 
 def safe_lang() -> str:

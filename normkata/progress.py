@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 
 from normkata.advisor import Step, next_step
 from normkata.content.bank import Bank
+from normkata.kata_history import KataStatus
 from normkata.kata_loop import DueKata
 from normkata.srs import GOOD_RATING, due_cutoff
 from normkata.standing import load_standing
-from normkata.store import KataStatus, Store
+from normkata.store import Store
 from normkata.teaching import Lesson, lessons, load_links, week_start
 
 #: In a topic that katas cover, passing them makes up this share of its mastery: writing the
@@ -68,7 +69,7 @@ class Report:
             "next_why": self.next.why(lang),
             "katas_due": [{"kata": k.kata, "due": k.due} for k in self.katas_due],
             "misconceptions_this_week": [
-                {"id": m.misconception, "kata": m.kata, "title": m.title, "met_at": m.met_at,
+                {"id": m.misconception, "kata": m.kata, "title": m.title.get(lang), "met_at": m.met_at,
                  "items": list(m.items), "reviewed_since": m.reviewed}
                 for m in self.met_this_week
             ],  # fmt: skip
@@ -80,7 +81,7 @@ class Report:
 
 
 def build_report(bank: Bank, store: Store) -> Report:
-    from normkata.store import KataLog
+    from normkata.kata_history import KataLog
 
     answers = store.latest_answers()
     ratings = store.latest_ratings()

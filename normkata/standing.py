@@ -7,10 +7,11 @@ from datetime import datetime
 
 from normkata.content.bank import Bank
 from normkata.content.model import Text
+from normkata.kata_history import KataLog
 from normkata.kata_loop import DueKata, due_katas
 from normkata.katas import load_katas
 from normkata.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
-from normkata.store import KataLog, Store, iso
+from normkata.store import Store, iso
 from normkata.teaching import Lesson, load_links, pending_lessons
 
 

@@ -13,8 +13,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from normkata.content.model import ContentIssue
+from normkata.content.model import ContentIssue, Text
 from normkata.store import Store, iso, utcnow
+from normkata.suite_names import suite_names
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
@@ -130,7 +131,7 @@ class Lesson:
     """A misconception a grade named, and the linked items not reviewed since."""
 
     misconception: str
-    title: str  # as the grade said it, in the language it was graded in
+    title: Text  # from the suite, in both languages (as the grade said it, where the suite no longer knows it)
     kata: str
     met_at: str  # ISO: the last grade that named it
     items: tuple[str, ...]  # every linked item, in the link table's order
@@ -152,12 +153,15 @@ def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None =
     for row in store.db.execute(sql + " ORDER BY id", params):
         for named in json.loads(row["diagnosis"] or "[]"):
             met[named["id"]] = (named.get("title") or named["id"], row["kata"], row["at"])
+
     reviewed = _last_reviews(store)
     found = []
     for misconception, (title, kata, at) in met.items():
         items = links.get(misconception, ())
         unreviewed = tuple(i for i in items if reviewed.get(i, "") < at)
-        found.append(Lesson(misconception, title, kata, at, items, unreviewed))
+        names = suite_names(kata)
+        shown = Text(*(names.misconception(misconception, lang) or title for lang in ("en", "zh")))
+        found.append(Lesson(misconception, shown, kata, at, items, unreviewed))
     return sorted(found, key=lambda lesson: lesson.met_at, reverse=True)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from normkata.migrations import MIGRATIONS
 from normkata.store import Store, iso, utcnow
+from normkata.suite_names import cases_by_id
 
 FORMAT = "normkata-progress"
 VERSION = 1
@@ -150,6 +151,10 @@ class Added:
 def import_document(store: Store, document: object) -> Added:
     """Merge a validated document into the store, all in one transaction."""
     tables = validate(store, document)
+    assert isinstance(document, dict)  # validated
+    # A file from before m010_case_ids keeps case names in the grade's language: keyed by id here, as
+    # that step keys this store's own rows.
+    by_name = "m010_case_ids" not in document["schema"]
     added = Added()
     with store.transaction():
         mapped: dict[str, dict[int, int]] = {}
@@ -166,6 +171,8 @@ def import_document(store: Store, document: object) -> Added:
                     values[column] = mapped[target][row[column]]
                 if table == "kata_events" and values["kind"] == "review":
                     values["detail"] = _remap_round(values["detail"], mapped["kata_attempts"])
+                if table == "kata_attempts" and by_name and values.get("cases"):
+                    values["cases"] = cases_by_id(str(values["kata"]), values["cases"])
                 key = _key(values, columns)
                 if existing[key] > 0:  # already here: reuse that row's id
                     existing[key] -= 1

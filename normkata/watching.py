@@ -34,9 +34,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from normkata.grading.client import Grader
-    from normkata.grading.contract import GradeResult
     from normkata.katas import Kata
-    from normkata.store import KataLog
+    from normkata.workbench import Workbench
 
 #: Milliseconds watchfiles waits for a burst of events to settle (an editor's save is a burst).
 DEBOUNCE_MS = 30
@@ -63,15 +62,14 @@ class WatchSettings:
 class Watcher:
     """The watch loop: one kata file at a time, graded by one warm grader."""
 
-    def __init__(self, kata: Kata, file: Path, settings: WatchSettings, log: KataLog, console: Console,
-                 grader: Grader, workspace: Path) -> None:  # fmt: skip
+    def __init__(self, kata: Kata, file: Path, settings: WatchSettings, bench: Workbench, console: Console,
+                 grader: Grader) -> None:  # fmt: skip
         self.kata, self.file, self.settings = kata, file, settings
-        self.log, self.console, self.grader, self.workspace = log, console, grader, workspace
+        self.bench, self.console, self.grader = bench, console, grader
         self.events: queue.Queue[Event] = queue.Queue()
         self.stop = threading.Event()  # the whole watch
         self.watching = threading.Event()  # set: the file watcher of the current file stops
         self.last_digest: str | None = None
-        self.last_result: GradeResult | None = None
         self.last_event_at = time.monotonic()
 
     # -- the loop ------------------------------------------------------------------------------
@@ -153,12 +151,8 @@ class Watcher:
         except (GraderError, InputError) as error:
             self._say(str(error), style="warn")
             return
-        self.last_result = result
         shown = result.to_json()
-        self.log.attempt(self.kata.id, str(self.file), shown, self.settings.device)
-        from normkata.kata_loop import after_attempt
-
-        notes = after_attempt(self.log.store, self.kata.id, shown, lang)
+        notes = self.bench.record(result, self.settings.device)
         if self.settings.jsonl:
             click.echo(json.dumps(shown, ensure_ascii=False))
             sys.stdout.flush()
@@ -188,44 +182,30 @@ class Watcher:
         return True
 
     def _hint(self) -> None:
-        from normkata.katas import take_hint
-
-        level, total, hint = take_hint(self.kata, self.log, self.settings.lang)
-        key = "hint.title.last" if level == total else "hint.title"
-        self._say(t(key, self.settings.lang, level=level, total=total, kata=self.kata.id), style="heading")
-        self._say(hint)
+        hint = self.bench.take_hint(self.kata)
+        self._say(hint.heading(self.kata.id, self.settings.lang), style="heading")
+        self._say(hint.text)
 
     def _next_kata(self) -> None:
-        from normkata.katas import load_katas
-
-        katas = load_katas()[0]
-        ids = [k.id for k in katas]
-        following = katas[(ids.index(self.kata.id) + 1) % len(katas)] if self.kata.id in ids else katas[0]
-        target = self.workspace / following.file
-        if not target.exists():
-            self.workspace.mkdir(parents=True, exist_ok=True)
-            target.write_text(following.starter.read_text(encoding="utf-8"), encoding="utf-8")
-            self.log.event(following.id, "started", str(target))
-            self._say(t("kata.written", self.settings.lang, path=target))
+        following, started = self.bench.next_kata(self.kata)
+        if started:
+            self._say(t("kata.written", self.settings.lang, path=started.file))
         self.watching.set()  # the file watcher follows the old file: start one for the new file
         self.watching = threading.Event()
-        self.kata, self.file, self.last_digest, self.last_result = following, target, None, None
+        self.kata, self.file, self.last_digest = following, self.bench.file(following), None
         self._start_watching()
         self._say(t("watch.start", self.settings.lang, file=self.file, kata=self.kata.id))
         self.grade(force=True)
 
     def _list(self) -> None:
-        from normkata.katas import load_katas
-
-        for kata in load_katas()[0]:
-            status = self.log.status(kata.id)
+        for kata, status in self.bench.statuses():
             mark = "→" if kata.id == self.kata.id else " "
             label = t(f"kata.status.{status.status}", self.settings.lang)
             self._say(f"{mark} {kata.id:<20} {label}")
 
     def _solution(self) -> None:
         lang = self.settings.lang
-        if self.last_result is None or not self.last_result.passed:
+        if not self.bench.solution_open(self.kata):
             self._say(t("watch.solution_locked", lang, kata=self.kata.id), style="warn")
             return
         from rich.syntax import Syntax

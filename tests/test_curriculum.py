@@ -10,11 +10,13 @@ import pytest
 
 from normkata import curriculum
 from normkata.content.bank import check_topic, load_bank
+from normkata.kata_history import KataLog
 from normkata.katas import load_katas
 from normkata.paths import database_path
 from normkata.srs import schedule
-from normkata.store import KataLog, Store
+from normkata.store import Store
 from tests.conftest import invoke
+from tests.grades import grade_result
 
 
 @pytest.fixture
@@ -94,9 +96,7 @@ def test_weakness_with_evidence_comes_before_the_order_of_study(runner, store) -
 
 def test_a_kata_in_progress_is_next_and_plans_first(runner, store) -> None:
     answer(store, "why-what-goes-wrong", True)
-    result = {"passed": False, "score": 1, "max_score": 5, "counts": {}, "duration_s": 1.0,
-              "cases": [{"name": "fwd", "status": "failed"}], "diagnosis": []}  # fmt: skip
-    KataLog(store).attempt("layernorm", "x.py", result, "cpu")
+    KataLog(store).attempt(grade_result("layernorm", {"fwd": "failed"}, score=1, max_score=5), "cpu")
     advice, steps = next_and_plan(runner)
     assert advice["command"] == "normkata grade layernorm"
     assert {k: steps[0][k] for k in ("command", "why")} == advice

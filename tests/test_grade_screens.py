@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from normkata.grading.runner import source_excerpt
+from normkata.kata_history import KataLog
 from normkata.paths import database_path
-from normkata.store import KataLog, Store
+from normkata.store import Store
 from tests.conftest import invoke
+from tests.grades import grade_result
 
 
 def test_missing_file_advice_fits_what_was_typed(runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,8 +45,7 @@ def test_an_import_error_underlines_the_line() -> None:
 def test_solution_has_a_heading_and_after_a_pass_a_diff(runner, isolated_home: Path) -> None:
     assert invoke(runner, ["kata", "rmsnorm"]).exit_code == 0
     store = Store(database_path())
-    KataLog(store).attempt("rmsnorm", "rmsnorm.py", {"passed": True, "score": 5, "max_score": 5, "counts": {},
-                                                      "duration_s": 1.0}, "cpu")  # fmt: skip
+    KataLog(store).attempt(grade_result("rmsnorm", score=5, max_score=5, file="rmsnorm.py"), "cpu")
     store.close()
     result = invoke(runner, ["solution", "rmsnorm"])
     assert result.exit_code == 0

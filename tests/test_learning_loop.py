@@ -11,12 +11,15 @@ from pathlib import Path
 import pytest
 
 from normkata import kata_loop
+from normkata.grading.contract import GradeResult
+from normkata.kata_history import KataLog
 from normkata.kata_loop import after_attempt, current_round, due_katas, item_id, kata_rating
 from normkata.katas import get_kata
 from normkata.paths import database_path
 from normkata.srs import schedule
-from normkata.store import KataLog, Store, iso, utcnow
+from normkata.store import Store, iso, utcnow
 from tests.conftest import invoke
+from tests.grades import grade_result
 
 EPS_TITLE = "eps added outside the square root"
 
@@ -28,20 +31,16 @@ def store() -> Iterator[Store]:
     opened.close()
 
 
-def grade_json(passed: bool, seed: int, diagnosis: tuple[str, ...] = ()) -> dict:
-    """What `grade --json` gives, as far as the record keeps it."""
-    return {
-        "passed": passed, "score": 10 if passed else 4, "max_score": 10, "seed": seed, "sandbox": "test",
-        "counts": {"passed": 10 if passed else 4, "failed": 0 if passed else 6, "error": 0, "skipped": 0},
-        "duration_s": 0.5, "cases": [{"name": "forward", "status": "passed" if passed else "failed"}],
-        "diagnosis": [{"id": d, "title": EPS_TITLE} for d in diagnosis],
-    }  # fmt: skip
+def grade_json(kata: str, passed: bool, seed: int, diagnosis: tuple[str, ...] = ()) -> GradeResult:
+    """What `grade` gives, as far as the record keeps it."""
+    return grade_result(kata, {"forward": "passed" if passed else "failed"}, score=10 if passed else 4, max_score=10,
+                        seed=seed, named=dict.fromkeys(diagnosis, EPS_TITLE), file=f"/ws/{kata}.py")  # fmt: skip
 
 
 def graded(store: Store, kata: str, passed: bool, seed: int, diagnosis: tuple[str, ...] = ()) -> None:
     """One grade recorded as `normkata grade` records it: the attempt, then what it sets going."""
-    KataLog(store).attempt(kata, f"/ws/{kata}.py", grade_json(passed, seed, diagnosis), "cpu")
-    after_attempt(store, kata, grade_json(passed, seed, diagnosis), "en")
+    KataLog(store).attempt(grade_json(kata, passed, seed, diagnosis), "cpu")
+    after_attempt(store, grade_json(kata, passed, seed, diagnosis), "en")
 
 
 def backdate(store: Store, table: str, seconds: int) -> None:
@@ -187,6 +186,9 @@ def test_a_grade_naming_eps_outside_the_root_makes_its_card_due_and_next_names_i
     step = json.loads(invoke(runner, ["next", "--json"]).stdout)
     assert step["command"] == "normkata interview --id card-rms-eps"
     assert EPS_TITLE in step["why"] and "card `card-rms-eps`" in step["why"]
+    # Named in an English grade, the mistake is advised in Chinese in its Chinese title (issue 23).
+    step_zh = json.loads(invoke(runner, ["--lang", "zh", "next", "--json"]).stdout)
+    assert "eps 加在了平方根外面" in step_zh["why"] and EPS_TITLE not in step_zh["why"]
     dashboard = invoke(runner, ["progress"]).stdout
     assert "rms-eps-outside-sqrt (rmsnorm): card-rms-eps, rms-bug-eps-outside  not reviewed since" in dashboard
 

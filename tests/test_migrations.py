@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from normkata import migrations
+from normkata.kata_history import KataLog
 from normkata.migrations import MIGRATIONS, migrate, statements
-from normkata.store import KataLog, Store
+from normkata.store import Store
 
 
 def test_statements_end_where_sqlite_says_they_end() -> None:
@@ -115,3 +116,83 @@ def test_upgraded_history_keeps_the_last_kata(tmp_path: Path) -> None:
     KataLog(store).event("batchnorm", "started")
     assert KataLog(store).last_kata() == "batchnorm"
     store.close()
+
+
+#: Two attempts at rmsnorm as releases before m010 kept them: case names in the language of the
+#: grade (Chinese, then English), misconceptions by id with the title of that language.
+OLD_ATTEMPTS = [
+    ({"前向 [2x8-cpu]": "failed", "梯度 [2x8-cpu]": "failed", "未使用禁止的 API": "passed", "renamed case": "failed"},
+     [{"id": "rms-eps-outside-sqrt", "title": "eps 加在了平方根外面"}], 0),
+    ({"forward [2x8-cpu]": "passed", "gradients [2x8-cpu]": "failed", "uses no forbidden API": "passed",
+      "renamed case": "passed"}, [], 0),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("applied", range(len(MIGRATIONS)))
+def test_every_earlier_schema_keeps_kata_history_readable(tmp_path: Path, applied: int) -> None:
+    """Attempts from any earlier release read by id: the same case graded in two languages is one case."""
+    import json
+
+    from normkata.kata_history import base_for, diff
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    for step in MIGRATIONS[:applied]:
+        step(db)
+        db.execute("INSERT INTO _migrations VALUES (?, 'then')", (step.__name__,))
+    columns = {row[1] for row in db.execute("PRAGMA table_info(kata_attempts)")}
+    for number, (cases, named, passed) in enumerate(OLD_ATTEMPTS, start=1):
+        if not columns:
+            break  # a release before katas: nothing to carry
+        row = {"kata": "rmsnorm", "file": "rmsnorm.py", "passed": passed, "score": number, "max_score": 4,
+               "counts": "{}", "device": "cpu", "duration_s": 1.0, "at": f"2025-01-0{number}T00:00:00+00:00",
+               "seed": number, "cases": json.dumps(cases, ensure_ascii=False),
+               "diagnosis": json.dumps(named, ensure_ascii=False)}  # fmt: skip
+        kept = {k: v for k, v in row.items() if k in columns}
+        db.execute(f"INSERT INTO kata_attempts ({', '.join(kept)}) VALUES ({', '.join('?' * len(kept))})",
+                   tuple(kept.values()))  # fmt: skip
+    db.close()
+    store = Store(path)
+    attempts = KataLog(store).attempts("rmsnorm")
+    store.close()
+    if not columns:
+        assert attempts == []
+        return
+    assert [a.score for a in attempts] == [1, 2]
+    if "cases" not in columns:  # graded before case results were kept: nothing to compare, nothing made up
+        assert all(a.cases is None and a.misconceptions == () for a in attempts)
+        return
+    first, second = attempts
+    assert first.cases == {"forward[2x8-cpu]": "failed", "gradients[2x8-cpu]": "failed", "forbidden_api": "passed",
+                           "renamed case": "failed"}  # fmt: skip
+    assert set(second.cases or {}) == set(first.cases)
+    found = base_for(attempts)
+    assert found is not None
+    changes = diff(second, *found)
+    assert changes is not None
+    assert changes.newly_passing == ["forward[2x8-cpu]", "renamed case"] and changes.still_failing == 1
+    assert [first.case(c, "en") for c in changes.newly_passing] == ["forward [2x8-cpu]", "renamed case"]
+    assert [first.case(c, "zh") for c in changes.newly_passing] == ["前向 [2x8-cpu]", "renamed case"]
+    assert [m.shown("rmsnorm", "en") for m in changes.no_longer_named] == ["eps added outside the square root"]
+    assert first.titles("zh") == ["eps 加在了平方根外面"] and changes.named_now == []
+
+
+def test_a_progress_file_from_before_case_ids_imports_by_id(tmp_path: Path) -> None:
+    """`progress import` of a file written before m010 keys its attempts' cases by id, as m010 does here."""
+    import json
+
+    from normkata.transfer import export_document, import_document
+    from tests.grades import grade_result
+
+    old = Store(tmp_path / "old.db")
+    KataLog(old).attempt(grade_result("rmsnorm", {"前向 [2x8-cpu]": "failed"}, lang="zh"), "cpu")
+    document = export_document(old)
+    old.close()
+    document["schema"].remove("m010_case_ids")
+    document["tables"]["kata_attempts"][0]["cases"] = json.dumps({"前向 [2x8-cpu]": "failed"}, ensure_ascii=False)
+    laptop = Store(tmp_path / "laptop.db")
+    import_document(laptop, document)
+    assert import_document(laptop, document).nothing  # twice = once, after the renaming too
+    assert [a.cases for a in KataLog(laptop).attempts()] == [{"forward[2x8-cpu]": "failed"}]
+    laptop.close()

@@ -8,11 +8,13 @@ from datetime import timedelta
 
 import pytest
 
+from normkata.kata_history import KataLog
 from normkata.katas import load_katas
 from normkata.paths import database_path
 from normkata.srs import LEECH_LAPSES, schedule
-from normkata.store import KataLog, Store, utcnow
+from normkata.store import Store, utcnow
 from tests.conftest import FIXTURES, invoke
+from tests.grades import grade_result
 
 RIGHT = {"mini-single": "B", "mini-multiple": "AC", "mini-tf": "true", "mini-numeric": "4", "mini-order": "BCA"}
 
@@ -126,9 +128,7 @@ def test_seven_lapses_are_not_yet_a_leech(runner, store) -> None:
 
 def test_a_kata_in_progress_comes_before_the_weakest_topic(runner, store) -> None:
     (first, *_rest) = load_katas()[0]
-    result = {"passed": False, "score": 2, "max_score": 5, "counts": {}, "duration_s": 1.0,
-              "cases": [{"name": "forward", "status": "failed"}], "diagnosis": []}  # fmt: skip
-    KataLog(store).attempt(first.id, "x.py", result, "cpu")
+    KataLog(store).attempt(grade_result(first.id, {"forward": "failed"}, score=2, max_score=5), "cpu")
     assert next_json(runner) == {
         "command": f"normkata grade {first.id}",
         "why": f"{first.title.en} is not passed yet (best score 40%)",
@@ -140,8 +140,7 @@ def test_strong_topics_leave_the_time_to_katas_and_a_mock(runner, store) -> None
         answer(store, item, correct=True)
     rate(store, 3, timedelta(0))
     passed, *fresh = load_katas()[0]
-    result = {"passed": True, "score": 5, "max_score": 5, "counts": {}, "duration_s": 1.0}
-    KataLog(store).attempt(passed.id, "x.py", result, "cpu")
+    KataLog(store).attempt(grade_result(passed.id, score=5, max_score=5), "cpu")
     minutes = sum(k.minutes for k in fresh) + 20
     why = "{}: not started, and interviewers ask you to write it from scratch"
     assert plan_json(runner, minutes) == {
@@ -177,10 +176,8 @@ def test_plan_mock_and_history_in_chinese(runner, store) -> None:
 
     answer(store, "mini-single", correct=False)
     (first, *_rest) = load_katas()[0]
-    failing = {"passed": False, "score": 1, "max_score": 2, "counts": {}, "duration_s": 1.0, "seed": 3,
-               "cases": [{"name": "fwd", "status": "failed"}], "diagnosis": []}  # fmt: skip
-    KataLog(store).attempt(first.id, "x.py", failing, "cpu")
-    KataLog(store).attempt(first.id, "x.py", {**failing, "cases": [{"name": "fwd", "status": "passed"}]}, "cpu")
+    KataLog(store).attempt(grade_result(first.id, {"fwd": "failed"}, score=1, max_score=2, seed=3), "cpu")
+    KataLog(store).attempt(grade_result(first.id, {"fwd": "passed"}, score=1, max_score=2, seed=3), "cpu")
     runs = [
         (["plan", "--minutes", "40"], ""),
         (["next"], ""),

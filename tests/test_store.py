@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from normkata.grading.contract import GradeResult
+from normkata.kata_history import KataLog
 from normkata.migrations import MIGRATIONS
-from normkata.store import KataLog, Store
+from normkata.store import Store
 from tests.conftest import FIXTURES, invoke
+from tests.grades import grade_result
 
 
 def test_blank_database_gets_every_migration(tmp_path: Path) -> None:
@@ -52,8 +55,10 @@ def test_damaged_database_is_moved_aside_and_reported(runner, isolated_home, mon
     fresh.close()
 
 
-def _result(**extra: object) -> dict:
-    return {"passed": True, "score": 3, "max_score": 3, "counts": {"passed": 3}, "duration_s": 0.5, **extra}
+def _result(kata: str, file: str, seed: int = 1, sandbox: str = "test") -> GradeResult:
+    result = grade_result(kata, score=3, max_score=3, seed=seed, file=file)
+    result.sandbox = sandbox
+    return result
 
 
 def test_last_kata_is_the_last_thing_done_even_within_one_second(tmp_path: Path) -> None:
@@ -63,7 +68,7 @@ def test_last_kata_is_the_last_thing_done_even_within_one_second(tmp_path: Path)
     assert log.last_kata() is None
     for kind in ("started", "hint", "hint"):
         log.event("rmsnorm", kind)
-    log.attempt("layernorm", "ln.py", _result(), "cpu")
+    log.attempt(_result("layernorm", "ln.py"), "cpu")
     assert log.last_kata() == "layernorm"
     log.event("rmsnorm", "hint")
     assert log.last_kata() == "rmsnorm"
@@ -73,13 +78,8 @@ def test_last_kata_is_the_last_thing_done_even_within_one_second(tmp_path: Path)
 def test_attempt_keeps_seed_and_sandbox_when_given(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.db")
     log = KataLog(store)
-    log.attempt("rmsnorm", "a.py", _result(), "cpu")
-    log.attempt("rmsnorm", "b.py", _result(seed=1234, sandbox="bwrap"), "cpu")
-    log.attempt("rmsnorm", "c.py", _result(seed=7, sandbox={"kind": "rlimits", "net": False}), "cuda")
-    rows = store.db.execute("SELECT file, seed, sandbox FROM kata_attempts ORDER BY id").fetchall()
-    assert [tuple(r) for r in rows] == [
-        ("a.py", None, None),
-        ("b.py", 1234, "bwrap"),
-        ("c.py", 7, '{"kind": "rlimits", "net": false}'),
-    ]
+    log.attempt(_result("rmsnorm", "b.py", seed=1234, sandbox="bwrap"), "cpu")
+    log.attempt(_result("rmsnorm", "c.py", seed=7, sandbox="partial: missing seccomp"), "cuda")
+    rows = store.db.execute("SELECT file, seed, sandbox, device FROM kata_attempts ORDER BY id").fetchall()
+    assert [tuple(r) for r in rows] == [("b.py", 1234, "bwrap", "cpu"), ("c.py", 7, "partial: missing seccomp", "cuda")]
     store.close()

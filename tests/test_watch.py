@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from normkata.paths import solutions_dir
-from tests.conftest import Database
+from tests.conftest import Database, invoke
 
 pytestmark = pytest.mark.slow
 
@@ -146,7 +146,7 @@ def test_keys_in_a_terminal(learner_file: Path, isolated_home: Path) -> None:
                           env=env, encoding="utf-8", timeout=LINE_TIMEOUT, dimensions=(40, 100))  # fmt: skip
     try:
         child.expect("Keys: h hint")
-        child.expect(r"✗ \d+/\d+ cases")
+        child.expect(r"✗ NOT YET: \d+ of \d+ cases pass\.")
         child.send("h")  # one keystroke, no Enter
         child.expect(r"Hint 1/3")
         child.send("s")
@@ -154,7 +154,31 @@ def test_keys_in_a_terminal(learner_file: Path, isolated_home: Path) -> None:
         child.send("l")
         child.expect(r"→ rmsnorm")
         learner_file.write_text(GOOD, encoding="utf-8")
-        child.expect(r"✓ PASSED: \d+/\d+ cases")
+        child.expect(r"✓ PASSED: (\d+) of \1 cases pass\.")
+        child.send("s")
+        child.expect("def forward")
+        child.send("q")
+        child.expect("Stopped watching.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+
+
+def test_a_kata_passed_before_opens_its_solution_in_watch(runner, learner_file: Path, isolated_home: Path,
+                                                          tmp_path: Path) -> None:  # fmt: skip
+    """One rule with `normkata solution`: once a kata has passed, s shows the solution, even while
+    the file being watched (started over) fails."""
+    pexpect = pytest.importorskip("pexpect")
+    passing = tmp_path / "passing.py"
+    passing.write_text(GOOD, encoding="utf-8")
+    assert invoke(runner, ["grade", "rmsnorm", "--file", str(passing)]).exit_code == 0
+    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100",
+           "NO_COLOR": "1"}  # fmt: skip
+    child = pexpect.spawn(sys.executable, ["-m", "normkata", "watch", "rmsnorm", "--file", str(learner_file)],
+                          env=env, encoding="utf-8", timeout=LINE_TIMEOUT, dimensions=(40, 100))  # fmt: skip
+    try:
+        child.expect(r"✗ NOT YET: \d+ of \d+ cases pass\.")
         child.send("s")
         child.expect("def forward")
         child.send("q")

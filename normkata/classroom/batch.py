@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from normkata.classroom.gradebook import Row
 from normkata.classroom.outfolder import OutFolder
-from normkata.classroom.submissions import Submission
+from normkata.classroom.submissions import StudentSubmission
 from normkata.errors import InputError
 from normkata.grading.contract import CASE_TIMEOUT_S, GradeResult
 from normkata.grading.errors import GraderError
@@ -45,13 +45,13 @@ def job_grader() -> Iterator[Grader]:
 
 @dataclass
 class Outcome:
-    submission: Submission
+    submission: StudentSubmission
     row: Row
     result: GradeResult | None  # None: it could not be graded (row.error says why)
     reused: bool = False
 
 
-def grade_all(kata: Kata, submissions: list[Submission], out: Path, *, jobs: int, force: bool, lang: str,
+def grade_all(kata: Kata, submissions: list[StudentSubmission], out: Path, *, jobs: int, force: bool, lang: str,
               timeout: float = CASE_TIMEOUT_S, on_done: Callable[[Outcome], None] = lambda _: None,
               class_folder: Path | None = None) -> list[Outcome]:  # fmt: skip
     """Grade `submissions` with `jobs` parallel graders; the gradebook is written even after Ctrl-C.
@@ -65,7 +65,7 @@ def grade_all(kata: Kata, submissions: list[Submission], out: Path, *, jobs: int
         outcomes.append(outcome)
         on_done(outcome)
 
-    todo: queue.Queue[Submission] = queue.Queue()
+    todo: queue.Queue[StudentSubmission] = queue.Queue()
     try:
         for submission in submissions:
             try:
@@ -120,7 +120,7 @@ def grade_all(kata: Kata, submissions: list[Submission], out: Path, *, jobs: int
     return outcomes
 
 
-def _class_folder(submissions: list[Submission]) -> Path:
+def _class_folder(submissions: list[StudentSubmission]) -> Path:
     if not submissions:
         return Path(os.devnull)
     first = submissions[0]
@@ -138,7 +138,7 @@ def _next(done: queue.Queue[Outcome], threads: list[threading.Thread]) -> Outcom
                 return None
 
 
-def _drain(todo: queue.Queue[Submission], done: queue.Queue[Outcome], error: str) -> None:
+def _drain(todo: queue.Queue[StudentSubmission], done: queue.Queue[Outcome], error: str) -> None:
     while True:
         try:
             submission = todo.get_nowait()
@@ -151,7 +151,7 @@ def _describe(exc: Exception) -> str:
     return str(exc) if isinstance(exc, (GraderError, InputError)) else f"{type(exc).__name__}: {exc}"
 
 
-def _grade_one(grader: Grader, kata: Kata, submission: Submission, timeout: float, lang: str) -> Outcome:
+def _grade_one(grader: Grader, kata: Kata, submission: StudentSubmission, timeout: float, lang: str) -> Outcome:
     """Grade a private copy of the submission's .py files (read without following links): beside
     the class's other files it could import a classmate's module by name."""
     digest = ""

@@ -14,8 +14,9 @@ from normkata.grading.text import escape_name
 
 
 @dataclass(frozen=True)
-class Submission:
-    """One learner's work: a file `DIR/alice.py`, or a folder `DIR/alice/` holding the kata's file.
+class StudentSubmission:
+    """One student's work in a class folder: a file `DIR/alice.py`, or a folder `DIR/alice/` holding
+    the kata's file. (The runner's view of code under test is grading.proxy.Submission.)
 
     `name` is the entry's name made safe to show (undecodable bytes and control characters
     escaped): the gradebook's key. Links, FIFOs and devices are submissions too, graded as
@@ -46,12 +47,12 @@ def _is_folder(entry: os.DirEntry[str]) -> bool | None:
     return False if entry.name.endswith(".py") else None
 
 
-def find_submissions(root: Path, kata_file: str, pattern: str, skip: Path | None = None) -> list[Submission]:
+def find_submissions(root: Path, kata_file: str, pattern: str, skip: Path | None = None) -> list[StudentSubmission]:
     """Entries of `root` whose name matches `pattern`: `.py` files (FIFOs, devices and links
     included, as errors), and folders (each holding `kata_file`, or graded as missing it).
     Hidden entries, `__pycache__` and `skip` (the output folder) are left out. Two submissions
     with one name are an InputError."""
-    found: dict[str, Submission] = {}
+    found: dict[str, StudentSubmission] = {}
     skipped = os.path.realpath(skip) if skip is not None else None
     with os.scandir(root) as listing:
         entries = sorted(listing, key=lambda e: e.name)
@@ -65,7 +66,7 @@ def find_submissions(root: Path, kata_file: str, pattern: str, skip: Path | None
             continue
         path = root / entry.name
         stem = entry.name if folder else entry.name[: -len(".py")]
-        submission = Submission(escape_name(stem), path / kata_file if folder else path, folder)
+        submission = StudentSubmission(escape_name(stem), path / kata_file if folder else path, folder)
         if submission.name in found:
             raise InputError(f"{root}: {escape_name(str(found[submission.name].file))} and "
                              f"{escape_name(str(submission.file))} are both submission {submission.name!r}: "

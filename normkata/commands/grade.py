@@ -7,9 +7,7 @@ from pathlib import Path
 
 import click
 
-from normkata.commands.kata import open_kata_log, workspace
-from normkata.errors import InputError
-from normkata.options import current_lang, device_option, lang_option, timeout_option
+from normkata.options import current_lang, device_option, lang_option, timeout_option, workspace
 
 
 @click.command()
@@ -66,23 +64,16 @@ def grade(
     from normkata.grading import formats, report
     from normkata.grading.client import grade_once, list_cases
     from normkata.i18n import t
-    from normkata.katas import get_kata
     from normkata.ui import make_console
+    from normkata.workbench import Workbench
 
     lang = current_lang(lang)
-    log = open_kata_log(lang)
-    name = name or log.last_kata()
-    if name is None:
-        raise InputError(t("grade.no_kata", lang))
-    chosen = get_kata(name)
-    if chosen.requires and (missing := chosen.missing_extras()):
-        raise InputError(t("grade.needs_extra", lang, kata=chosen.id, package=missing[0]))
+    bench = Workbench.open(workspace(), lang)
+    chosen = bench.gradeable(name)
     if list_only:
         _print_case_list(chosen.id, list_cases(chosen.id, lang), lang)
         return
-    target = file or workspace() / chosen.file
-    if not target.is_file():
-        raise InputError(_missing(target, file is not None, chosen.id, chosen.file, lang))
+    target = bench.learner_file(chosen, file)
     from normkata.grading.source import check_source
 
     check_source(target)  # a link, a special or an oversized file: one line, exit 2, nothing run
@@ -93,10 +84,7 @@ def grade(
     shown = result.to_json()
     notes = []
     if not select:  # a run of some cases says nothing about the kata as a whole
-        from normkata.kata_loop import after_attempt
-
-        log.attempt(chosen.id, result.file, shown, device)  # the name as the runner escaped it
-        notes = after_attempt(log.store, chosen.id, shown, lang)
+        notes = bench.record(result, device)
     if fmt:
         path = output or Path(formats.DEFAULT_FILES[fmt])
         formats.write(fmt, path, result)
@@ -114,27 +102,6 @@ def grade(
 
             console.print(f"[next]{next_step_line(lang)}[/]")
     raise click.exceptions.Exit(0 if result.passed else 1)
-
-
-def _missing(target: Path, given: bool, kata: str, kata_file: str, lang: str) -> str:
-    """Advice that fits what was typed: --file names a path to check (and a file that exists
-    nearby: the workspace's, or one whose name is close); no --file, the kata to start."""
-    from normkata.i18n import t
-
-    if not given:
-        return t("grade.no_file", lang, path=target, kata=kata)
-    nearby = [workspace() / kata_file]
-    folder = target.parent if target.parent.is_dir() else Path.cwd()
-    from normkata.names import close_matches
-
-    try:
-        names = [p.name for p in folder.iterdir() if p.suffix == ".py"]
-    except OSError:
-        names = []
-    nearby += [folder / n for n in close_matches(target.name, names, n=1)]
-    near = next((p for p in nearby if p.is_file()), None)
-    hint = t("grade.no_file.similar", lang, near=near) if near else ""
-    return t("grade.no_file.given", lang, path=target, cwd=Path.cwd(), hint=hint)
 
 
 def _print_case_list(kata_id: str, cases: list[tuple[str, str]], lang: str) -> None:

@@ -33,10 +33,10 @@ def history(name: str | None, show_diff: bool, lang: str | None) -> None:
       normkata history rmsnorm --diff
     """
     from normkata.i18n import t
-    from normkata.kata_history import Attempt
+    from normkata.kata_history import KataLog
     from normkata.katas import get_kata
     from normkata.practice import report_damage
-    from normkata.store import KataLog, open_store
+    from normkata.store import open_store
     from normkata.ui import make_console
 
     lang = current_lang(lang)
@@ -48,7 +48,7 @@ def history(name: str | None, show_diff: bool, lang: str | None) -> None:
             if name is None:
                 raise InputError(t("history.diff.needs_kata", lang))
         kata = get_kata(name).id if name else None
-        attempts = [Attempt.from_row(row) for row in log.attempts(kata)]
+        attempts = log.attempts(kata)
     finally:
         store.close()
     console = make_console()
@@ -75,7 +75,7 @@ def _show_list(console: Console, attempts: list[Attempt], lang: str) -> None:
     for a in attempts:
         score = f"[kata.pass]{a.score}/{a.max_score} ✓[/]" if a.passed else f"{a.score}/{a.max_score}"
         seed = "-" if a.seed is None else str(a.seed)
-        table.add_row(str(a.id), a.kata, _when(a), score, seed, escape(", ".join(a.misconceptions)) or "-")
+        table.add_row(str(a.id), a.kata, _when(a), score, seed, escape(", ".join(a.titles(lang))) or "-")
     console.print(table)
 
 
@@ -92,9 +92,12 @@ def _show_diff(console: Console, attempts: list[Attempt], lang: str) -> None:
         return
     base, base_passed = found
     changes: Diff | None = diff(latest, base, base_passed)
+    # The latest attempt's own verdict: "no pass yet" beside a pass would contradict its score.
+    verdict = "passed" if latest.passed else "not_passed" if base_passed else "no_pass"
     fields = {
         "kata": latest.kata, "id": latest.id, "when": _when(latest), "score": f"{latest.score}/{latest.max_score}",
         "base": base.id, "base_when": _when(base), "base_score": f"{base.score}/{base.max_score}",
+        "verdict": t(f"history.diff.verdict.{verdict}", lang),
     }  # fmt: skip
     key = "history.diff.against_pass" if base_passed else "history.diff.against_previous"
     console.print(t(key, lang, **fields), soft_wrap=True)
@@ -104,20 +107,22 @@ def _show_diff(console: Console, attempts: list[Attempt], lang: str) -> None:
     if changes.newly_failing:
         console.print(f"[kata.fail]{t('history.diff.failing', lang, n=len(changes.newly_failing))}[/]")
         for case, status in changes.newly_failing:
-            console.print(f"  ✗ {escape(case)} ({status})", soft_wrap=True)
+            shown = t(f"history.status.{status}", lang)
+            console.print(f"  ✗ {escape(latest.case(case, lang))} ({shown})", soft_wrap=True)
     if changes.newly_passing:
         console.print(f"[kata.pass]{t('history.diff.passing', lang, n=len(changes.newly_passing))}[/]")
         for case in changes.newly_passing:
-            console.print(f"  ✓ {escape(case)}", soft_wrap=True)
+            console.print(f"  ✓ {escape(latest.case(case, lang))}", soft_wrap=True)
     if not changes.newly_failing and not changes.newly_passing:
         console.print(t("history.diff.same", lang))
     if changes.still_failing:
         console.print(t("history.diff.still", lang, n=changes.still_failing))
     if changes.named_now:
-        console.print(t("history.diff.named_now", lang, names=escape(", ".join(changes.named_now))), soft_wrap=True)
+        names = ", ".join(m.shown(latest.kata, lang) for m in changes.named_now)
+        console.print(t("history.diff.named_now", lang, names=escape(names)), soft_wrap=True)
     if changes.no_longer_named:
-        console.print(t("history.diff.no_longer", lang, names=escape(", ".join(changes.no_longer_named))),
-                      soft_wrap=True)  # fmt: skip
+        names = ", ".join(m.shown(latest.kata, lang) for m in changes.no_longer_named)
+        console.print(t("history.diff.no_longer", lang, names=escape(names)), soft_wrap=True)
 
 
 def _when(attempt: Attempt) -> str:

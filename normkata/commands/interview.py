@@ -179,8 +179,8 @@ def _ask_any(
     from normkata.quiz.session import ask_question
 
     if not isinstance(item, (Question, Card)):
-        from normkata.commands.kata import workspace
         from normkata.kata_loop import ask_kata
+        from normkata.options import workspace
 
         return ask_kata(practice, item, workspace(), index, total)
     if isinstance(item, Question):
@@ -208,8 +208,8 @@ def _due_kata(row: sqlite3.Row) -> Kata | None:
 def _passed_kata(practice: Practice, name: str) -> Kata:
     """`review --kata NAME`: a kata that has passed (a kata never passed is started with `normkata kata`)."""
     from normkata.i18n import t
+    from normkata.kata_history import KataLog
     from normkata.katas import get_kata
-    from normkata.store import KataLog
 
     kata = get_kata(name)
     if KataLog(practice.store).status(kata.id).status != "passed":

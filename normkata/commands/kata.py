@@ -1,4 +1,4 @@
-"""`normkata kata`, `hint` and `solution` (`grade` is commands/grade.py)."""
+"""`normkata kata`, `hint` and `solution` (`grade` is commands/grade.py): options, rendering, prompts."""
 
 from __future__ import annotations
 
@@ -11,26 +11,7 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from normkata.store import KataLog
-
-from normkata.errors import InputError
-from normkata.options import AppState, current_lang, lang_option
-
-
-def workspace() -> Path:
-    """The learner's workspace folder (--workspace, NORMKATA_WORKSPACE, else the default)."""
-    from normkata.paths import workspace_dir
-
-    state = click.get_current_context().find_object(AppState)
-    return workspace_dir(state.workspace if state else None)
-
-
-def open_kata_log(lang: str) -> KataLog:
-    """Kata events and attempts, with a damaged store reported in `lang`."""
-    from normkata.practice import report_damage
-    from normkata.store import KataLog, open_store
-
-    return KataLog(open_store(on_damage=lambda d: report_damage(d, lang)))
+from normkata.options import current_lang, lang_option, workspace
 
 
 @click.command()
@@ -55,20 +36,18 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.katas import get_kata, load_katas
+    from normkata.katas import get_kata
     from normkata.ui import make_console
+    from normkata.workbench import Workbench
 
     lang = current_lang(lang)
     console = make_console()
-    log = open_kata_log(lang)
+    bench = Workbench.open(workspace(), lang)
     if name is None:
-        katas, issues = load_katas()
-        if issues:
-            raise InputError(str(issues[0]))
+        statuses = bench.statuses(strict=True)
         if as_json:
             rows = []
-            for item in katas:
-                status = log.status(item.id)
+            for item, status in statuses:
                 rows.append({"id": item.id, "title": item.title.get(lang), "difficulty": item.difficulty,
                              "minutes": item.minutes, "topics": list(item.topics), "status": status.status,
                              "best_score": status.best_score})  # fmt: skip
@@ -85,8 +64,7 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
         ):
             # Ids are what people type: never broken over two lines.
             table.add_column(t(key, lang), no_wrap=key == "kata.col.kata")
-        for item in katas:
-            status = log.status(item.id)
+        for item, status in statuses:
             best = f"{status.best_score:.0%}" if status.best_score is not None else "-"
             shown = t(f"kata.status.{status.status}", lang)
             if item.requires and item.missing_extras():  # kernel katas without `normkata[triton]`
@@ -97,27 +75,13 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
         console.print(table)
         return
     chosen = get_kata(name)
-    folder = workspace()
-    target = folder / chosen.file
     console.print(Markdown(chosen.instructions(lang)))
-    if target.exists() and not force:
-        console.print(f"[warn]{t('kata.exists', lang, path=target)}[/]")
+    started = bench.start(chosen, force)
+    if started.written:
+        console.print(f"[kata.pass]{t('kata.written', lang, path=started.file)}[/]")
     else:
-        folder.mkdir(parents=True, exist_ok=True)
-        target.write_text(chosen.starter.read_text(encoding="utf-8"), encoding="utf-8")
-        console.print(f"[kata.pass]{t('kata.written', lang, path=target)}[/]")
-    log.event(chosen.id, "started", str(target))
+        console.print(f"[warn]{t('kata.exists', lang, path=started.file)}[/]")
     console.print(f"[next]{t('kata.next', lang, kata=chosen.id)}[/]")
-
-
-def _named_or_last(name: str | None, command: str, lang: str, log: KataLog) -> str:
-    """NAME, else the kata worked on last (as `grade` picks it), else an InputError."""
-    from normkata.i18n import t
-
-    chosen = name or log.last_kata()
-    if chosen is None:
-        raise InputError(t("kata.none_yet", lang, command=command))
-    return chosen
 
 
 @click.command()
@@ -145,29 +109,17 @@ def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) 
     from rich.markup import escape
 
     from normkata.i18n import t
-    from normkata.katas import get_kata, take_hint
     from normkata.ui import make_console
+    from normkata.workbench import Workbench
 
     lang = current_lang(lang)
-    log = open_kata_log(lang)
-    chosen, console = get_kata(_named_or_last(name, "hint", lang, log)), make_console()
-    taken = log.hints_taken(chosen.id)
-    hints = chosen.hints.get(lang)
-    if show_all and level is not None:
-        raise InputError(t("hint.all_or_level", lang))
-    if level is not None and level > len(hints):
-        raise InputError(t("hint.level_range", lang, kata=chosen.id, n=len(hints)))
-    if show_all or level is not None:
-        levels = list(range(1, max(taken, 1) + 1)) if show_all else [level or 1]
-        for new in range(taken + 1, max(levels) + 1):  # each hint is counted once, when first shown
-            log.event(chosen.id, "hint", str(new))
-    else:
-        levels = [take_hint(chosen, log, lang)[0]]
-    for shown in levels:
-        key = "hint.title.last" if shown == len(hints) else "hint.title"
-        console.print(f"[heading]{t(key, lang, level=shown, total=len(hints), kata=chosen.id)}[/]")
-        console.print(escape(hints[shown - 1]))
-    if not show_all and level is None and taken >= len(hints):
+    bench = Workbench.open(workspace(), lang)
+    chosen, console = bench.kata(name, "hint"), make_console()
+    shown, none_left = bench.hints(chosen, every=show_all, level=level)
+    for hint_ in shown:
+        console.print(f"[heading]{hint_.heading(chosen.id, lang)}[/]")
+        console.print(escape(hint_.text))
+    if none_left:
         console.print(f"[muted]{t('hint.none_left', lang, kata=chosen.id)}[/]")
 
 
@@ -188,25 +140,22 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
     from rich.syntax import Syntax
 
     from normkata.i18n import t
-    from normkata.katas import get_kata
     from normkata.ui import make_console
+    from normkata.workbench import Workbench
 
     lang = current_lang(lang)
-    log = open_kata_log(lang)
-    chosen, console = get_kata(_named_or_last(name, "solution", lang, log)), make_console()
-    from normkata.kata_loop import open_again
-
-    # Writing a passed kata again is a review: seeing the solution then counts as Again.
-    if log.status(chosen.id).status != "passed" or open_again(log.store, chosen.id):
+    bench = Workbench.open(workspace(), lang)
+    chosen, console = bench.kata(name, "solution"), make_console()
+    if not bench.solution_open(chosen):  # opening it now is giving up (in a review: rated Again)
         if not yes and not click.confirm(t("solution.confirm", lang, kata=chosen.id), default=False):
             console.print(t("solution.kept", lang))
             return
-        log.event(chosen.id, "gave_up")
+        bench.give_up(chosen)
     reference = chosen.solution.read_text(encoding="utf-8")
     console.rule(f"[heading]{t('solution.heading', lang, kata=chosen.id, title=chosen.title.get(lang))}[/]")
     console.print(Syntax(reference, "python", line_numbers=True))
-    mine = workspace() / chosen.file
-    if log.status(chosen.id).status == "passed" and mine.is_file():
+    mine = bench.file(chosen)
+    if bench.passed(chosen) and mine.is_file():
         _show_diff(console, mine, reference, lang)
 
 

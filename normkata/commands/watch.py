@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from normkata.errors import InputError
-from normkata.options import current_lang, device_option, lang_option, timeout_option
+from normkata.options import current_lang, device_option, lang_option, timeout_option, workspace
 
 
 @click.command()
@@ -34,22 +33,16 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
       normkata watch layernorm --manual      # a filesystem without change events
       normkata watch rmsnorm --jsonl         # one JSON object per grade, for editors
     """
-    from normkata.commands.kata import open_kata_log, workspace
     from normkata.grading.client import Grader
     from normkata.i18n import t
-    from normkata.katas import get_kata
     from normkata.ui import make_console
     from normkata.watching import Watcher, WatchSettings
+    from normkata.workbench import Workbench
 
     lang = current_lang(lang)
-    log = open_kata_log(lang)
-    name = name or log.last_kata()
-    if name is None:
-        raise InputError(t("grade.no_kata", lang))
-    chosen = get_kata(name)
-    target = file or workspace() / chosen.file
-    if not target.is_file():
-        raise InputError(t("grade.no_file", lang, path=target, kata=chosen.id))
+    bench = Workbench.open(workspace(), lang)
+    chosen = bench.gradeable(name)
+    target = bench.learner_file(chosen, file)
     # With --jsonl, standard output carries the JSON lines only: everything else goes to stderr.
     console = make_console(stderr=jsonl)
     settings = WatchSettings(lang, device, timeout, jsonl, manual)
@@ -57,7 +50,7 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
     try:
         with console.status(t("watch.starting", lang)):
             grader.start()
-        Watcher(chosen, target.resolve(), settings, log, console, grader, workspace()).run()
+        Watcher(chosen, target.resolve(), settings, bench, console, grader).run()
     except KeyboardInterrupt:
         pass
     finally:

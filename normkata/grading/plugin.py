@@ -11,6 +11,7 @@ from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconce
 from normkata.grading.contract import CaseResult, Category, Status
 from normkata.grading.proxy import BUDGET_USED, Submission, TimeBudgetUsed
 from normkata.grading.text import call_of
+from normkata.suite_names import case_name
 
 #: The markers a suite may use, registered by the plugin that reads them.
 MARKERS = ("category(name): the report category of a case (normkata.grading.contract.Category)",)
@@ -132,16 +133,12 @@ def _category(item: pytest.Item) -> Category:
 
 
 def _case_name(item: pytest.Item, lang: str) -> str:
-    """`forward [2x5x8-cpu]`; in Chinese from the suite's CASE_NAMES_ZH."""
-    base, _, params = item.name.removeprefix("test_").partition("[")
-    if lang == "zh":
-        names: dict[str, str] = getattr(getattr(item, "module", None), "CASE_NAMES_ZH", {})
-        if base not in names:
-            raise SuiteError(f"{item.name}: no Chinese name in CASE_NAMES_ZH")
-        title = names[base]
-    else:
-        title = base.replace("_", " ")
-    return title + (f" [{params}" if params else "")
+    """`forward [2x5x8-cpu]`; in Chinese from the suite's CASE_NAMES_ZH (the rule: normkata.suite_names)."""
+    case_id = item.name.removeprefix("test_")
+    names: dict[str, str] = getattr(getattr(item, "module", None), "CASE_NAMES_ZH", {})
+    if lang == "zh" and case_id.partition("[")[0] not in names:
+        raise SuiteError(f"{item.name}: no Chinese name in CASE_NAMES_ZH")
+    return case_name(case_id, lang, names)
 
 
 def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str]:

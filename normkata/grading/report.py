@@ -36,9 +36,12 @@ _TEXT: dict[str, tuple[str, str]] = {
     "more": ("  … and {n} more (normkata grade --json lists every case)",
              "  ……另有 {n} 个（normkata grade --json 列出全部用例）"),  # fmt: skip
     "skipped_note": ("Skipped: {text}.", "跳过：{text}。"),
+    # The platforms' summary (formats.py); the terminal's verdict line is `verdict` below.
     "pass": ("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
     "fail": ("NOT YET: {bad} of {max} cases failed or errored.", "尚未通过：{max} 个用例中有 {bad} 个失败或出错。"),
-    "compact.score": ("{score}/{max} cases", "{score}/{max} 个用例"),
+    # The learner's screens (grade and watch) close with one verdict line, counting one way.
+    "verdict.pass": ("PASSED: {count}.", "通过：{count}。"),
+    "verdict.fail": ("NOT YET: {count}.", "尚未通过：{count}。"),
     "compact.meta": ("{seconds:.2f} s · seed {seed}", "{seconds:.2f} 秒 · 种子 {seed}"),
     "rule_fail": ("NOT YET: a rule of the kata is broken (see above).", "尚未通过：违反了本练习的规则（见上）。"),
 }
@@ -107,12 +110,14 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
         reasons = Counter(c.message for c in skipped)
         note = "; ".join(f"{n} {reason}" for reason, n in reasons.items())
         console.print(f"[muted]{escape(text('skipped_note', lang, text=note))}[/]")
-    console.print(f"[{'kata.pass' if result.passed else 'kata.fail'}]{verdict_line(result)}[/]")
+    if result.verdict.only_rules:
+        console.print(f"[kata.fail]{text('rule_fail', lang)}[/]")
+    else:
+        console.print(verdict(result))
 
 
 def verdict_line(result: GradeResult) -> str:
-    """The report's closing line (and every format's summary): passed, a rule broken, or how
-    many cases failed."""
+    """Every format's summary (formats.py): passed, a rule broken, or how many cases failed."""
     verdict = result.verdict
     if verdict.passed:
         return text("pass", result.lang, score=verdict.score, max=verdict.max_score)
@@ -173,17 +178,25 @@ def _paren(label: str, lang: str) -> str:
     return f"（{escape(label)}）" if lang == "zh" else f"({escape(label)})"
 
 
+def verdict(result: GradeResult, *, mark: bool = False) -> str:
+    """The verdict line of `grade` and `watch`, as markup: "NOT YET: 6 of 45 cases pass." (`mark`: ✓/✗ first)."""
+    from rich.markup import escape
+
+    from normkata.i18n import t
+
+    count = t("grade.count", result.lang, passed=result.score, total=result.max_score)
+    key, style, sign = ("verdict.pass", "kata.pass", "✓") if result.passed else ("verdict.fail", "kata.fail", "✗")
+    line = escape(text(key, result.lang, count=count))
+    return f"[{style}]{sign + ' ' if mark else ''}{line}[/]"
+
+
 def render_compact(console: Console, result: GradeResult) -> None:
     """Three lines for `watch`: the verdict, the counts per category, the first thing to fix."""
     from rich.markup import escape
 
     lang = result.lang
     when = text("compact.meta", lang, seconds=result.duration_s, seed=result.seed)
-    if result.passed:
-        verdict = f"[kata.pass]✓ {escape(text('pass', lang, score=result.score, max=result.max_score))}[/]"
-    else:
-        verdict = f"[kata.fail]✗ {escape(text('compact.score', lang, score=result.score, max=result.max_score))}[/]"
-    console.print(f"{verdict}  [muted]{escape(Path(result.file).name)} · {escape(when)}[/]")
+    console.print(f"{verdict(result, mark=True)}  [muted]{escape(Path(result.file).name)} · {escape(when)}[/]")
     parts = []
     for category in Category:
         cases = [c for c in result.cases if c.category is category and c.status is not Status.SKIPPED]

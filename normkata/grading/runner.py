@@ -322,8 +322,9 @@ def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
 
 def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:
     from normkata.grading.checks import say
+    from normkata.suite_names import GRADER_CASES
 
-    name = say("uses no forbidden API", "未使用禁止的 API")
+    name = say(*GRADER_CASES["forbidden_api"])
     found = sorted(set(called) | set(static_forbidden_uses(source, kata.forbidden)))
     if not found:
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
@@ -334,8 +335,9 @@ def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> C
 
 def _global_case(changes: list[str]) -> CaseResult:
     from normkata.grading.checks import say
+    from normkata.suite_names import GRADER_CASES
 
-    name = say("leaves torch's global defaults alone", "不改动 torch 的全局默认设置")
+    name = say(*GRADER_CASES["global_defaults"])
     if not changes:
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
     message = say("importing your file changed torch's global state ({changes}); a layer must not.",

@@ -1,0 +1,129 @@
+"""What a kata's hidden suite calls its cases and misconceptions, in either language, read
+without importing the suite (it imports torch).
+
+A case's id is its pytest name without `test_` (`forward[2x5x8-cpu]`); the grader shows it as
+`forward [2x5x8-cpu]` in English and with the suite's CASE_NAMES_ZH title in Chinese. The
+grader's own cases (the file would not import, a rule of the kata) have fixed ids. Records keep
+ids, and screens ask here for the words of the moment.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+#: The grader's own cases, outside any suite: id -> (English, Chinese).
+GRADER_CASES: dict[str, tuple[str, str]] = {
+    "import": ("import", "import"),
+    "forbidden_api": ("uses no forbidden API", "未使用禁止的 API"),
+    "global_defaults": ("leaves torch's global defaults alone", "不改动 torch 的全局默认设置"),
+}
+
+#: Misconceptions every suite may name, defined beside the checks rather than in a suite.
+_SHARED = Path(__file__).parent / "grading" / "checks.py"
+
+
+def case_name(case_id: str, lang: str, zh_titles: dict[str, str]) -> str:
+    """How the grader shows a case: `forward [2x5x8-cpu]`, or its Chinese title and the same
+    parameters. An id no table knows is shown as it is."""
+    if case_id in GRADER_CASES:
+        return GRADER_CASES[case_id][lang == "zh"]
+    base, bracket, params = case_id.partition("[")
+    if base not in zh_titles:
+        return case_id
+    title = zh_titles[base] if lang == "zh" else base.replace("_", " ")
+    return title + (f" [{params}" if bracket else "")
+
+
+@dataclass(frozen=True)
+class SuiteNames:
+    suite: Path
+    zh_titles: dict[str, str]  # case base -> Chinese title (CASE_NAMES_ZH)
+
+    def case(self, case_id: str, lang: str) -> str:
+        return case_name(case_id, lang, self.zh_titles)
+
+    def case_id(self, name: str) -> str:
+        """The id of a case as the grader named it in either language; the name itself when
+        neither language knows it (a suite that changed since)."""
+        for known, (en, zh) in GRADER_CASES.items():
+            if name in (en, zh):
+                return known
+        title, bracket, params = name.partition(" [")
+        base = title.replace(" ", "_")
+        if base not in self.zh_titles:
+            base = next((b for b, zh in self.zh_titles.items() if zh == title), "")
+        if not base:
+            return name
+        return base + (f"[{params}" if bracket else "")
+
+    def misconception(self, misconception_id: str, lang: str) -> str | None:
+        """Its title in `lang`; None for an id neither the suite nor the shared checks define."""
+        titles = _misconceptions(self.suite, _stamp(self.suite), _stamp(_SHARED)).get(misconception_id)
+        return titles[lang == "zh"] if titles else None
+
+
+def cases_by_id(kata_id: str, cases: str) -> str:
+    """A record's `cases` as kept before ids (JSON {case name: status}, in the grade's language)
+    keyed by id instead; text that is not such JSON comes back as it was."""
+    try:
+        named = json.loads(cases)
+    except (TypeError, ValueError):
+        return cases
+    if not isinstance(named, dict):
+        return cases
+    names = suite_names(kata_id)
+    return json.dumps({names.case_id(str(name)): status for name, status in named.items()}, ensure_ascii=False)
+
+
+def suite_names(kata_id: str) -> SuiteNames:
+    """The names of kata `kata_id`'s suite; empty tables for a kata the catalog lacks."""
+    from normkata.paths import katas_dir
+
+    suite = katas_dir() / kata_id / "suite.py"
+    return _read(suite, _stamp(suite))
+
+
+def _stamp(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return -1.0
+
+
+def _parse(path: Path) -> ast.Module | None:
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=32)
+def _read(suite: Path, _stamp: float) -> SuiteNames:
+    """Parsed once per file version (watch records every save); only the top level is read: every
+    grade needs these names, and the suite's CASE_NAMES_ZH is a module constant."""
+    titles: dict[str, str] = {}
+    tree = _parse(suite)
+    for node in tree.body if tree else ():
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CASE_NAMES_ZH"
+                                                for t in node.targets):  # fmt: skip
+            titles.update({str(k): str(v) for k, v in ast.literal_eval(node.value).items()})
+    return SuiteNames(suite, titles)
+
+
+@lru_cache(maxsize=32)
+def _misconceptions(suite: Path, _suite_stamp: float, _shared_stamp: float) -> dict[str, tuple[str, str]]:
+    """id -> (English, Chinese) of every Misconception(id, title_en, title_zh, ...) the suite and the
+    shared checks write out; read only by screens that show a title (history, advice)."""
+    found: dict[str, tuple[str, str]] = {}
+    for path in (_SHARED, suite):
+        tree = _parse(path)
+        for node in ast.walk(tree) if tree else ():
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Misconception"
+                    and len(node.args) >= 3 and all(isinstance(a, ast.Constant) for a in node.args[:3])):  # fmt: skip
+                mid, en, zh = (str(a.value) for a in node.args[:3])  # type: ignore[attr-defined]
+                found[mid] = (en, zh)
+    return found

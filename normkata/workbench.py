@@ -1,0 +1,159 @@
+"""A learner working on katas, in one place (as rustlings' AppState): which kata and which file,
+starting one, hints, when the solution opens, the next kata, and what a recorded grade sets
+going. `kata`, `hint`, `solution`, `grade` and `watch` keep only options, rendering and prompts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from normkata.errors import InputError
+from normkata.i18n import t
+from normkata.kata_history import Hint, KataLog, KataStatus
+
+if TYPE_CHECKING:
+    from normkata.grading.contract import GradeResult
+    from normkata.kata_loop import Note
+    from normkata.katas import Kata
+
+
+@dataclass(frozen=True)
+class Started:
+    file: Path
+    written: bool  # False: the learner's file was there already and was kept
+
+
+class Workbench:
+    def __init__(self, log: KataLog, workspace: Path, lang: str) -> None:
+        self.log, self.workspace, self.lang = log, workspace, lang
+
+    @classmethod
+    def open(cls, workspace: Path, lang: str) -> Workbench:
+        """On the learner's store, a damaged database reported in `lang`."""
+        from normkata.practice import report_damage
+        from normkata.store import open_store
+
+        return cls(KataLog(open_store(on_damage=lambda d: report_damage(d, lang))), workspace, lang)
+
+    # -- which kata, which file ------------------------------------------------------------------
+
+    def kata(self, name: str | None, command: str) -> Kata:
+        """NAME, else the kata worked on last; an InputError when there is neither."""
+        return self._named(name, lambda: t("kata.none_yet", self.lang, command=command))
+
+    def gradeable(self, name: str | None) -> Kata:
+        """As `kata` (for grade and watch), and its optional extras installed (kernel katas need Triton)."""
+        kata = self._named(name, lambda: t("grade.no_kata", self.lang))
+        if kata.requires and (missing := kata.missing_extras()):
+            raise InputError(t("grade.needs_extra", self.lang, kata=kata.id, package=missing[0]))
+        return kata
+
+    def _named(self, name: str | None, none_yet: Callable[[], str]) -> Kata:
+        from normkata.katas import get_kata
+
+        chosen = name or self.log.last_kata()
+        if chosen is None:
+            raise InputError(none_yet())
+        return get_kata(chosen)
+
+    def file(self, kata: Kata) -> Path:
+        return self.workspace / kata.file
+
+    def learner_file(self, kata: Kata, given: Path | None) -> Path:
+        """--file, else the workspace's file; an InputError with advice that fits what was typed
+        when it is not there (--file: a path to check and a file nearby; none: the kata to start)."""
+        target = given or self.file(kata)
+        if target.is_file():
+            return target
+        if given is None:
+            raise InputError(t("grade.no_file", self.lang, path=target, kata=kata.id))
+        from normkata.names import close_matches
+
+        folder = target.parent if target.parent.is_dir() else Path.cwd()
+        try:
+            names = [p.name for p in folder.iterdir() if p.suffix == ".py"]
+        except OSError:
+            names = []
+        nearby = [self.file(kata), *(folder / n for n in close_matches(target.name, names, n=1))]
+        near = next((p for p in nearby if p.is_file()), None)
+        hint = t("grade.no_file.similar", self.lang, near=near) if near else ""
+        raise InputError(t("grade.no_file.given", self.lang, path=target, cwd=Path.cwd(), hint=hint))
+
+    # -- working on it -----------------------------------------------------------------------------
+
+    def start(self, kata: Kata, force: bool = False) -> Started:
+        """Write the starter (never over the learner's file without `force`), and count it as started."""
+        target = self.file(kata)
+        written = force or not target.exists()
+        if written:
+            self.workspace.mkdir(parents=True, exist_ok=True)
+            target.write_text(kata.starter.read_text(encoding="utf-8"), encoding="utf-8")
+        self.log.event(kata.id, "started", str(target))
+        return Started(target, written)
+
+    def statuses(self, *, strict: bool = False) -> list[tuple[Kata, KataStatus]]:
+        """Every kata in the catalog's order with its status; `strict`: a broken kata folder is an InputError."""
+        from normkata.katas import load_katas
+
+        katas, issues = load_katas()
+        if issues and strict:
+            raise InputError(str(issues[0]))
+        return [(kata, self.log.status(kata.id)) for kata in katas]
+
+    def next_kata(self, kata: Kata) -> tuple[Kata, Started | None]:
+        """The kata after `kata` in the catalog's order (the first after the last), its starter
+        written when the learner has no file for it yet (None: the file was there)."""
+        from normkata.katas import load_katas
+
+        katas = load_katas()[0]
+        ids = [k.id for k in katas]
+        following = katas[(ids.index(kata.id) + 1) % len(katas)] if kata.id in ids else katas[0]
+        return following, None if self.file(following).exists() else self.start(following)
+
+    def take_hint(self, kata: Kata) -> Hint:
+        return self.log.take_hint(kata, self.lang)
+
+    def hints(self, kata: Kata, *, every: bool = False, level: int | None = None) -> tuple[list[Hint], bool]:
+        """`every`: each hint taken so far (at least the first); `level`: that one, the levels up
+        to it counted as taken; neither: the next one. True with them when the next one was
+        asked for and every hint had been taken already."""
+        texts = kata.hints.get(self.lang)
+        if every and level is not None:
+            raise InputError(t("hint.all_or_level", self.lang))
+        if level is not None and not 1 <= level <= len(texts):
+            raise InputError(t("hint.level_range", self.lang, kata=kata.id, n=len(texts)))
+        taken = self.log.hints_taken(kata.id)
+        if not every and level is None:
+            return [self.take_hint(kata)], taken >= len(texts)
+        levels = list(range(1, max(taken, 1) + 1)) if every else [level or 1]
+        for new in range(taken + 1, max(levels) + 1):  # each hint is counted once, when first shown
+            self.log.event(kata.id, "hint", str(new))
+        return [Hint(n, len(texts), texts[n - 1]) for n in levels], False
+
+    # -- the solution ------------------------------------------------------------------------------
+
+    def passed(self, kata: Kata) -> bool:
+        return self.log.status(kata.id).status == "passed"
+
+    def solution_open(self, kata: Kata) -> bool:
+        """The one rule, for `solution` and watch's `s`: open once the kata has passed, ever,
+        unless it is being written again (a review) and has not passed in this round; closed,
+        showing it is giving up."""
+        from normkata.kata_loop import open_again
+
+        return self.passed(kata) and not open_again(self.log.store, kata.id)
+
+    def give_up(self, kata: Kata) -> None:
+        self.log.event(kata.id, "gave_up")
+
+    # -- grades ------------------------------------------------------------------------------------
+
+    def record(self, result: GradeResult, device: str) -> list[Note]:
+        """Keep a grade of the whole suite; the lines to show about what it set going."""
+        from normkata.kata_loop import after_attempt
+
+        self.log.attempt(result, device)
+        return after_attempt(self.log.store, result, self.lang)
