@@ -22,8 +22,49 @@ GRADER_CASES: dict[str, tuple[str, str]] = {
     "global_defaults": ("leaves torch's global defaults alone", "不改动 torch 的全局默认设置"),
 }
 
-#: Misconceptions every suite may name, defined beside the checks rather than in a suite.
-_SHARED = Path(__file__).parent / "grading" / "checks.py"
+#: Case names shared by several suites, in Chinese; a suite lists only its own (`case_names_zh`).
+GLOSSARY_ZH = {
+    "gradients": "梯度",
+    "called_several_times": "多次调用同一模块",
+    "half_precision": "半精度",
+    "custom_eps": "自定义 eps",
+    "forward": "前向",
+    "forward_drawn_shapes": "随机形状的前向",
+    "small_variance": "小方差",
+    "dtype_argument_and_to": "dtype 参数与 .to()",
+    "without_affine": "不带仿射参数",
+    "gradients_drawn_shapes": "随机形状的梯度",
+    "float64": "float64 输入",
+    "large_eps": "较大的 eps",
+    "backward_uses_no_autograd": "backward 不使用 autograd",
+    "parameters_and_state_dict": "参数与 state_dict",
+    "small_hidden_sizes": "很小的隐藏维度",
+    "small_variance_rows": "小方差的行",
+    "large_values": "大数值",
+    "constant_channel": "常数通道",
+    "tuple_normalized_shape": "元组形式的 normalized_shape",
+    "without_bias": "不带 bias",
+    "tuple_shapes": "元组形状",
+    "large_activations": "大激活",
+    "weight_parameter_and_state_dict": "weight 参数与 state_dict",
+    "loads_torch_rmsnorm_state_dict": "加载 torch nn.RMSNorm 的 state_dict",
+    "normalizes_the_last_dimension": "在最后一维上归一化",
+    "large_offset": "大偏移",
+    "fp16_large_activations": "fp16 大激活",
+    "constant_rows": "常数行",
+    "four_dimensional_input": "四维输入",
+    "block_submodules_and_state_dict": "block 的子模块与 state_dict",
+    "stack_submodules_and_state_dict": "堆叠的子模块与 state_dict",
+    "block_forward": "block 前向",
+    "stack_forward": "堆叠前向",
+    "eps_reaches_every_norm": "eps 传到每个归一化层",
+    "block_half_precision": "block 半精度",
+    "strided_rows_with_nan_gaps": "行间隔中含 NaN 的跨步输入",
+    "bounds_guard": "越界检查自检",
+}
+
+#: Misconceptions every suite may name, defined beside the checks (Misconception(id, en, zh, ...)).
+_SHARED = Path(__file__).parent / "grading" / "checks"
 
 
 def case_name(case_id: str, lang: str, zh_titles: dict[str, str]) -> str:
@@ -61,8 +102,9 @@ class SuiteNames:
         return base + (f"[{params}" if bracket else "")
 
     def misconception(self, misconception_id: str, lang: str) -> str | None:
-        """Its title in `lang`; None for an id neither the suite nor the shared checks define."""
-        titles = _misconceptions(self.suite, _stamp(self.suite), _stamp(_SHARED)).get(misconception_id)
+        """Its title in `lang`; None for an id neither kata.yaml nor the shared checks define."""
+        meta = self.suite.parent / "kata.yaml"
+        titles = _misconceptions(self.suite, _stamp(meta), _stamp(_SHARED)).get(misconception_id)
         return titles[lang == "zh"] if titles else None
 
 
@@ -110,20 +152,36 @@ def _read(suite: Path, _stamp: float) -> SuiteNames:
     for node in tree.body if tree else ():
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CASE_NAMES_ZH"
                                                 for t in node.targets):  # fmt: skip
-            titles.update({str(k): str(v) for k, v in ast.literal_eval(node.value).items()})
+            titles.update(_zh_titles(node.value))
     return SuiteNames(suite, titles)
 
 
+def _zh_titles(value: ast.expr) -> dict[str, str]:
+    """CASE_NAMES_ZH's value: a dict literal, or `case_names_zh({...})` (the glossary and the suite's own)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "case_names_zh":
+        own = ast.literal_eval(value.args[0]) if value.args else {}
+        return {**GLOSSARY_ZH, **{str(k): str(v) for k, v in own.items()}}
+    return {str(k): str(v) for k, v in ast.literal_eval(value).items()}
+
+
 @lru_cache(maxsize=32)
-def _misconceptions(suite: Path, _suite_stamp: float, _shared_stamp: float) -> dict[str, tuple[str, str]]:
-    """id -> (English, Chinese) of every Misconception(id, title_en, title_zh, ...) the suite and the
-    shared checks write out; read only by screens that show a title (history, advice)."""
+def _misconceptions(suite: Path, _meta_stamp: float, _shared_stamp: float) -> dict[str, tuple[str, str]]:
+    """id -> (English, Chinese) of every misconception the kata's kata.yaml words and of those the
+    shared checks write out (Misconception(id, en, zh, ...)); read only by screens that show a
+    title (history, advice)."""
+    from normkata.errors import InputError
+    from normkata.katas import read_kata
+
     found: dict[str, tuple[str, str]] = {}
-    for path in (_SHARED, suite):
+    for path in sorted(_SHARED.glob("*.py")):
         tree = _parse(path)
         for node in ast.walk(tree) if tree else ():
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Misconception"
                     and len(node.args) >= 3 and all(isinstance(a, ast.Constant) for a in node.args[:3])):  # fmt: skip
                 mid, en, zh = (str(a.value) for a in node.args[:3])  # type: ignore[attr-defined]
                 found[mid] = (en, zh)
-    return found
+    try:
+        kata = read_kata(suite.parent.name, suite.parent.parent)
+    except InputError:  # a kata the catalog no longer has: its attempts keep the titles they stored
+        return found
+    return found | {m.id: (m.title.en, m.title.zh) for m in kata.misconceptions}

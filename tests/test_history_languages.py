@@ -10,7 +10,7 @@ from normkata.suite_names import suite_names
 from tests.conftest import invoke
 
 #: A Llama-style RMSNorm without keepdim: most cases fail, and the suite names the mistake.
-WRONG = Path(__file__).parent / "grading" / "realworld" / "rmsnorm" / "missing_keepdim.py"
+WRONG = Path(__file__).parent.parent / "katas" / "rmsnorm" / "fixtures" / "realworld" / "missing_keepdim.py"
 MISTAKE = "rms-missing-keepdim"
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 

@@ -31,7 +31,7 @@ NAMES = ["x", "weight", "bias"]
 # Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
 CASE_NAMES_ZH = case_names_zh(
     {
-        "constant_row": "常数行",
+        "constant_row": "单个常数行",
     }
 )
 

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from normkata.grading.checks.context import RUN, say
 from normkata.grading.contract import Failure
+from normkata.suite_names import GLOSSARY_ZH
 
 
 class CaseFailure(AssertionError):
@@ -131,51 +132,14 @@ def broadcast_sizes(failure: Failure) -> tuple[int, int] | None:
     return (int(match[1]), int(match[2])) if match else None
 
 
-#: Case names shared by several suites, in Chinese; a suite lists only its own (`case_names_zh`).
-GLOSSARY_ZH = {
-    "gradients": "梯度",
-    "called_several_times": "多次调用同一模块",
-    "half_precision": "半精度",
-    "custom_eps": "自定义 eps",
-    "forward": "前向",
-    "forward_drawn_shapes": "随机形状的前向",
-    "small_variance": "小方差",
-    "dtype_argument_and_to": "dtype 参数与 .to()",
-    "without_affine": "不带仿射参数",
-    "gradients_drawn_shapes": "随机形状的梯度",
-    "float64": "float64 输入",
-    "large_eps": "较大的 eps",
-    "backward_uses_no_autograd": "backward 不使用 autograd",
-    "parameters_and_state_dict": "参数与 state_dict",
-    "small_hidden_sizes": "很小的隐藏维度",
-    "small_variance_rows": "小方差的行",
-    "large_values": "大数值",
-    "constant_channel": "常数通道",
-    "tuple_normalized_shape": "元组形式的 normalized_shape",
-    "without_bias": "不带 bias",
-    "tuple_shapes": "元组形状",
-    "large_activations": "大激活",
-    "weight_parameter_and_state_dict": "weight 参数与 state_dict",
-    "loads_torch_rmsnorm_state_dict": "加载 torch nn.RMSNorm 的 state_dict",
-    "normalizes_the_last_dimension": "在最后一维上归一化",
-    "large_offset": "大偏移",
-    "fp16_large_activations": "fp16 大激活",
-    "constant_rows": "常数行",
-    "four_dimensional_input": "四维输入",
-    "block_submodules_and_state_dict": "block 的子模块与 state_dict",
-    "stack_submodules_and_state_dict": "堆叠的子模块与 state_dict",
-    "block_forward": "block 前向",
-    "stack_forward": "堆叠前向",
-    "eps_reaches_every_norm": "eps 传到每个归一化层",
-    "block_half_precision": "block 半精度",
-    "strided_rows_with_nan_gaps": "行间隔中含 NaN 的跨步输入",
-    "bounds_guard": "越界检查自检",
-}
-
-
 def case_names_zh(own: dict[str, str]) -> dict[str, str]:
     """A suite's Chinese case names: the glossary's and its own, none of them stated twice."""
     repeated = sorted(set(own) & set(GLOSSARY_ZH))
     if repeated:
         raise ValueError(f"case names already in the glossary (checks.wording.GLOSSARY_ZH): {repeated}")
+    # The record keeps case ids and reads a Chinese name back to its id (normkata.suite_names):
+    # two cases of one suite with one Chinese name could not be told apart.
+    taken = sorted(title for title in own.values() if title in GLOSSARY_ZH.values())
+    if taken:
+        raise ValueError(f"Chinese case names the glossary already gives another case: {taken}")
     return {**GLOSSARY_ZH, **own}
