@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import median_seconds, print_ratios  # noqa: E402
 
-from normkata.katas import load_katas  # noqa: E402
+from normkata.content.katas import load_katas  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 2.0

@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from normkata.content.katas import load_katas
 from normkata.grading.client import Grader
-from normkata.katas import load_katas
 from normkata.paths import solutions_dir
 
 

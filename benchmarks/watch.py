@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import median_seconds, print_ratios  # noqa: E402
 
-from normkata.katas import load_katas  # noqa: E402
+from normkata.content.katas import load_katas  # noqa: E402
 
 WATCH_TARGET_S = 0.3
 KERNEL_WATCH_TARGET_S = 0.5  # kernel katas run under Triton's interpreter (SPEC.md)

@@ -1,3 +1,21 @@
-"""normkata: interview practice on normalization layers, in the terminal."""
+"""normkata: interview practice on normalization layers, in the terminal.
+
+The package stands in layers; each imports only what stands below it (pyproject.toml's
+[tool.importlinter] contract, checked in CI by `lint-imports`):
+
+    cli, __main__      the root command; subcommands load lazily
+    commands/          one module per command group: options, prompts, rendering
+    advice/            where the learner stands, what to do next, what is wrong (doctor)
+    classroom/ labs/ workbench/
+                       grading a class; the documents' experiments; a learner working on katas
+    practice/          quizzes, interview cards, the mock interview, FSRS scheduling
+    grading/           the hidden suites' runner, the confined worker, reports and formats
+    record/            the progress store, its migrations, kata attempts, export/import
+    content/           question banks, cards, the kata catalog and its suites' names
+    ui/                the terminal, shared command-line options, names the learner types
+    i18n, paths        the two languages' strings; where files live
+    errors, threads, _loop_strings
+                       the basics every layer may use
+"""
 
 __version__ = "0.1.0"

@@ -15,6 +15,7 @@ import sys
 import click
 
 from normkata import __version__
+from normkata.ui.groups import SuggestingGroup
 
 #: name -> (module:function, one-line help shown by `normkata --help`). A test checks that
 #: each line matches the command's own docstring.
@@ -72,27 +73,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Check this installation: torch, the sandbox, progress files, the terminal, grading.",
     ),
 }
-
-
-class SuggestingGroup(click.Group):
-    """A group that answers a mistyped subcommand (`quizz`, `lab vanshing`) with the close ones."""
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        name = args[0] if args else ""
-        known = self.list_commands(ctx)
-        if not name or name.startswith("-") or name in known:
-            return super().resolve_command(ctx, args)
-        from normkata.errors import InputError
-        from normkata.i18n import resolve_lang, t
-        from normkata.names import did_you_mean
-
-        try:  # the group's callback has not run yet: read the root's --lang, else the environment
-            lang = resolve_lang(ctx.find_root().params.get("lang"))
-        except InputError:  # an unknown NORMKATA_LANG: options.py warns about it once a command runs
-            lang = "en"
-        ctx.fail(t("cli.unknown_command", lang, name=name, hint=did_you_mean(name, known, lang)))
 
 
 class LazyGroup(SuggestingGroup):
@@ -155,7 +135,7 @@ def cli(ctx: click.Context, lang: str | None, workspace: str | None) -> None:
       normkata grade rmsnorm    # grade it with the hidden suite (or: normkata watch)
       normkata lab vanishing
     """
-    from normkata.options import AppState
+    from normkata.ui.options import AppState
 
     ctx.obj = AppState(lang_option=lang, workspace=workspace)
     if ctx.invoked_subcommand is None:
@@ -187,8 +167,8 @@ def _one_line_error(exc: Exception) -> click.ClickException | None:
     if isinstance(exc, InputError) or (grader_errors is not None and isinstance(exc, grader_errors.GraderError)):
         return OneLineError(str(exc))
     if sqlite3 is not None and isinstance(exc, sqlite3.Error):
-        from normkata.options import safe_lang
-        from normkata.store import explain
+        from normkata.record.store import explain
+        from normkata.ui.options import safe_lang
 
         return OneLineError(str(explain(exc, lang=safe_lang())))
     if isinstance(exc, OSError) and exc.errno != errno.EPIPE:  # click itself quiets a closed pipe

@@ -1,11 +1,12 @@
 """Domain errors. They carry their own exit code; the CLI edge (cli.py) turns them into one line.
 
-Plain exceptions, not click's: the trusted grading runner raises them too, and imports no click.
+Plain exceptions, not the command-line library's: the trusted grading runner raises them too,
+and imports nothing of the command line.
 """
 
 from __future__ import annotations
 
-#: Exit code for bad input (a usage error, a broken file), as click uses for usage errors.
+#: Exit code for bad input (a usage error, a broken file), the code of a command-line usage error.
 EXIT_INPUT = 2
 #: Exit code after Ctrl-C, as a shell reports SIGINT.
 EXIT_INTERRUPTED = 130

@@ -92,7 +92,7 @@ def assert_clean(result: subprocess.CompletedProcess[bytes], what: str) -> None:
 
 def answers_in(database: Path) -> int:
     """The answers the next command will see: opened exactly as normkata opens it."""
-    from normkata.store import Store
+    from normkata.record.store import Store
 
     store = Store(database)
     try:

@@ -6,7 +6,7 @@ import pytest
 
 from normkata.content.bank import load_bank
 from normkata.content.model import Question
-from normkata.quiz.answers import is_correct
+from normkata.practice.answers import is_correct
 
 QUESTIONS = [q for q in load_bank().questions if q.verify]
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from normkata.content.model import Question, Text
-from normkata.quiz.answers import UnreadableAnswer, is_correct, parse_answer
+from normkata.practice.answers import UnreadableAnswer, is_correct, parse_answer
 
 
 def _question(qtype: str, answer: object, n_choices: int = 4, tolerance: float = 0.0) -> Question:

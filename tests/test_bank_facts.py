@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from normkata.content.bank import load_bank
-from normkata.quiz.answers import is_correct
+from normkata.practice.answers import is_correct
 
 BANK = load_bank()
 D64 = torch.float64

@@ -334,12 +334,12 @@ def test_misconception_ids_are_read_from_a_suite_without_importing_it() -> None:
 def _catalogs() -> dict[str, str]:
     """Every Chinese text outside the bank that a learner reads: the interface catalog, the
     grade report's, the doctor's and the command list's, the categories, the kata catalog."""
+    from normkata.advice.doctor import PROTECTION_MEANS
     from normkata.cli import COMMANDS
-    from normkata.doctor import PROTECTION_MEANS
+    from normkata.content.katas import load_katas
     from normkata.grading.contract import _CATEGORY_ZH
     from normkata.grading.report import _TEXT
     from normkata.i18n import _STRINGS
-    from normkata.katas import load_katas
 
     texts = {f"i18n {key}": zh for key, (_en, zh) in _STRINGS.items()}
     texts.update({f"report {key}": zh for key, (_en, zh) in _TEXT.items()})

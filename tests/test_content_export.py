@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from normkata.content.bank import load_bank
-from normkata.quiz.answers import expected_text, precision_hint
-from normkata.quiz.session import source_label
+from normkata.practice.answers import expected_text, precision_hint
+from normkata.practice.quiz import source_label
 from tests.conftest import invoke
 
 BANK = load_bank()

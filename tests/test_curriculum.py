@@ -8,13 +8,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from normkata import curriculum
 from normkata.content.bank import check_topic, load_bank
-from normkata.kata_history import KataLog
-from normkata.katas import load_katas
+from normkata.content.katas import load_katas
 from normkata.paths import database_path
-from normkata.srs import schedule
-from normkata.store import Store
+from normkata.practice import curriculum
+from normkata.practice.srs import schedule
+from normkata.record.attempts import KataLog
+from normkata.record.store import Store
 from tests.conftest import invoke
 from tests.grades import grade_result
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from normkata.katas import load_katas
+from normkata.content.katas import load_katas
 from tests.conftest import FIXTURES, invoke
 
 

@@ -16,7 +16,7 @@ FULL = {"level": "full", "active": ["no_new_privs", "filesystem (Landlock ABI 5)
 def confined(monkeypatch: pytest.MonkeyPatch) -> dict:
     """The sandbox probe answers as a fully confined machine would (the real probe has its own test)."""
     probe = dict(FULL)
-    monkeypatch.setattr("normkata.doctor.probe_confinement", lambda: probe)
+    monkeypatch.setattr("normkata.advice.doctor.probe_confinement", lambda: probe)
     return probe
 
 
@@ -36,7 +36,7 @@ def test_quick_checks_on_a_healthy_home(runner, confined) -> None:
 
 
 def test_the_real_probe_confines_a_process_as_a_worker_is(runner) -> None:
-    from normkata.doctor import probe_confinement
+    from normkata.advice.doctor import probe_confinement
     from normkata.grading.sandbox import confine  # noqa: F401  the probe runs this very function
 
     probe = probe_confinement()
@@ -106,7 +106,7 @@ def test_a_reference_that_fails_is_reported(runner, confined, tmp_path: Path, mo
     broken = text.replace("torch.rsqrt(", "1 / (").replace(" + self.eps)", ".sqrt() + self.eps)")
     assert broken != text
     (wrong / "rmsnorm.py").write_text(broken, encoding="utf-8")
-    monkeypatch.setattr("normkata.katas.solutions_dir", lambda: wrong)
+    monkeypatch.setattr("normkata.content.katas.solutions_dir", lambda: wrong)
     code, report = doctor_json(runner, "--kata", "rmsnorm", "--device", "cpu")
     assert code == 1
     assert [p["what"].split(":")[0] for p in report["problems"]] == ["rmsnorm", "rmsnorm"]  # one-off and service
@@ -116,8 +116,8 @@ def test_a_reference_that_fails_is_reported(runner, confined, tmp_path: Path, mo
 def test_another_triton_release_is_a_problem_saying_the_interpreter_differs(runner, confined, monkeypatch) -> None:
     """Under Triton 3.6's interpreter a correct kernel (a loop over blocks) fails; 3.9.0 is what the
     kernel katas were tested with. A learner with another release is told so, and what to install."""
-    monkeypatch.setattr("normkata.doctor._triton_version", lambda: "3.6.0")
-    monkeypatch.setattr("normkata.doctor._triton", lambda: "triton 3.6.0, the guard was tested with 3.9.0: ...")
+    monkeypatch.setattr("normkata.advice.doctor._triton_version", lambda: "3.6.0")
+    monkeypatch.setattr("normkata.advice.doctor._triton", lambda: "triton 3.6.0, the guard was tested with 3.9.0: ...")
     code, report = doctor_json(runner, "--no-katas")
     assert code == 1 and report["torch"]["triton_version"] == "3.6.0"
     (problem,) = report["problems"]
@@ -132,6 +132,6 @@ def test_the_tested_triton_or_none_is_no_problem(runner, confined, monkeypatch) 
     from normkata.grading.kernels import TESTED_TRITON
 
     for version in (TESTED_TRITON, None):
-        monkeypatch.setattr("normkata.doctor._triton_version", lambda v=version: v)
+        monkeypatch.setattr("normkata.advice.doctor._triton_version", lambda v=version: v)
         code, report = doctor_json(runner, "--no-katas")
         assert code == 0 and report["problems"] == [], report["problems"]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from normkata.content.bank import load_bank
-from normkata.curriculum import CORE, diagnostic
-from normkata.mock import FAKE_CLOCK_ENV
+from normkata.practice.curriculum import CORE, diagnostic
+from normkata.practice.mock import FAKE_CLOCK_ENV
 
 pexpect = pytest.importorskip("pexpect")
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from normkata.grading.runner import source_excerpt
-from normkata.kata_history import KataLog
 from normkata.paths import database_path
-from normkata.store import Store
+from normkata.record.attempts import KataLog
+from normkata.record.store import Store
 from tests.conftest import invoke
 from tests.grades import grade_result
 

@@ -123,7 +123,7 @@ def test_full_width_answers_in_the_chinese_quiz(runner, db, mini_bank) -> None:
 
 
 def test_normalize_typed_is_the_one_way_answers_are_read() -> None:
-    from normkata.quiz.answers import normalize_typed
+    from normkata.practice.answers import normalize_typed
 
     assert normalize_typed(" Ａ，Ｃ\u3000") == "A,C"
     assert normalize_typed("３") == "3"

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from normkata.content.katas import load_katas
 from normkata.grading.contract import GradeResult
-from normkata.kata_history import KataLog
-from normkata.katas import load_katas
 from normkata.paths import database_path
-from normkata.store import Store
+from normkata.record.attempts import KataLog
+from normkata.record.store import Store
 from tests.conftest import invoke
 from tests.grades import grade_result
 

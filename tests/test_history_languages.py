@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from normkata.content.suite_names import suite_names
 from normkata.paths import solutions_dir
-from normkata.suite_names import suite_names
 from tests.conftest import invoke
 
 #: A Llama-style RMSNorm without keepdim: most cases fail, and the suite names the mistake.
@@ -48,7 +48,7 @@ def test_history_after_a_grade_in_chinese_then_one_in_english(runner, tmp_path: 
 
 def test_every_case_name_reads_back_to_one_id(runner) -> None:
     """Both languages' names of every case of every suite give back its id (the record's key)."""
-    from normkata.katas import load_katas
+    from normkata.content.katas import load_katas
 
     for kata in load_katas()[0]:
         names = suite_names(kata.id)

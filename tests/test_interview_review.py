@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from normkata.srs import when
+from normkata.practice.srs import when
 from tests.conftest import FIXTURES, invoke
 
 

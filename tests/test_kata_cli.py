@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from normkata.katas import load_katas
+from normkata.content.katas import load_katas
 from normkata.paths import solutions_dir
 from tests.conftest import invoke
 from tests.grading.test_fixtures import fixture_source

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from normkata import kata_loop
+from normkata.content.katas import get_kata
 from normkata.grading.contract import GradeResult
-from normkata.kata_history import KataLog
-from normkata.kata_loop import after_attempt, current_round, due_katas, item_id, kata_rating
-from normkata.katas import get_kata
 from normkata.paths import database_path
-from normkata.srs import schedule
-from normkata.store import Store, iso, utcnow
+from normkata.practice.srs import schedule
+from normkata.record.attempts import KataLog
+from normkata.record.store import Store, iso, utcnow
+from normkata.workbench import due as kata_loop
+from normkata.workbench.due import after_attempt, current_round, due_katas, item_id, kata_rating
 from tests.conftest import invoke
 from tests.grades import grade_result
 
@@ -168,7 +168,7 @@ def test_time_runs_from_the_rounds_start_to_the_pass(store: Store) -> None:
 
 
 def test_a_grade_naming_eps_outside_the_root_makes_its_card_due_and_next_names_it(store: Store, runner) -> None:  # type: ignore[no-untyped-def]
-    from normkata.teaching import load_links
+    from normkata.workbench.lessons import load_links
 
     links, issues = load_links()
     assert issues == [] and links["rms-eps-outside-sqrt"][0] == "card-rms-eps"
@@ -204,8 +204,8 @@ def test_a_grade_naming_eps_outside_the_root_makes_its_card_due_and_next_names_i
 
 def test_content_check_proves_the_links_and_reports_misconceptions_without_items(runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from normkata.content.bank import load_bank
-    from normkata.katas import load_katas
-    from normkata.teaching import check_links, suite_misconceptions
+    from normkata.content.katas import load_katas
+    from normkata.workbench.lessons import check_links, suite_misconceptions
 
     katas = load_katas()[0]
     bank = load_bank()
@@ -261,7 +261,7 @@ def test_optimize_above_the_minimum_saves_and_uses_the_fitted_parameters(
 ) -> None:
     from fsrs import Scheduler
 
-    from normkata import optimize
+    from normkata.practice import optimize
 
     spaced_reviews(store, 130, 5)  # 520 countable reviews
     fitted = list(Scheduler().parameters)
@@ -281,7 +281,7 @@ def test_optimize_above_the_minimum_saves_and_uses_the_fitted_parameters(
 def test_optimize_fits_with_py_fsrs_optimizer(store: Store) -> None:
     pytest.importorskip("pandas", reason="py-fsrs's optimizer needs fsrs[optimizer] (pandas, tqdm)")
     pytest.importorskip("tqdm")
-    from normkata.optimize import MIN_REVIEWS, optimize
+    from normkata.practice.optimize import MIN_REVIEWS, optimize
 
     spaced_reviews(store, 130, 5)
     outcome = optimize(store)
@@ -396,7 +396,7 @@ def test_import_validates_the_whole_file_first(runner, tmp_path: Path, document:
 
 
 def test_a_record_from_before_the_loop_upgrades_and_its_rounds_read(tmp_path: Path) -> None:
-    from normkata.migrations import MIGRATIONS
+    from normkata.record.migrations import MIGRATIONS
     from tests.test_migrations import _old_database
 
     path = tmp_path / "old.db"
@@ -458,7 +458,7 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
 def test_katas_passed_before_the_loop_are_scheduled_from_their_first_pass(tmp_path: Path) -> None:
     import sqlite3
 
-    from normkata.migrations import MIGRATIONS
+    from normkata.record.migrations import MIGRATIONS
 
     path = tmp_path / "old.db"
     db = sqlite3.connect(path, isolation_level=None)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from normkata import migrations
-from normkata.kata_history import KataLog
-from normkata.migrations import MIGRATIONS, migrate, statements
-from normkata.store import Store
+from normkata.record import migrations
+from normkata.record.attempts import KataLog
+from normkata.record.migrations import MIGRATIONS, migrate, statements
+from normkata.record.store import Store
 
 
 def test_statements_end_where_sqlite_says_they_end() -> None:
@@ -133,7 +133,7 @@ def test_every_earlier_schema_keeps_kata_history_readable(tmp_path: Path, applie
     """Attempts from any earlier release read by id: the same case graded in two languages is one case."""
     import json
 
-    from normkata.kata_history import base_for, diff
+    from normkata.record.attempts import base_for, diff
 
     path = tmp_path / "old.db"
     db = sqlite3.connect(path, isolation_level=None)
@@ -182,7 +182,7 @@ def test_a_progress_file_from_before_case_ids_imports_by_id(tmp_path: Path) -> N
     """`progress import` of a file written before m010 keys its attempts' cases by id, as m010 does here."""
     import json
 
-    from normkata.transfer import export_document, import_document
+    from normkata.record.transfer import export_document, import_document
     from tests.grades import grade_result
 
     old = Store(tmp_path / "old.db")

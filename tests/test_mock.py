@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from normkata.content.model import Card, Text, TextList
-from normkata.mock import Asked, interview_order, rating_for
+from normkata.practice.mock import Asked, interview_order, rating_for
 from tests.conftest import FIXTURES, invoke
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from normkata.content.katas import load_katas
 from normkata.grading.client import Grader
 from normkata.grading.selfcheck import deep_check
-from normkata.katas import load_katas
 from tests.conftest import invoke
 
 pytestmark = pytest.mark.slow

@@ -8,11 +8,11 @@ from datetime import timedelta
 
 import pytest
 
-from normkata.kata_history import KataLog
-from normkata.katas import load_katas
+from normkata.content.katas import load_katas
 from normkata.paths import database_path
-from normkata.srs import LEECH_LAPSES, schedule
-from normkata.store import Store, utcnow
+from normkata.practice.srs import LEECH_LAPSES, schedule
+from normkata.record.attempts import KataLog
+from normkata.record.store import Store, utcnow
 from tests.conftest import FIXTURES, invoke
 from tests.grades import grade_result
 

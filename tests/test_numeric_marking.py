@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from normkata.content.bank import load_bank
 from normkata.content.model import Question, Text
-from normkata.quiz.answers import (
+from normkata.practice.answers import (
     UnreadableAnswer,
     expected_text,
     format_number,
@@ -163,7 +163,7 @@ def test_what_is_not_a_number_stays_unread(typed: str) -> None:
 
 
 def test_an_answer_right_to_fewer_digits_than_asked_is_told_so() -> None:
-    from normkata.quiz.answers import short_of_precision
+    from normkata.practice.answers import short_of_precision
 
     three_places = _numeric(1.1313708498984762, ("decimals", 3))
     assert short_of_precision(three_places, "1.13", 1.13) == 2

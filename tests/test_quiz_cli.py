@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from normkata.quiz import session
+from normkata.practice import quiz as session
 from tests.conftest import FIXTURES, invoke
 
 
@@ -77,7 +77,7 @@ def test_eof_keeps_answers_and_prints_summary(runner, db, mini_bank) -> None:
 
 
 def test_ctrl_c_exits_130_and_keeps_answers(runner, db, mini_bank, monkeypatch) -> None:
-    from normkata import ui
+    from normkata.ui import terminal as ui
 
     calls = {"n": 0}
     real_ask = ui.Prompter.ask

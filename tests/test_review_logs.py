@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from normkata.migrations import MIGRATIONS
-from normkata.srs import schedule
-from normkata.store import Store
+from normkata.practice.srs import schedule
+from normkata.record.migrations import MIGRATIONS
+from normkata.record.store import Store
 from tests.test_migrations import _old_database
 
 

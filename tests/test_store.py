@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from normkata.grading.contract import GradeResult
-from normkata.kata_history import KataLog
-from normkata.migrations import MIGRATIONS
-from normkata.store import Store
+from normkata.record.attempts import KataLog
+from normkata.record.migrations import MIGRATIONS
+from normkata.record.store import Store
 from tests.conftest import FIXTURES, invoke
 from tests.grades import grade_result
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from normkata import store as store_module
-from normkata.migrations import MIGRATIONS
-from normkata.store import Store
+from normkata.record import store as store_module
+from normkata.record.migrations import MIGRATIONS
+from normkata.record.store import Store
 from tests.conftest import invoke
 from tests.faultkit import (
     FEEDBACK,

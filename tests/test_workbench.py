@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from normkata.content.katas import get_kata, load_katas
 from normkata.errors import InputError
-from normkata.kata_history import KataLog
-from normkata.kata_loop import keep_and_restart
-from normkata.katas import get_kata, load_katas
 from normkata.paths import database_path
-from normkata.store import Store
-from normkata.workbench import Workbench
+from normkata.record.attempts import KataLog
+from normkata.record.store import Store
+from normkata.workbench.due import keep_and_restart
+from normkata.workbench.workflow import Workbench
 from tests.grades import grade_result
 
 

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 from normkata.classroom.gradebook import Row
 from normkata.classroom.outfolder import OutFolder
 from normkata.classroom.submissions import StudentSubmission
+from normkata.content.katas import Kata
 from normkata.errors import InputError
 from normkata.grading.contract import CASE_TIMEOUT_S, GradeResult
 from normkata.grading.errors import GraderError
 from normkata.grading.source import SourceError, write_snapshot
 from normkata.grading.text import escape_name
-from normkata.katas import Kata
 
 if TYPE_CHECKING:
     from normkata.grading.client import Grader

@@ -14,10 +14,10 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from normkata.content.katas import EXTRAS, Kata
 from normkata.errors import InputError
 from normkata.grading.launch import python_module
 from normkata.grading.source import MAX_SOURCE_BYTES
-from normkata.katas import EXTRAS, Kata
 from normkata.paths import content_root
 
 #: torch as the bundle installs it: the CPU wheel (Gradescope's containers have no GPU, and the

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from normkata.options import current_lang, lang_option
+from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
-    from normkata.standing import Standing
+    from normkata.advice.standing import Standing
 
 
 def _standing(lang: str) -> Standing:
+    from normkata.advice.standing import load_standing
     from normkata.content.bank import load_bank
-    from normkata.practice import report_damage
-    from normkata.standing import load_standing
-    from normkata.store import open_store
+    from normkata.practice.session import report_damage
+    from normkata.record.store import open_store
 
     bank = load_bank()
     store = open_store(on_damage=lambda d: report_damage(d, lang))
@@ -41,9 +41,9 @@ def next_command(as_json: bool, lang: str | None) -> None:
       normkata next
       normkata next --json
     """
-    from normkata.advisor import next_step
+    from normkata.advice.advisor import next_step
     from normkata.i18n import t
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     step = next_step(_standing(lang))
@@ -73,9 +73,9 @@ def plan(minutes: int, as_json: bool, lang: str | None) -> None:
     """
     from rich.table import Table
 
-    from normkata.advisor import plan as make_plan
+    from normkata.advice.advisor import plan as make_plan
     from normkata.i18n import t
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     steps = make_plan(_standing(lang), minutes)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from normkata.errors import InputError
-from normkata.options import current_lang, lang_option
+from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -54,9 +54,9 @@ def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, 
     from normkata.classroom.batch import grade_all as run_batch
     from normkata.classroom.gradebook import GRADEBOOK, REPORTS
     from normkata.classroom.submissions import find_submissions
+    from normkata.content.katas import get_kata
     from normkata.i18n import t
-    from normkata.katas import get_kata
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     kata = get_kata(kata_name)
@@ -132,9 +132,9 @@ def gradescope_bundle(kata_name: str, out: Path, wheel: Path | None, lang: str |
       normkata gradescope-bundle rmsnorm --out rmsnorm-autograder.zip
     """
     from normkata.classroom.bundle import build_bundle
+    from normkata.content.katas import get_kata
     from normkata.i18n import t
-    from normkata.katas import get_kata
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     path = build_bundle(get_kata(kata_name), out, wheel=wheel, lang=lang)

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 import click
 
 from normkata.errors import EXIT_INPUT, InputError
-from normkata.options import current_lang, lang_option
+from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
-    from normkata.katas import Kata
+    from normkata.content.katas import Kata
 
 
 @click.group()
@@ -39,8 +39,8 @@ def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None
       normkata content check --deep --kata rmsnorm
     """
     from normkata.content.bank import load_bank_checked
+    from normkata.content.katas import load_katas
     from normkata.i18n import t
-    from normkata.katas import load_katas
     from normkata.paths import quizzes_dir
 
     lang = current_lang(lang)
@@ -48,7 +48,7 @@ def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None
     katas: list = []
     unlinked: list[str] = []
     if path is None:  # the bundled content: katas, and the links from misconceptions to the items that teach them
-        from normkata.teaching import check_links
+        from normkata.workbench.lessons import check_links
 
         katas, kata_issues = load_katas()
         link_issues, unlinked = check_links(bank, katas)
@@ -127,8 +127,8 @@ def export(fmt: str, out: Path | None, lang: str | None) -> None:
     import json
 
     from normkata.content.bank import load_bank
-    from normkata.content.export import bank_dict, write_anki
     from normkata.i18n import t
+    from normkata.practice.export import bank_dict, write_anki
 
     lang = current_lang(lang)
     bank = load_bank()

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from normkata.options import current_lang, device_option, lang_option
+from normkata.commands.grading_options import device_option
+from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from normkata.doctor import Report
+    from normkata.advice.doctor import Report
 
 
 @click.command()
@@ -38,10 +39,10 @@ def doctor(ctx: click.Context, device: str, only: tuple[str, ...], no_katas: boo
       normkata doctor --kata rmsnorm --kata layernorm
       normkata doctor --no-katas
     """
-    from normkata import doctor as checks
+    from normkata.advice import doctor as checks
+    from normkata.content.katas import load_katas
     from normkata.errors import InputError
-    from normkata.katas import load_katas
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     katas, _ = load_katas()
@@ -71,7 +72,7 @@ def doctor(ctx: click.Context, device: str, only: tuple[str, ...], no_katas: boo
 def _grade(console: Console, report: Report, katas: list, device: str, lang: str) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from normkata.doctor import grade_katas
+    from normkata.advice.doctor import grade_katas
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from normkata.options import current_lang, device_option, lang_option, timeout_option, workspace
+from normkata.commands.grading_options import device_option, timeout_option
+from normkata.ui.options import current_lang, lang_option, workspace
 
 
 @click.command()
@@ -64,8 +65,8 @@ def grade(
     from normkata.grading import formats, report
     from normkata.grading.client import grade_once, list_cases
     from normkata.i18n import t
-    from normkata.ui import make_console
-    from normkata.workbench import Workbench
+    from normkata.ui.terminal import make_console
+    from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
     bench = Workbench.open(workspace(), lang)
@@ -98,7 +99,7 @@ def grade(
         for note in notes:  # the kata's next review; the items that teach a named mistake
             console.print(f"[{note.style}]{escape(note.text)}[/]")
         if result.passed and not select:
-            from normkata.advisor import next_step_line
+            from normkata.advice.advisor import next_step_line
 
             console.print(f"[next]{next_step_line(lang)}[/]")
     raise click.exceptions.Exit(0 if result.passed else 1)
@@ -109,7 +110,7 @@ def _print_case_list(kata_id: str, cases: list[tuple[str, str]], lang: str) -> N
 
     from normkata.grading.contract import Category
     from normkata.i18n import t
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     console = make_console()
     console.print(f"[heading]{escape(t('grade.list.title', lang, kata=kata_id))}[/]")

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 import click
 
 from normkata.errors import InputError
-from normkata.options import current_lang, lang_option
+from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from normkata.kata_history import Attempt, Diff
+    from normkata.record.attempts import Attempt, Diff
 
 
 @click.command()
@@ -32,12 +32,12 @@ def history(name: str | None, show_diff: bool, lang: str | None) -> None:
       normkata history rmsnorm
       normkata history rmsnorm --diff
     """
+    from normkata.content.katas import get_kata
     from normkata.i18n import t
-    from normkata.kata_history import KataLog
-    from normkata.katas import get_kata
-    from normkata.practice import report_damage
-    from normkata.store import open_store
-    from normkata.ui import make_console
+    from normkata.practice.session import report_damage
+    from normkata.record.attempts import KataLog
+    from normkata.record.store import open_store
+    from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     store = open_store(on_damage=lambda d: report_damage(d, lang))
@@ -83,7 +83,7 @@ def _show_diff(console: Console, attempts: list[Attempt], lang: str) -> None:
     from rich.markup import escape
 
     from normkata.i18n import t
-    from normkata.kata_history import base_for, diff
+    from normkata.record.attempts import base_for, diff
 
     latest = attempts[-1]
     found = base_for(attempts)

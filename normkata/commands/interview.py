@@ -9,13 +9,13 @@ import click
 
 from normkata.content.model import Card, Question
 from normkata.errors import EXIT_INTERRUPTED, InputError
-from normkata.options import current_lang, lang_option, seed_option, topic_option
+from normkata.ui.options import current_lang, lang_option, seed_option, topic_option
 
 if TYPE_CHECKING:
-    from normkata.kata_loop import KataOutcome
-    from normkata.katas import Kata
-    from normkata.practice import Practice
-    from normkata.quiz.session import AnswerRecord
+    from normkata.content.katas import Kata
+    from normkata.practice.quiz import AnswerRecord
+    from normkata.practice.session import Practice
+    from normkata.workbench.due import KataOutcome
 
 
 @click.command()
@@ -38,10 +38,10 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
       normkata interview -n 3 --lang zh
       normkata interview --id card-why-rmsnorm
     """
-    from normkata.cards import run_cards
     from normkata.content.bank import check_topic, select
     from normkata.i18n import t
-    from normkata.practice import open_practice
+    from normkata.practice.cards import run_cards
+    from normkata.practice.session import open_practice
 
     lang = current_lang(lang)
     practice = open_practice("interview", lang)
@@ -83,12 +83,12 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
       normkata review --optimize         # fit FSRS to your own reviews
     """
     from normkata.i18n import t
-    from normkata.practice import ask_each, open_practice
-    from normkata.srs import due_cutoff, when
+    from normkata.practice.session import ask_each, open_practice
+    from normkata.practice.srs import due_cutoff, when
 
     lang = current_lang(lang)
     if optimize:
-        from normkata.optimize import optimize_command
+        from normkata.practice.optimize import optimize_command
 
         optimize_command(lang)
         return
@@ -121,8 +121,8 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
 
 def _closing(practice: Practice, item_ids: list[str]) -> None:
     """When the items just practised come back, then the `Next:` line quiz and grade print."""
-    from normkata.advisor import next_step_line
-    from normkata.srs import comes_back
+    from normkata.advice.advisor import next_step_line
+    from normkata.practice.srs import comes_back
 
     back = comes_back(practice.store, item_ids, practice.lang)
     if back:
@@ -132,9 +132,9 @@ def _closing(practice: Practice, item_ids: list[str]) -> None:
 
 def _more_practice(practice: Practice) -> None:
     """Nothing is due: the advisor's step (the weakest topic, new items) instead of a dead end."""
-    from normkata.advisor import next_step
+    from normkata.advice.advisor import next_step
+    from normkata.advice.standing import load_standing
     from normkata.i18n import t
-    from normkata.standing import load_standing
 
     step = next_step(load_standing(practice.bank, practice.store))
     text = t("review.more", practice.lang, cmd=step.shown(practice.lang), why=step.why(practice.lang))
@@ -144,11 +144,11 @@ def _more_practice(practice: Practice) -> None:
 def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome], due: int, interrupted: bool) -> None:
     """What this review did, in one block: answered of due, questions right, cards by rating, next due."""
     from normkata.i18n import t
-    from normkata.srs import due_cutoff, when
-    from normkata.store import iso
+    from normkata.practice.srs import due_cutoff, when
+    from normkata.record.store import iso
 
     lang, console = practice.lang, practice.console
-    from normkata.kata_loop import KataOutcome
+    from normkata.workbench.due import KataOutcome
 
     answers = [o for o in outcomes if not isinstance(o, (int, KataOutcome))]
     katas = [o for o in outcomes if isinstance(o, KataOutcome)]
@@ -175,12 +175,12 @@ def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome
 def _ask_any(
     practice: Practice, item: Question | Card | Kata, index: int, total: int
 ) -> AnswerRecord | int | KataOutcome | None:
-    from normkata.cards import ask_card
-    from normkata.quiz.session import ask_question
+    from normkata.practice.cards import ask_card
+    from normkata.practice.quiz import ask_question
 
     if not isinstance(item, (Question, Card)):
-        from normkata.kata_loop import ask_kata
-        from normkata.options import workspace
+        from normkata.ui.options import workspace
+        from normkata.workbench.due import ask_kata
 
         return ask_kata(practice, item, workspace(), index, total)
     if isinstance(item, Question):
@@ -199,17 +199,17 @@ def _item(practice: Practice, row: sqlite3.Row) -> Question | Card | None:
 
 def _due_kata(row: sqlite3.Row) -> Kata | None:
     """The kata a schedule row points at; None when the catalog no longer has it."""
-    from normkata.kata_loop import kata_of
-    from normkata.katas import load_katas
+    from normkata.content.katas import load_katas
+    from normkata.workbench.due import kata_of
 
     return next((k for k in load_katas()[0] if k.id == kata_of(row["item_id"])), None)
 
 
 def _passed_kata(practice: Practice, name: str) -> Kata:
     """`review --kata NAME`: a kata that has passed (a kata never passed is started with `normkata kata`)."""
+    from normkata.content.katas import get_kata
     from normkata.i18n import t
-    from normkata.kata_history import KataLog
-    from normkata.katas import get_kata
+    from normkata.record.attempts import KataLog
 
     kata = get_kata(name)
     if KataLog(practice.store).status(kata.id).status != "passed":
@@ -220,8 +220,8 @@ def _passed_kata(practice: Practice, name: str) -> Kata:
 def _in_order(practice: Practice, pool: list[Card], seed: int | None) -> list[Card]:
     """Weak cards first (last rated Again or Hard), then never rated spread over the order of
     study, then those rated Good or Easy."""
-    from normkata.curriculum import spread
-    from normkata.srs import GOOD_RATING
+    from normkata.practice.curriculum import spread
+    from normkata.practice.srs import GOOD_RATING
 
     rated = practice.store.latest_ratings()
     ordered = spread(pool, seed)
@@ -231,7 +231,7 @@ def _in_order(practice: Practice, pool: list[Card], seed: int | None) -> list[Ca
 def _named_card(practice: Practice, item_id: str) -> Card:
     """The card called `item_id`, or an InputError naming the option and close ids."""
     from normkata.i18n import t
-    from normkata.names import did_you_mean
+    from normkata.ui.names import did_you_mean
 
     card = practice.bank.card(item_id)
     if card is None:

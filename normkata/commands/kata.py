@@ -11,7 +11,7 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
 
-from normkata.options import current_lang, lang_option, workspace
+from normkata.ui.options import current_lang, lang_option, workspace
 
 
 @click.command()
@@ -35,10 +35,10 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
     from rich.markdown import Markdown
     from rich.table import Table
 
+    from normkata.content.katas import get_kata
     from normkata.i18n import t
-    from normkata.katas import get_kata
-    from normkata.ui import make_console
-    from normkata.workbench import Workbench
+    from normkata.ui.terminal import make_console
+    from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
     console = make_console()
@@ -109,8 +109,8 @@ def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) 
     from rich.markup import escape
 
     from normkata.i18n import t
-    from normkata.ui import make_console
-    from normkata.workbench import Workbench
+    from normkata.ui.terminal import make_console
+    from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
     bench = Workbench.open(workspace(), lang)
@@ -140,8 +140,8 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
     from rich.syntax import Syntax
 
     from normkata.i18n import t
-    from normkata.ui import make_console
-    from normkata.workbench import Workbench
+    from normkata.ui.terminal import make_console
+    from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
     bench = Workbench.open(workspace(), lang)

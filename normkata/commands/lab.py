@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from normkata.cli import SuggestingGroup
-from normkata.options import AppState
+from normkata.ui.groups import SuggestingGroup
+from normkata.ui.options import AppState
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -71,7 +71,7 @@ def _finish(
     from normkata.i18n import t
     from normkata.labs import plots as draw
     from normkata.labs.common import write_outputs
-    from normkata.options import safe_lang
+    from normkata.ui.options import safe_lang
 
     lang = safe_lang()
     written = []
@@ -134,7 +134,7 @@ def vanishing(layers: int, width: int, gain: float, device: str, seed: int, out:
     """
     from normkata.labs import vanishing as lab_module
     from normkata.labs.plots import Plot
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
     result = lab_module.run(options, layers=layers, width=width, gain=gain)
@@ -193,7 +193,7 @@ def compare(
     """
     from normkata.labs import compare as lab_module
     from normkata.labs.plots import Plot, without_diverged
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
     with _progress(console) as progress:
@@ -247,7 +247,7 @@ def normfree(
     """
     from normkata.labs import normfree as lab_module
     from normkata.labs.plots import Plot
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
     with _progress(console) as progress:
@@ -293,7 +293,7 @@ def depth(
     """
     from normkata.labs import depth as lab_module
     from normkata.labs.plots import Plot
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
     with _progress(console) as progress:
@@ -316,7 +316,7 @@ def precision(device: str, seed: int, out: Path | None, use_mine: bool) -> None:
       normkata lab precision --use-mine
     """
     from normkata.labs import precision as lab_module
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
     result = lab_module.run(options)
@@ -373,8 +373,8 @@ def bench(
     """
     from normkata.i18n import t
     from normkata.labs import bench as lab_module
-    from normkata.options import safe_lang
-    from normkata.ui import make_console
+    from normkata.ui.options import safe_lang
+    from normkata.ui.terminal import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
     with console.status(t("lab.bench.timing", safe_lang())):

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 import click
 
 from normkata.errors import EXIT_INTERRUPTED, InputError
-from normkata.options import current_lang, lang_option, topic_option
+from normkata.ui.options import current_lang, lang_option, topic_option
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from normkata.mock import Asked, MockLog
-    from normkata.practice import Practice
+    from normkata.practice.mock import Asked, MockLog
+    from normkata.practice.session import Practice
 
 
 @dataclass
@@ -53,11 +53,11 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
       EDITOR=nano normkata mock --editor
       normkata mock --history
     """
+    from normkata.advice.standing import load_standing
     from normkata.content.bank import check_topic
     from normkata.i18n import t
-    from normkata.mock import MockLog, clock, interview_order, questions
-    from normkata.practice import open_practice
-    from normkata.standing import load_standing
+    from normkata.practice.mock import MockLog, clock, interview_order, questions
+    from normkata.practice.session import open_practice
 
     lang = current_lang(lang)
     if show_history:
@@ -92,7 +92,7 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
         _scorecard(practice, mock_id, used)
     else:
         practice.console.print(t("mock.nothing", lang))
-    from normkata.advisor import next_step_line
+    from normkata.advice.advisor import next_step_line
 
     practice.console.print(f"[next]{next_step_line(lang)}[/]")
 
@@ -100,7 +100,7 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
 def _finish(log: MockLog, mock_id: int, given: list[Given], started: float) -> int | None:
     """The answering time, recorded once (the scorecard and --history show this one number);
     a mock with no answer is discarded and gives None."""
-    from normkata.mock import clock
+    from normkata.practice.mock import clock
 
     if not any(g.text.strip() for g in given):
         log.discard(mock_id)
@@ -119,10 +119,10 @@ def _interview(
     practice: Practice, log: MockLog, mock_id: int, asked: Iterable[Asked], deadline: float, editor: bool
 ) -> list[Given]:
     """Ask until the questions, the time or the input run out; each answer is saved as it is given."""
-    from normkata.answer_input import edit_answer, flush_typed_ahead, read_answer
     from normkata.i18n import t
-    from normkata.mock import clock as now
-    from normkata.quiz.paragraph import Paragraph
+    from normkata.practice.mock import clock as now
+    from normkata.ui.answer_input import edit_answer, flush_typed_ahead, read_answer
+    from normkata.ui.paragraph import Paragraph
 
     console, lang = practice.console, practice.lang
     given: list[Given] = []
@@ -162,8 +162,8 @@ def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.mock import rating_for
-    from normkata.srs import schedule
+    from normkata.practice.mock import rating_for
+    from normkata.practice.srs import schedule
 
     console, lang = practice.console, practice.lang
     if given:
@@ -220,8 +220,8 @@ def _read_ticks(practice: Practice, n: int) -> list[int] | None:
     import re
     import unicodedata
 
-    from normkata.answer_input import flush_typed_ahead
     from normkata.i18n import t
+    from normkata.ui.answer_input import flush_typed_ahead
 
     flush_typed_ahead()  # a key typed while the debrief was printing must not tick anything
     while True:
@@ -242,7 +242,7 @@ def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.mock import MockLog
+    from normkata.practice.mock import MockLog
 
     console, lang = practice.console, practice.lang
     rows = MockLog(practice.store).scores(mock_id)
@@ -271,10 +271,10 @@ def _history(lang: str) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.mock import MockLog
-    from normkata.practice import report_damage
-    from normkata.store import open_store
-    from normkata.ui import make_console
+    from normkata.practice.mock import MockLog
+    from normkata.practice.session import report_damage
+    from normkata.record.store import open_store
+    from normkata.ui.terminal import make_console
 
     store = open_store(on_damage=lambda d: report_damage(d, lang))
     try:

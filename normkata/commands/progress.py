@@ -9,21 +9,21 @@ from typing import TYPE_CHECKING
 import click
 
 from normkata.errors import InputError
-from normkata.options import current_lang, lang_option
+from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from normkata.advice.progress import Report
     from normkata.content.bank import Bank
-    from normkata.progress import Report
 
 
 def show_dashboard(lang: str | None) -> None:
     """Mastery per topic (and how it is computed), items due, katas passed and the suggested next step."""
     from rich.table import Table
 
+    from normkata.advice.progress import KATA_SHARE
     from normkata.i18n import t
-    from normkata.progress import KATA_SHARE
 
     lang, report, bank, console = _load(lang)
     table = Table(title=t("dash.title", lang), title_style="heading")
@@ -111,11 +111,11 @@ def _bar(share: float, width: int = 10) -> str:
 
 
 def _load(lang_option: str | None) -> tuple[str, Report, Bank, Console]:
+    from normkata.advice.progress import build_report
     from normkata.content.bank import load_bank
-    from normkata.practice import report_damage
-    from normkata.progress import build_report
-    from normkata.store import open_store
-    from normkata.ui import make_console
+    from normkata.practice.session import report_damage
+    from normkata.record.store import open_store
+    from normkata.ui.terminal import make_console
 
     lang = current_lang(lang_option)
     bank = load_bank()
@@ -156,9 +156,9 @@ def progress(ctx: click.Context, lang: str | None, as_json: bool) -> None:
 def export_progress(file: Path, lang: str | None) -> None:
     """Write your whole record (answers, ratings, review logs, katas, mocks) to FILE as versioned JSON."""
     from normkata.i18n import t
-    from normkata.practice import report_damage
-    from normkata.store import open_store
-    from normkata.transfer import export_file
+    from normkata.practice.session import report_damage
+    from normkata.record.store import open_store
+    from normkata.record.transfer import export_file
 
     lang = current_lang(lang)
     store = open_store(on_damage=lambda d: report_damage(d, lang))
@@ -177,9 +177,9 @@ def export_progress(file: Path, lang: str | None) -> None:
 def import_progress(file: Path, lang: str | None) -> None:
     """Merge a record exported on another machine: validated first, nothing added twice."""
     from normkata.i18n import t
-    from normkata.practice import report_damage
-    from normkata.store import open_store
-    from normkata.transfer import TransferError, import_document, read_document
+    from normkata.practice.session import report_damage
+    from normkata.record.store import open_store
+    from normkata.record.transfer import TransferError, import_document, read_document
 
     lang = current_lang(lang)
     try:

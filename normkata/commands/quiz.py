@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 import click
 
 from normkata.errors import EXIT_INTERRUPTED, InputError
-from normkata.options import current_lang, lang_option, seed_option, topic_option
+from normkata.ui.options import current_lang, lang_option, seed_option, topic_option
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
     from normkata.content.model import Question
-    from normkata.practice import Practice
+    from normkata.practice.session import Practice
 
 
 @click.command()
@@ -53,8 +53,8 @@ def quiz(
     """
     from normkata.content.bank import check_topic, select
     from normkata.i18n import t
-    from normkata.practice import open_practice
-    from normkata.quiz.session import render_summary, run_quiz
+    from normkata.practice.quiz import render_summary, run_quiz
+    from normkata.practice.session import open_practice
 
     lang = current_lang(lang)
     practice = open_practice("quiz", lang, quiet=as_json)
@@ -62,7 +62,7 @@ def quiz(
     if ids:
         questions = [_named(practice.bank, item_id, lang) for item_id in ids]
     elif topic is None and difficulty is None and _diagnostic(practice):
-        from normkata.curriculum import diagnostic
+        from normkata.practice.curriculum import diagnostic
 
         # A first quiz shows where the learner stands: spread over the core topics, easy first.
         questions = diagnostic(practice.bank.questions, count, seed)
@@ -79,7 +79,7 @@ def quiz(
     else:
         render_summary(practice, result)
         if not result.interrupted:
-            from normkata.advisor import next_step_line
+            from normkata.advice.advisor import next_step_line
 
             practice.console.print(f"[next]{next_step_line(lang)}[/]")
     if result.interrupted:
@@ -89,7 +89,7 @@ def quiz(
 def _diagnostic(practice: Practice) -> bool:
     """Whether a quiz with no filter is the learner's first: no answer recorded yet, and a bank
     with the core topics a diagnostic spreads over (a test's small bank has none)."""
-    from normkata.curriculum import CORE
+    from normkata.practice.curriculum import CORE
 
     has_core = any(q.topic in CORE for q in practice.bank.questions)
     return has_core and not practice.store.latest_answers()
@@ -98,7 +98,7 @@ def _diagnostic(practice: Practice) -> bool:
 def _named(bank: Bank, item_id: str, lang: str) -> Question:
     """The question called `item_id`, or an InputError that suggests close ids."""
     from normkata.i18n import t
-    from normkata.names import did_you_mean
+    from normkata.ui.names import did_you_mean
 
     question = bank.question(item_id)
     if question is None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from normkata.options import current_lang, device_option, lang_option, timeout_option, workspace
+from normkata.commands.grading_options import device_option, timeout_option
+from normkata.ui.options import current_lang, lang_option, workspace
 
 
 @click.command()
@@ -35,9 +36,9 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
     """
     from normkata.grading.client import Grader
     from normkata.i18n import t
-    from normkata.ui import make_console
-    from normkata.watching import Watcher, WatchSettings
-    from normkata.workbench import Workbench
+    from normkata.ui.terminal import make_console
+    from normkata.workbench.watching import Watcher, WatchSettings
+    from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
     bench = Workbench.open(workspace(), lang)

@@ -120,7 +120,7 @@ def check_topic(bank: Bank, topic: str | None, lang: str = "en") -> str | None:
     that suggests close ids and titles."""
     if topic is None:
         return None
-    from normkata import names
+    from normkata.ui import names
 
     found = names.find(topic, bank.topics)
     if found is None:
@@ -159,7 +159,7 @@ def select(
     seed: int | None = None,
 ) -> list:
     """Filter by topic (any case) and difficulty, then draw `count` in a random order fixed by `seed`."""
-    from normkata.names import fold
+    from normkata.ui.names import fold
 
     wanted = None if topic is None else fold(topic)
     chosen = [

@@ -52,7 +52,7 @@ class Question:
     prompt: Text
     explanation: Text
     source: str
-    #: Letter, letters, bool or number depending on `type` (see normkata.quiz.answers).
+    #: Letter, letters, bool or number depending on `type` (see normkata.practice.answers).
     answer: object
     choices: tuple[Text, ...] = ()
     tolerance: float = 0.0

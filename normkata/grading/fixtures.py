@@ -99,6 +99,6 @@ def _mutant(kata: str, folder: Path, path: Path, entry: Any) -> Fixture:
 
 def misconception_ids(suite: Path) -> list[str]:
     """The ids of the misconceptions a suite can name: its kata.yaml's (read, the suite not imported)."""
-    from normkata.katas import read_kata
+    from normkata.content.katas import read_kata
 
     return [m.id for m in read_kata(suite.parent.name, suite.parent.parent).misconceptions]

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from normkata.content.suite_names import case_name
 from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say
 from normkata.grading.contract import CaseResult, Category, Status
 from normkata.grading.proxy import BUDGET_USED, Submission, TimeBudgetUsed
 from normkata.grading.text import call_of
-from normkata.suite_names import case_name
 
 #: The markers a suite may use, registered by the plugin that reads them.
 MARKERS = ("category(name): the report category of a case (normkata.grading.contract.Category)",)
@@ -133,7 +133,7 @@ def _category(item: pytest.Item) -> Category:
 
 
 def _case_name(item: pytest.Item, lang: str) -> str:
-    """`forward [2x5x8-cpu]`; in Chinese from the suite's CASE_NAMES_ZH (the rule: normkata.suite_names)."""
+    """`forward [2x5x8-cpu]`; in Chinese from the suite's CASE_NAMES_ZH (the rule: normkata.content.suite_names)."""
     case_id = item.name.removeprefix("test_")
     names: dict[str, str] = getattr(getattr(item, "module", None), "CASE_NAMES_ZH", {})
     if lang == "zh" and case_id.partition("[")[0] not in names:

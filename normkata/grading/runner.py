@@ -30,6 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, TYPE_CHECKING
 
+from normkata.content.katas import Kata, get_kata
 from normkata.errors import CUDA_MISSING, InputError
 from normkata.grading.contract import (
     CaseResult,
@@ -48,7 +49,6 @@ from normkata.grading.launch import Launcher, SpawnLauncher
 from normkata.grading.source import read_source
 from normkata.grading.text import escape_name, sanitize
 from normkata.grading.wire import WireError, from_wire, to_wire
-from normkata.katas import Kata, get_kata
 from normkata.paths import katas_dir, quizzes_dir, solutions_dir, state_dir
 
 if TYPE_CHECKING:
@@ -321,8 +321,8 @@ def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
 
 
 def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:
+    from normkata.content.suite_names import GRADER_CASES
     from normkata.grading.checks import say
-    from normkata.suite_names import GRADER_CASES
 
     name = say(*GRADER_CASES["forbidden_api"])
     found = sorted(set(called) | set(static_forbidden_uses(source, kata.forbidden)))
@@ -334,8 +334,8 @@ def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> C
 
 
 def _global_case(changes: list[str]) -> CaseResult:
+    from normkata.content.suite_names import GRADER_CASES
     from normkata.grading.checks import say
-    from normkata.suite_names import GRADER_CASES
 
     name = say(*GRADER_CASES["global_defaults"])
     if not changes:

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from normkata.content.katas import Kata
 from normkata.grading.client import Grader
 from normkata.grading.contract import Status
 from normkata.grading.fixtures import Fixture, fixtures_available, kata_fixtures, misconception_ids
-from normkata.katas import Kata
 
 #: Inputs every deep check draws: the same run twice gives the same answer.
 SEED = 20261122

@@ -216,7 +216,7 @@ def render(console: Any, result: dict[str, Any]) -> None:
     from rich.text import Text
 
     from normkata.i18n import t
-    from normkata.options import safe_lang
+    from normkata.ui.options import safe_lang
 
     lang = safe_lang()
     shape = "×".join(map(str, result["shape"]))

@@ -101,7 +101,7 @@ def render(console: Any, result: dict[str, Any]) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.options import safe_lang
+    from normkata.ui.options import safe_lang
 
     lang = safe_lang()
     lrs = result["settings"]["lrs"]

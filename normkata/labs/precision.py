@@ -88,8 +88,8 @@ def render(console: Any, result: dict[str, Any]) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.options import safe_lang
-    from normkata.quiz.paragraph import Paragraph
+    from normkata.ui.options import safe_lang
+    from normkata.ui.paragraph import Paragraph
 
     lang = safe_lang()
     table = Table(title=t("lab.precision.title", lang))

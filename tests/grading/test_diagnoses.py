@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from normkata.content.katas import load_katas
 from normkata.grading.client import Grader
 from normkata.grading.contract import GradeResult, Status
 from normkata.grading.fixtures import Fixture, kata_fixtures
 from normkata.grading.report import render
-from normkata.katas import load_katas
 
 KATAS = {k.id: k for k in load_katas()[0]}
 #: Katas whose class has a forward (an nn.Module or an autograd Function): the wrapper below

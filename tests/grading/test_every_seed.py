@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from normkata.content.katas import load_katas
 from normkata.grading.client import Grader
 from normkata.grading.fixtures import kata_fixtures
-from normkata.katas import load_katas
 from normkata.paths import solutions_dir
 
 LEARNER_FILE = {k.id: k.file for k in load_katas()[0]}

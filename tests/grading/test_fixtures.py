@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from normkata.content.katas import load_katas
 from normkata.grading.client import Grader
 from normkata.grading.fixtures import Fixture, from_file, kata_fixtures
-from normkata.katas import load_katas
 from normkata.paths import katas_dir, solutions_dir
 
 HERE = Path(__file__).parent

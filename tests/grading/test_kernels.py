@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from normkata.katas import get_kata
+from normkata.content.katas import get_kata
 from tests.conftest import invoke
 
 needs_triton = pytest.mark.skipif(importlib.util.find_spec("triton") is None,

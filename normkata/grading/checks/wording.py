@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from normkata.content.suite_names import GLOSSARY_ZH
 from normkata.grading.checks.context import RUN, say
 from normkata.grading.contract import Failure
-from normkata.suite_names import GLOSSARY_ZH
 
 
 class CaseFailure(AssertionError):
@@ -58,7 +58,7 @@ def misconceptions(kata_id: str) -> dict[str, Misconception]:
 @functools.lru_cache(maxsize=32)
 def _misconceptions(kata_id: str, meta: Path, mtime_ns: int) -> dict[str, Misconception]:
     """Read once per version of the file: a warm runner re-grades without re-reading it."""
-    from normkata.katas import read_kata
+    from normkata.content.katas import read_kata
 
     return {m.id: Misconception(m.id, m.title.en, m.title.zh, m.hint.en, m.hint.zh)
             for m in read_kata(kata_id, meta.parent.parent).misconceptions}  # fmt: skip
@@ -137,7 +137,7 @@ def case_names_zh(own: dict[str, str]) -> dict[str, str]:
     repeated = sorted(set(own) & set(GLOSSARY_ZH))
     if repeated:
         raise ValueError(f"case names already in the glossary (checks.wording.GLOSSARY_ZH): {repeated}")
-    # The record keeps case ids and reads a Chinese name back to its id (normkata.suite_names):
+    # The record keeps case ids and reads a Chinese name back to its id (normkata.content.suite_names):
     # two cases of one suite with one Chinese name could not be told apart.
     taken = sorted(title for title in own.values() if title in GLOSSARY_ZH.values())
     if taken:

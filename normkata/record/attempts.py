@@ -2,7 +2,7 @@
 
 An attempt keeps ids, not words: each case's id and status, each named misconception's id
 (with the title it was named by, shown only when the suite no longer knows the id). Screens
-turn ids into words in the language of the moment (normkata.suite_names), so attempts graded
+turn ids into words in the language of the moment (normkata.content.suite_names), so attempts graded
 in different languages compare case by case.
 """
 
@@ -13,11 +13,11 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from normkata.store import Store, iso, utcnow
+from normkata.record.store import Store, iso, utcnow
 
 if TYPE_CHECKING:
+    from normkata.content.katas import Kata
     from normkata.grading.contract import GradeResult
-    from normkata.katas import Kata
 
 #: Statuses that count as failing; "skipped" is neither failing nor passing.
 FAILING = ("failed", "error")
@@ -70,7 +70,7 @@ class KataLog:
 
     def attempt(self, result: GradeResult, device: str) -> None:
         """One grading run, its cases and misconceptions by id (for `history` in any language)."""
-        from normkata.suite_names import suite_names
+        from normkata.content.suite_names import suite_names
 
         names = suite_names(result.kata)
         cases = {names.case_id(c.name): c.status.value for c in result.cases}
@@ -140,7 +140,7 @@ class Named:
     title: str
 
     def shown(self, kata: str, lang: str) -> str:
-        from normkata.suite_names import suite_names
+        from normkata.content.suite_names import suite_names
 
         return suite_names(kata).misconception(self.id, lang) or self.title or self.id
 
@@ -168,7 +168,7 @@ class Attempt:
         )  # fmt: skip
 
     def case(self, case_id: str, lang: str) -> str:
-        from normkata.suite_names import suite_names
+        from normkata.content.suite_names import suite_names
 
         return suite_names(self.kata).case(case_id, lang)
 

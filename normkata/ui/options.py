@@ -79,19 +79,3 @@ def seed_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def topic_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--topic", "-t", default=None, help="Only this topic (see `normkata progress`).")(fn)
-
-
-def device_option(help_text: str = "auto runs the CUDA cases when a GPU is present.") -> Callable[..., Any]:
-    """`--device` of the commands that grade; its choices and default are the grading contract's."""
-    from normkata.grading.contract import DEVICES, GradeRequest
-
-    return click.option("--device", type=click.Choice(DEVICES), default=GradeRequest.device, show_default=True,
-                        help=help_text)  # fmt: skip
-
-
-def timeout_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`--timeout` of the commands that grade: seconds per case, by default the grading contract's."""
-    from normkata.grading.contract import CASE_TIMEOUT_S
-
-    return click.option("--timeout", type=click.FloatRange(min=0.5), default=CASE_TIMEOUT_S, show_default=True,
-                        help="Seconds any single case may take.")(fn)

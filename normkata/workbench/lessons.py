@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normkata.content.model import ContentIssue, Text
-from normkata.store import Store, iso, utcnow
-from normkata.suite_names import suite_names
+from normkata.content.suite_names import suite_names
+from normkata.record.store import Store, iso, utcnow
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
-    from normkata.katas import Kata
+    from normkata.content.katas import Kata
 
 LINKS_FORMAT_VERSION = 1
 LINKS_FILE = "misconceptions.yaml"

@@ -169,8 +169,8 @@ def _misconceptions(suite: Path, _meta_stamp: float, _shared_stamp: float) -> di
     """id -> (English, Chinese) of every misconception the kata's kata.yaml words and of those the
     shared checks write out (Misconception(id, en, zh, ...)); read only by screens that show a
     title (history, advice)."""
+    from normkata.content.katas import read_kata
     from normkata.errors import InputError
-    from normkata.katas import read_kata
 
     found: dict[str, tuple[str, str]] = {}
     for path in sorted(_SHARED.glob("*.py")):

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from normkata.errors import InputError
-from normkata.migrations import migrate
+from normkata.record.migrations import migrate
 
 #: How long a write waits for another process's transaction before giving up. Writers hold
 #: the lock for one short transaction, so only a stuck or foreign program waits this long.

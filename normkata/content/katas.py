@@ -185,7 +185,7 @@ def read_kata(kata_id: str, root: Path | None = None) -> Kata:
 
 def get_kata(name: str) -> Kata:
     """The kata `name` (any case), or an InputError that suggests close names."""
-    from normkata import names
+    from normkata.ui import names
 
     katas, issues = load_katas()
     found = names.find(name, [k.id for k in katas])
@@ -197,7 +197,7 @@ def get_kata(name: str) -> Kata:
     if own:
         raise InputError(str(own[0]))
     from normkata.i18n import t
-    from normkata.options import safe_lang
+    from normkata.ui.options import safe_lang
 
     lang, ids = safe_lang(), [k.id for k in katas]
     hint = names.did_you_mean(name, ids, lang)

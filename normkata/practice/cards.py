@@ -8,15 +8,15 @@ from datetime import datetime
 from rich.console import Group
 from rich.panel import Panel
 
-from normkata.answer_input import flush_typed_ahead, read_answer
 from normkata.content.model import Card
 from normkata.i18n import t
-from normkata.practice import Practice, ask_each, show_item_header
-from normkata.quiz.answers import normalize_typed
-from normkata.quiz.paragraph import Paragraph
-from normkata.quiz.session import source_label
-from normkata.srs import schedule, when
-from normkata.store import utcnow
+from normkata.practice.answers import normalize_typed
+from normkata.practice.quiz import source_label
+from normkata.practice.session import Practice, ask_each, show_item_header
+from normkata.practice.srs import schedule, when
+from normkata.record.store import utcnow
+from normkata.ui.answer_input import flush_typed_ahead, read_answer
+from normkata.ui.paragraph import Paragraph
 
 _RATING_WORDS = {
     "1": 1,

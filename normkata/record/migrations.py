@@ -327,14 +327,14 @@ def m009_schedule_passed_katas(db: sqlite3.Connection) -> None:
 @migration
 def m010_case_ids(db: sqlite3.Connection) -> None:
     """Attempts keep case ids, not the words of the language they were graded in: `cases` becomes
-    JSON {case id: status} (`forward[2x5x8-cpu]`, normkata.suite_names), so that `history` shows
+    JSON {case id: status} (`forward[2x5x8-cpu]`, normkata.content.suite_names), so that `history` shows
     them in the language of the moment and compares attempts graded in different languages.
 
     Each case name is read in either language against the kata's suite as it is now; a name
     neither language knows (its suite changed since) is kept as its own id and shown as it was.
     Misconceptions were kept by id already (`diagnosis`: [{"id", "title"}]).
     """
-    from normkata.suite_names import cases_by_id
+    from normkata.content.suite_names import cases_by_id
 
     rows = db.execute("SELECT id, kata, cases FROM kata_attempts WHERE cases IS NOT NULL").fetchall()
     for row_id, kata, cases in rows:

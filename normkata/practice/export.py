@@ -14,7 +14,7 @@ EXPORT_VERSION = 1
 
 
 def _source(source: str, lang: str) -> dict[str, str]:
-    from normkata.quiz.session import source_label
+    from normkata.practice.quiz import source_label
 
     return {"id": source, "title": source_label(source, lang)}
 
@@ -26,7 +26,7 @@ def _answer_value(question: Question) -> object:
 
 
 def question_dict(question: Question, lang: str) -> dict[str, Any]:
-    from normkata.quiz.answers import expected_text, precision_hint
+    from normkata.practice.answers import expected_text, precision_hint
 
     prompt = question.prompt.get(lang)
     hint = precision_hint(question, lang)

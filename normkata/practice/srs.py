@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from normkata.store import Review, Store, iso, utcnow
+from normkata.record.store import Review, Store, iso, utcnow
 
 if TYPE_CHECKING:
     from fsrs import Scheduler

@@ -197,7 +197,7 @@ def storage_facts(report: Report, workspace: str | None) -> dict[str, Any]:
     from normkata.content.bank import bank_files, load_bank
     from normkata.errors import InputError
     from normkata.paths import database_path, quizzes_dir, state_dir, workspace_dir
-    from normkata.store import integrity_problem
+    from normkata.record.store import integrity_problem
 
     database = database_path()
     facts: dict[str, Any] = {

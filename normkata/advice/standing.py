@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from normkata.content.bank import Bank
+from normkata.content.katas import load_katas
 from normkata.content.model import Text
-from normkata.kata_history import KataLog
-from normkata.kata_loop import DueKata, due_katas
-from normkata.katas import load_katas
-from normkata.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
-from normkata.store import Store, iso
-from normkata.teaching import Lesson, load_links, pending_lessons
+from normkata.practice.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
+from normkata.record.attempts import KataLog
+from normkata.record.store import Store, iso
+from normkata.workbench.due import DueKata, due_katas
+from normkata.workbench.lessons import Lesson, load_links, pending_lessons
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-
 from normkata.errors import InputError
 from normkata.grading.errors import GraderError
 from normkata.i18n import t
@@ -33,9 +31,9 @@ from normkata.i18n import t
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from normkata.content.katas import Kata
     from normkata.grading.client import Grader
-    from normkata.katas import Kata
-    from normkata.workbench import Workbench
+    from normkata.workbench.workflow import Workbench
 
 #: Milliseconds watchfiles waits for a burst of events to settle (an editor's save is a burst).
 DEBOUNCE_MS = 30
@@ -154,7 +152,7 @@ class Watcher:
         shown = result.to_json()
         notes = self.bench.record(result, self.settings.device)
         if self.settings.jsonl:
-            click.echo(json.dumps(shown, ensure_ascii=False))
+            sys.stdout.write(json.dumps(shown, ensure_ascii=False) + "\n")
             sys.stdout.flush()
             return
         from normkata.grading.report import render_compact

@@ -10,8 +10,7 @@ from rich.markup import escape
 
 from normkata.content.model import SOURCES, Question, letter
 from normkata.i18n import t
-from normkata.practice import Practice, ask_each, show_item_header
-from normkata.quiz.answers import (
+from normkata.practice.answers import (
     UnreadableAnswer,
     expected_text,
     is_correct,
@@ -20,8 +19,9 @@ from normkata.quiz.answers import (
     precision_hint,
     short_of_precision,
 )
-from normkata.quiz.paragraph import Paragraph
-from normkata.srs import quiz_rating, schedule
+from normkata.practice.session import Practice, ask_each, show_item_header
+from normkata.practice.srs import quiz_rating, schedule
+from normkata.ui.paragraph import Paragraph
 
 
 # The small records are NamedTuples: a third of a frozen dataclass's creation cost, paid by
@@ -216,7 +216,7 @@ def render_summary(practice: Practice, result: QuizResult) -> None:
     if not result.complete:
         key = "summary.stopped.skipped" if total.skipped else "summary.stopped"
         console.print(f"[warn]{t(key, lang, answered=total.answered, skips=total.skipped, asked=result.asked)}[/]")
-    from normkata.srs import comes_back
+    from normkata.practice.srs import comes_back
 
     back = comes_back(practice.store, [rec.id for rec in result.records], lang)
     if back:

@@ -24,14 +24,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from normkata.kata_history import KataLog
-from normkata.store import Store, iso, utcnow
+from normkata.record.attempts import KataLog
+from normkata.record.store import Store, iso, utcnow
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
+    from normkata.content.katas import Kata
     from normkata.grading.contract import GradeResult
-    from normkata.katas import Kata
-    from normkata.practice import Practice
+    from normkata.practice.session import Practice
 
 KIND = "kata"
 PREFIX = "kata:"
@@ -110,7 +110,7 @@ class KataReview:
 
 def schedule_pass(store: Store, kata: Kata, now: datetime | None = None) -> KataReview | None:
     """After a passing attempt was recorded: the round's review, saved; None when the round had passed already."""
-    from normkata.srs import schedule
+    from normkata.practice.srs import schedule
 
     found = current_round(store, kata.id)
     passes = [a for a in found.attempts if a["passed"]]
@@ -140,9 +140,9 @@ class Note:
 def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | None = None) -> list[Note]:
     """What a recorded grade sets going: the kata's review on its round's first pass, and the
     items that teach each misconception it named, made due now. Returns the lines to show."""
+    from normkata.content.katas import get_kata
     from normkata.i18n import t
-    from normkata.katas import get_kata
-    from normkata.srs import when
+    from normkata.practice.srs import when
 
     notes: list[Note] = []
     if result.passed:  # a failing grade costs nothing here: watch re-grades on every save
@@ -155,7 +155,7 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
                                          when=when(review.due, lang))))  # fmt: skip
     named = [d.id for d in result.diagnosis]
     if named:
-        from normkata.teaching import item_command, load_links, make_due
+        from normkata.workbench.lessons import item_command, load_links, make_due
 
         if bank is None:
             from normkata.content.bank import load_bank

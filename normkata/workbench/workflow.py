@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 from normkata.errors import InputError
 from normkata.i18n import t
-from normkata.kata_history import Hint, KataLog, KataStatus
+from normkata.record.attempts import Hint, KataLog, KataStatus
 
 if TYPE_CHECKING:
+    from normkata.content.katas import Kata
     from normkata.grading.contract import GradeResult
-    from normkata.kata_loop import Note
-    from normkata.katas import Kata
+    from normkata.workbench.due import Note
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ class Workbench:
     @classmethod
     def open(cls, workspace: Path, lang: str) -> Workbench:
         """On the learner's store, a damaged database reported in `lang`."""
-        from normkata.practice import report_damage
-        from normkata.store import open_store
+        from normkata.practice.session import report_damage
+        from normkata.record.store import open_store
 
         return cls(KataLog(open_store(on_damage=lambda d: report_damage(d, lang))), workspace, lang)
 
@@ -52,7 +52,7 @@ class Workbench:
         return kata
 
     def _named(self, name: str | None, none_yet: Callable[[], str]) -> Kata:
-        from normkata.katas import get_kata
+        from normkata.content.katas import get_kata
 
         chosen = name or self.log.last_kata()
         if chosen is None:
@@ -70,7 +70,7 @@ class Workbench:
             return target
         if given is None:
             raise InputError(t("grade.no_file", self.lang, path=target, kata=kata.id))
-        from normkata.names import close_matches
+        from normkata.ui.names import close_matches
 
         folder = target.parent if target.parent.is_dir() else Path.cwd()
         try:
@@ -96,7 +96,7 @@ class Workbench:
 
     def statuses(self, *, strict: bool = False) -> list[tuple[Kata, KataStatus]]:
         """Every kata in the catalog's order with its status; `strict`: a broken kata folder is an InputError."""
-        from normkata.katas import load_katas
+        from normkata.content.katas import load_katas
 
         katas, issues = load_katas()
         if issues and strict:
@@ -106,7 +106,7 @@ class Workbench:
     def next_kata(self, kata: Kata) -> tuple[Kata, Started | None]:
         """The kata after `kata` in the catalog's order (the first after the last), its starter
         written when the learner has no file for it yet (None: the file was there)."""
-        from normkata.katas import load_katas
+        from normkata.content.katas import load_katas
 
         katas = load_katas()[0]
         ids = [k.id for k in katas]
@@ -142,7 +142,7 @@ class Workbench:
         """The one rule, for `solution` and watch's `s`: open once the kata has passed, ever,
         unless it is being written again (a review) and has not passed in this round; closed,
         showing it is giving up."""
-        from normkata.kata_loop import open_again
+        from normkata.workbench.due import open_again
 
         return self.passed(kata) and not open_again(self.log.store, kata.id)
 
@@ -153,7 +153,7 @@ class Workbench:
 
     def record(self, result: GradeResult, device: str) -> list[Note]:
         """Keep a grade of the whole suite; the lines to show about what it set going."""
-        from normkata.kata_loop import after_attempt
+        from normkata.workbench.due import after_attempt
 
         self.log.attempt(result, device)
         return after_attempt(self.log.store, result, self.lang)

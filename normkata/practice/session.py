@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
     from normkata.content.bank import Bank
     from normkata.content.model import Card, Question
-    from normkata.store import DamagedDatabase, Store
-    from normkata.ui import Prompter
+    from normkata.record.store import DamagedDatabase, Store
+    from normkata.ui.terminal import Prompter
 
 
 Item = TypeVar("Item")
@@ -41,8 +41,8 @@ class Practice:
 def open_practice(kind: str, lang: str, *, quiet: bool = False) -> Practice:
     """Load the bank and the store, start a session row; reports a damaged database on stderr."""
     from normkata.content.bank import load_bank
-    from normkata.store import open_store
-    from normkata.ui import Prompter, make_console
+    from normkata.record.store import open_store
+    from normkata.ui.terminal import Prompter, make_console
 
     bank = load_bank()
     console = make_console(quiet=quiet)
@@ -52,7 +52,7 @@ def open_practice(kind: str, lang: str, *, quiet: bool = False) -> Practice:
 
 
 def report_damage(damage: DamagedDatabase, lang: str) -> None:
-    from normkata.ui import make_console
+    from normkata.ui.terminal import make_console
 
     make_console(stderr=True).print(
         "[warn]" + t("store.damaged", lang, path=damage.path, why=damage.reason, moved=damage.moved_to) + "[/]",
@@ -70,7 +70,7 @@ def show_item_header(practice: Practice, label_key: str, item: Question | Card, 
     practice.console.print()
     difficulty = t(f"difficulty.{item.difficulty}", lang)
     practice.console.rule(f"[heading]{label}[/]  [quiz.meta]{topic} · {difficulty}[/]")
-    from normkata.quiz.paragraph import Paragraph
+    from normkata.ui.paragraph import Paragraph
 
     practice.console.print(Paragraph(item.prompt.get(lang), "quiz.prompt"))
     practice.shown_at = time.monotonic()

@@ -7,7 +7,7 @@ Candidates come in one order, which `next` and `plan` share:
 3. katas started but not passed;
 4. per topic not yet strong: first the topics where answers show a weakness (weakest first,
    an item's strength being FSRS's recall now if its last attempt went well, else 0), then the
-   others in the order of study (normkata.curriculum): a quiz, then its interview cards, then
+   others in the order of study (normkata.practice.curriculum): a quiz, then its interview cards, then
    the katas that come with that topic;
 5. katas not started whose topics are all strong; 6. a mock interview.
 
@@ -22,10 +22,10 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from normkata import curriculum
+from normkata.advice.standing import ItemStanding, KataStanding, Standing, load_standing
 from normkata.content.model import Text
 from normkata.i18n import t
-from normkata.standing import ItemStanding, KataStanding, Standing, load_standing
+from normkata.practice import curriculum
 
 #: Seconds a learner spends on one item: a quiz question, an interview card said aloud.
 SECONDS = {"question": 40, "card": 150}
@@ -252,7 +252,7 @@ def _trim(step: Step, left: int) -> Step | None:
 def next_step_line(lang: str) -> str:
     """ "Next: normkata ...  (why)", read from the progress store: for the end of a grade or a quiz."""
     from normkata.content.bank import load_bank
-    from normkata.store import open_store
+    from normkata.record.store import open_store
 
     store = open_store()
     try:

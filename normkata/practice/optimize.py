@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from normkata.store import Store, iso, utcnow
+from normkata.record.store import Store, iso, utcnow
 
 #: py-fsrs 6: `mini_batch_size = 512`; below it compute_optimal_parameters returns the defaults.
 MIN_REVIEWS = 512
@@ -68,7 +68,7 @@ def predict(history: dict[str, list[Logged]], parameters: Sequence[float] | None
     """Replay every item's reviews under `parameters`: FSRS's predicted recall at each countable review."""
     from fsrs import Card, Rating
 
-    from normkata.srs import scheduler
+    from normkata.practice.srs import scheduler
 
     fsrs_scheduler = scheduler(parameters)
     probabilities, outcomes = [], []
@@ -137,9 +137,9 @@ def optimize_command(lang: str) -> None:
     """What `normkata review --optimize` prints."""
     from normkata.errors import InputError
     from normkata.i18n import t
-    from normkata.practice import report_damage
-    from normkata.store import open_store
-    from normkata.ui import make_console
+    from normkata.practice.session import report_damage
+    from normkata.record.store import open_store
+    from normkata.ui.terminal import make_console
 
     console = make_console()
     store = open_store(on_damage=lambda d: report_damage(d, lang))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from normkata.advisor import Step, next_step
+from normkata.advice.advisor import Step, next_step
+from normkata.advice.standing import load_standing
 from normkata.content.bank import Bank
-from normkata.kata_history import KataStatus
-from normkata.kata_loop import DueKata
-from normkata.srs import GOOD_RATING, due_cutoff
-from normkata.standing import load_standing
-from normkata.store import Store
-from normkata.teaching import Lesson, lessons, load_links, week_start
+from normkata.practice.srs import GOOD_RATING, due_cutoff
+from normkata.record.attempts import KataStatus
+from normkata.record.store import Store
+from normkata.workbench.due import DueKata
+from normkata.workbench.lessons import Lesson, lessons, load_links, week_start
 
 #: In a topic that katas cover, passing them makes up this share of its mastery: writing the
 #: layer is part of knowing it, yet one kata must not outweigh a whole question bank.
@@ -81,7 +81,7 @@ class Report:
 
 
 def build_report(bank: Bank, store: Store) -> Report:
-    from normkata.kata_history import KataLog
+    from normkata.record.attempts import KataLog
 
     answers = store.latest_answers()
     ratings = store.latest_ratings()
@@ -110,7 +110,7 @@ def build_report(bank: Bank, store: Store) -> Report:
     due = len(store.due_items(due_cutoff()))
     links, _issues = load_links()
     met = lessons(store, links, since=week_start())
-    from normkata.mock import MockLog
+    from normkata.practice.mock import MockLog
 
     mocks = MockLog(store).history()
     last = mocks[-1] if mocks else None

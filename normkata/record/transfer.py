@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from normkata.migrations import MIGRATIONS
-from normkata.store import Store, iso, utcnow
-from normkata.suite_names import cases_by_id
+from normkata.content.suite_names import cases_by_id
+from normkata.record.migrations import MIGRATIONS
+from normkata.record.store import Store, iso, utcnow
 
 FORMAT = "normkata-progress"
 VERSION = 1

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 from normkata.i18n import t
 
 if TYPE_CHECKING:
-    from normkata.ui import Prompter
+    from normkata.ui.terminal import Prompter
 
 #: Lines after the first are asked with this mark, so a transcript shows where an answer runs.
 CONTINUATION = "[muted]  … [/]"

@@ -1,6 +1,6 @@
 """A mock interview: which cards, in what order, how ticks become a rating, and the scorecards kept.
 
-Cards are drawn across the order of study (normkata.curriculum: one card per topic in turn,
+Cards are drawn across the order of study (normkata.practice.curriculum: one card per topic in turn,
 fundamentals first, easy before hard), weakest first once ratings show a weakness; those whose
 estimated time fits are asked first, easy before hard, each card's follow-ups right after it,
 and more cards follow while minutes are left. At the debrief the learner ticks the key points
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from normkata.content.model import DIFFICULTIES, Card
-from normkata.store import Review, Store, iso, utcnow
+from normkata.record.store import Review, Store, iso, utcnow
 
 #: Estimated seconds to answer a card aloud, and each of its follow-ups.
 CARD_SECONDS, FOLLOW_UP_SECONDS = 150, 60
@@ -69,7 +69,7 @@ def _cost(card: Card) -> int:
 
 def card_order(cards: list[Card], strength: dict[str, float], seed: int | None = None) -> list[Card]:
     """Every card, drawn across the order of study, weakest first (strength breaks the spread)."""
-    from normkata.curriculum import spread
+    from normkata.practice.curriculum import spread
 
     return sorted(spread(cards, seed), key=lambda c: strength.get(c.id, 0.0))
 

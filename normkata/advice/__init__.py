@@ -1,0 +1,1 @@
+"""Where the learner stands, what to do next, and what is wrong (doctor)."""

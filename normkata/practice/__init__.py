@@ -1,0 +1,1 @@
+"""Practice: quizzes, interview cards, the mock interview and their FSRS schedule."""

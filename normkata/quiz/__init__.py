@@ -1,1 +1,0 @@
-"""The quiz engine: reading answers, marking them, and running a session."""

@@ -1,0 +1,1 @@
+"""The learner's record: one SQLite file, its migrations, kata attempts and export."""

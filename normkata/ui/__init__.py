@@ -1,0 +1,1 @@
+"""The terminal: console and prompts, shared options, names the learner types, wrapping."""
