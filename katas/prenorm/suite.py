@@ -21,12 +21,14 @@ from normkata.grading.checks import (
     Harness,
     Input,
     Misconception,
+    block_reference,
     call_text,
     case_names_zh,
+    float64_reference,
     misconceptions,
     randn,
+    random_block_state,
     say,
-    seeded,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step
 
@@ -44,32 +46,12 @@ NO_FINAL_NORM = MISTAKES["pn-no-final-norm"]
 EPS_NOT_PASSED = MISTAKES["pn-eps-not-passed"]
 
 
-def _reference() -> Any:
-    import normkata_reference_prenorm as reference  # type: ignore[import-not-found]
-
-    return reference
-
-
-def reference_module(cls: str, args: list[Any], kwargs: dict[str, Any]) -> nn.Module:
-    return getattr(_reference(), cls)(*args, **kwargs)
-
-
-def random_state(module: nn.Module, key: int) -> dict[str, torch.Tensor]:
-    """Random weights everywhere, norms included, drawn from the run's seed."""
-    generator = seeded(key)
-    state = {}
-    for name, value in module.state_dict().items():
-        noise = torch.randn(value.shape, generator=generator)
-        is_gain = name.endswith(("norm1.weight", "norm2.weight", "final_norm.weight"))
-        state[name] = 1.0 + 0.5 * noise if is_gain else 0.3 * noise
-    return state
+reference_module = block_reference("prenorm")
+random_state = random_block_state(lambda name: name.endswith(("norm1.weight", "norm2.weight", "final_norm.weight")))
 
 
 def build(cls: str, args: list[Any], kwargs: dict[str, Any], state: dict[str, torch.Tensor]) -> nn.Module:
-    """The reference in float64 with `state` (already quantised to the case's dtype) loaded."""
-    module = reference_module(cls, args, kwargs)
-    module.load_state_dict(state)
-    return module.double()
+    return float64_reference(reference_module, cls, args, kwargs, state)
 
 
 def _norms(module: nn.Module) -> list[tuple[str, nn.Module]]:

@@ -24,12 +24,14 @@ from normkata.grading.checks import (
     Harness,
     Input,
     Misconception,
+    block_reference,
     call_text,
     case_names_zh,
+    float64_reference,
     misconceptions,
     randn,
+    random_block_state,
     say,
-    seeded,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step
 
@@ -51,32 +53,12 @@ NO_FINAL_NORM = MISTAKES["sw-no-final-norm"]
 EPS_NOT_PASSED = MISTAKES["sw-eps-not-passed"]
 
 
-def _reference() -> Any:
-    import normkata_reference_sandwich_block as reference  # type: ignore[import-not-found]
-
-    return reference
-
-
-def reference_module(cls: str, args: list[Any], kwargs: dict[str, Any]) -> nn.Module:
-    return getattr(_reference(), cls)(*args, **kwargs)
-
-
-def random_state(module: nn.Module, key: int) -> dict[str, torch.Tensor]:
-    """Random weights everywhere, norm gains included, drawn from the run's seed."""
-    generator = seeded(key)
-    state = {}
-    for name, value in module.state_dict().items():
-        noise = torch.randn(value.shape, generator=generator)
-        is_gain = name.endswith("layernorm.weight") or name == "norm.weight"
-        state[name] = 1.0 + 0.5 * noise if is_gain else 0.3 * noise
-    return state
+reference_module = block_reference("sandwich_block")
+random_state = random_block_state(lambda name: name.endswith("layernorm.weight") or name == "norm.weight")
 
 
 def build(cls: str, args: list[Any], kwargs: dict[str, Any], state: dict[str, torch.Tensor]) -> nn.Module:
-    """The reference in float64 with `state` (already quantised to the case's dtype) loaded."""
-    module = reference_module(cls, args, kwargs)
-    module.load_state_dict(state)
-    return module.double()
+    return float64_reference(reference_module, cls, args, kwargs, state)
 
 
 def with_eps(module: nn.Module, blocks_eps: float | None, final_eps: float | None) -> nn.Module:

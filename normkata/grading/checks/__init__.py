@@ -19,7 +19,7 @@ from normkata.grading.checks.batteries import (
     large_input_cases,
     last_dim_backward_cases,
 )
-from normkata.grading.checks.blocks import BlockKata
+from normkata.grading.checks.blocks import BlockKata, block_reference, float64_reference, random_block_state
 from normkata.grading.checks.context import RunContext, configure, lang, say
 from normkata.grading.checks.functions import (
     AUTOGRAD_IN_BACKWARD,
@@ -49,6 +49,9 @@ from normkata.grading.checks.wording import (
 __all__ = [
     "AUTOGRAD_IN_BACKWARD",
     "BlockKata",
+    "block_reference",
+    "float64_reference",
+    "random_block_state",
     "DEVICES",
     "GLOSSARY_ZH",
     "STATEFUL",

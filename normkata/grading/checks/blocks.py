@@ -8,6 +8,7 @@ the same for every such kata.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from torch import nn
 
 from normkata.grading.checks.context import say
 from normkata.grading.checks.harness import Harness
-from normkata.grading.checks.inputs import Input
+from normkata.grading.checks.inputs import Input, seeded
 from normkata.grading.checks.state import expect_contains, expect_keys
 from normkata.grading.checks.wording import Misconception, call_text, fail
 from normkata.grading.contract import TOLERANCES, Inspection, Tolerance
@@ -29,6 +30,38 @@ NOT_PASSED_EPS = (1e-5, 1e-6, torch.finfo(torch.float32).eps)
 
 Variant = Callable[[torch.Tensor], torch.Tensor]
 State = dict[str, torch.Tensor]
+
+
+def block_reference(kata_id: str) -> Callable[[str, list[Any], dict[str, Any]], nn.Module]:
+    """The kata's reference classes by name (the runner makes its solution importable as
+    `normkata_reference_<id>`)."""
+
+    def reference_module(cls: str, args: list[Any], kwargs: dict[str, Any]) -> nn.Module:
+        return getattr(importlib.import_module(f"normkata_reference_{kata_id}"), cls)(*args, **kwargs)
+
+    return reference_module
+
+
+def random_block_state(is_gain: Callable[[str], bool]) -> Callable[[nn.Module, int], State]:
+    """Random weights everywhere, drawn from the run's seed: norm gains near 1, the rest near 0."""
+
+    def random_state(module: nn.Module, key: int) -> State:
+        generator = seeded(key)
+        state = {}
+        for name, value in module.state_dict().items():
+            noise = torch.randn(value.shape, generator=generator)
+            state[name] = 1.0 + 0.5 * noise if is_gain(name) else 0.3 * noise
+        return state
+
+    return random_state
+
+
+def float64_reference(reference_module: Callable[[str, list[Any], dict[str, Any]], nn.Module], cls: str,
+                      args: list[Any], kwargs: dict[str, Any], state: State) -> nn.Module:  # fmt: skip
+    """The reference in float64 with `state` (already quantised to the case's dtype) loaded."""
+    module = reference_module(cls, args, kwargs)
+    module.load_state_dict(state)
+    return module.double()
 
 
 @dataclass(frozen=True)
