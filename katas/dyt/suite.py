@@ -21,6 +21,7 @@ from normkata.grading.checks import (
     call_text,
     case_names_zh,
     draw,
+    drawn_forward_cases,
     expect_keys,
     expect_parameters,
     fail,
@@ -216,12 +217,7 @@ SHAPES = [(2, 5, 8), (3, 16), (4, 1, 7), (8,), (5, 33), (2, 3, 1)]
 globals().update(forward_cases(check_forward, SHAPES))
 
 
-@pytest.mark.category(Category.FORWARD)
-@pytest.mark.parametrize("k", range(3))
-def test_forward_drawn_shapes(harness: Harness, k: int) -> None:
-    shape = (draw(10 + k, 1, 5), draw(20 + k, 1, 6), draw(30 + k, 1, 97))
-    check_forward(harness, Input(randn(shape, 40 + k, scale=1.5, shift=-0.5), "1.5·N(0,1)-0.5"), shape[-1],
-                  key=50 + k)  # fmt: skip
+globals().update(drawn_forward_cases(check_forward, min_d=1))
 
 
 @pytest.mark.category(Category.FORWARD)

@@ -14,6 +14,7 @@ katas). Suites import from here.
 
 from normkata.grading.checks.batteries import (
     Noise,
+    drawn_forward_cases,
     forward_cases,
     gradient_cases,
     large_input_cases,
@@ -78,6 +79,7 @@ __all__ = [
     "expect_parameters",
     "explain",
     "fail",
+    "drawn_forward_cases",
     "forward_cases",
     "gradient_cases",
     "invalid_gradient",

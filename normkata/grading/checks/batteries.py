@@ -52,6 +52,20 @@ def forward_cases(check_forward: Check, shapes: Sequence[tuple[int, ...]]) -> Ca
     return {"test_forward": test_forward}
 
 
+def drawn_forward_cases(check_forward: Check, min_d: int) -> Cases:
+    """Forward in float32 on three shapes drawn from the run's seed (d from `min_d` to 97), on
+    1.5·N(0,1)-0.5 inputs."""
+
+    @pytest.mark.category(Category.FORWARD)
+    @pytest.mark.parametrize("k", range(3))
+    def test_forward_drawn_shapes(harness: Harness, k: int) -> None:
+        shape = (draw(10 + k, 1, 5), draw(20 + k, 1, 6), draw(30 + k, min_d, 97))
+        check_forward(harness, Input(randn(shape, 40 + k, scale=1.5, shift=-0.5), "1.5·N(0,1)-0.5"), shape[-1],
+                      key=50 + k)  # fmt: skip
+
+    return {"test_forward_drawn_shapes": test_forward_drawn_shapes}
+
+
 def gradient_cases(check: Check, shapes: Sequence[tuple[int, ...]]) -> Cases:
     """Forward and backward on every device, on 1.5·N(0,1)+0.3 inputs of each shape."""
 
