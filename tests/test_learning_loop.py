@@ -433,7 +433,7 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
     assert "Now due, to learn why: `card-rms-eps`" in " ".join(failed.stdout.split())
     assert json.loads(invoke(runner, ["next", "--json"]).stdout)["command"] == "normkata interview --id card-rms-eps"
 
-    shutil.copy(GRADING_FIXTURES / "rmsnorm" / "correct_llama_style.py", learner)
+    shutil.copy(GRADING_FIXTURES / "rmsnorm" / "fixtures" / "correct_llama_style.py", learner)
     passed = invoke(runner, ["grade"])
     assert passed.exit_code == 0
     assert "rmsnorm scheduled: Good (passed after failing grades)" in " ".join(passed.stdout.split())
