@@ -62,3 +62,11 @@ def test_every_case_name_reads_back_to_one_id(runner) -> None:
         for grader_case in ("import", "forbidden_api", "global_defaults"):
             assert names.case_id(names.case(grader_case, "zh")) == names.case_id(names.case(grader_case, "en"))
     assert suite_names("nosuchkata").case("forward[1]", "zh") == "forward[1]"  # unknown: shown as kept
+
+
+def test_shared_misconceptions_have_titles_in_both_languages() -> None:
+    """Mistakes the shared checks define (not a kata.yaml) still read as words in the record."""
+    names = suite_names("rmsnorm")
+    assert names.misconception("stateful-forward", "en") == "forward depends on earlier calls"
+    assert names.misconception("stateful-forward", "zh") == "forward 的结果依赖之前的调用"
+    assert suite_names("layernorm_backward").misconception("autograd-in-backward", "zh")

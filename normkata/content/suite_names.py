@@ -64,7 +64,7 @@ GLOSSARY_ZH = {
 }
 
 #: Misconceptions every suite may name, defined beside the checks (Misconception(id, en, zh, ...)).
-_SHARED = Path(__file__).parent / "grading" / "checks"
+_SHARED = Path(__file__).parents[1] / "grading" / "checks"
 
 
 def case_name(case_id: str, lang: str, zh_titles: dict[str, str]) -> str:
