@@ -124,6 +124,11 @@ class Grader:
         request = GradeRequest(kata, "", lang=lang)
         return self._ask(RunnerRequest("list", request), request.ceiling).cases
 
+    def processes(self) -> list[int]:
+        """The runner's own processes that outlive a grade (zygote, resource tracker, spare worker):
+        any other descendant of the runner after a grade is one the grade left behind."""
+        return self._ask(RunnerRequest("processes"), START_TIMEOUT).pids
+
     def _ask(self, asked: RunnerRequest, timeout: float) -> RunnerReply:
         with self._lock:
             self.start()

@@ -148,6 +148,17 @@ def tolerance_for(dtype: torch.dtype) -> Tolerance:
 
 
 @dataclass
+class Confinement:
+    """What a worker confines itself to before it learns which file it will import: the scratch
+    folder it may write, the learner's folder it may read, the folders it may never read. Sent
+    as the first request, so a worker can be started (and warmed up) before the grade that uses it."""
+
+    scratch: str
+    learner_folder: str
+    protected: list[str]
+
+
+@dataclass
 class LoadRequest:
     file: str
     classes: list[str]
@@ -207,7 +218,8 @@ class Program:
 
 @dataclass
 class Request:
-    op: str  # load | run | exit
+    op: str  # confine (first, answered by Hello) | load | run | exit
+    confine: Confinement | None = None
     load: LoadRequest | None = None
     program: Program | None = None
 
@@ -348,9 +360,10 @@ class GradeRequest:
 @dataclass
 class RunnerRequest:
     """One line to the runner: `warm` (a long conversation starts: import everything, start the
-    zygote), `grade` a file, or `list` a suite's cases (`request.kata` and `request.lang`)."""
+    zygote), `grade` a file, `list` a suite's cases (`request.kata` and `request.lang`), or
+    `processes`: the runner's own helpers (zygote, resource tracker, spare worker), by pid."""
 
-    op: str  # warm | grade | list
+    op: str  # warm | grade | list | processes
     request: GradeRequest | None = None
 
 
@@ -464,5 +477,6 @@ class RunnerReply:
     ready: bool = False
     result: GradeResult | None = None
     cases: list[tuple[str, str]] = field(default_factory=list)  # (category, case name)
+    pids: list[int] = field(default_factory=list)  # `processes`
     error: str = ""
     code: int = 0

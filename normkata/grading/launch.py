@@ -63,8 +63,7 @@ class Launcher(Protocol):
     #: Processes of the launcher's own (the zygote) that the clean-up after a grade must spare.
     helpers: frozenset[int]
 
-    def start(self, request_read: int, reply_write: int, output_write: int, scratch: Path, learner_folder: str,
-              protected: list[str]) -> WorkerProcess: ...  # fmt: skip
+    def start(self, request_read: int, reply_write: int, output_write: int) -> WorkerProcess: ...
 
 
 #: The folder this normkata is imported from: child processes must import the same one.
@@ -109,17 +108,15 @@ class SpawnLauncher:
 
     helpers: frozenset[int] = frozenset()
 
-    def start(self, request_read: int, reply_write: int, output_write: int, scratch: Path, learner_folder: str,
-              protected: list[str]) -> WorkerProcess:  # fmt: skip
+    def start(self, request_read: int, reply_write: int, output_write: int) -> WorkerProcess:
         return subprocess.Popen(
-            [*python_module("normkata.grading.worker"), str(request_read), str(reply_write), str(scratch),
-             learner_folder, *protected],
+            [*python_module("normkata.grading.worker"), str(request_read), str(reply_write)],
             pass_fds=(request_read, reply_write),
             stdin=subprocess.DEVNULL,
             stdout=output_write,
             stderr=output_write,
             env=worker_environment(),
-            cwd=scratch,
+            cwd=PACKAGE_PARENT,  # trusted, as for the runner; the worker moves to its scratch folder when confined
             start_new_session=True,  # one process group: killed whole at the end
         )  # fmt: skip
 
@@ -165,15 +162,14 @@ class ZygoteLauncher:
         forkserver.ensure_running()
         self.helpers = frozenset(set(child_pids()) - before)  # the zygote and its resource tracker
 
-    def start(self, request_read: int, reply_write: int, output_write: int, scratch: Path, learner_folder: str,
-              protected: list[str]) -> WorkerProcess:  # fmt: skip
+    def start(self, request_read: int, reply_write: int, output_write: int) -> WorkerProcess:
         from normkata.grading.worker import forked_main
 
         # Connections are how multiprocessing hands descriptors to the zygote; these wrap copies.
         pipes = [Connection(os.dup(fd)) for fd in (request_read, reply_write, output_write)]
         process = self.context.Process(
             target=forked_main,
-            args=(*pipes, str(scratch), learner_folder, protected),
+            args=tuple(pipes),
             name="normkata-worker",
             daemon=False,
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from normkata.grading import sandbox
-from normkata.grading.contract import Failure, Hello, LoadReply, LoadRequest, Program, Request, RunReply
+from normkata.grading.contract import Confinement, Failure, Hello, LoadReply, LoadRequest, Program, Request, RunReply
 from normkata.grading.launch import Launcher, SpawnLauncher
 from normkata.grading.protocol import MAX_MESSAGE, ChannelClosed, ChannelTimeout, MessageTooLarge, receive, send
 from normkata.grading.wire import WireError, from_wire, to_wire
@@ -76,23 +76,33 @@ class _Tail:
 
 
 class Worker:
-    """One worker process, in a session of its own, and its two pipes."""
+    """One worker process, in a session of its own, and its two pipes.
 
-    def __init__(self, scratch: Path, learner_folder: str, protected: list[str], launcher: Launcher) -> None:
+    It starts unconfined and warms up, then waits for `confine`: a grading service starts its
+    next worker (a spare) while the learner is still typing, so a save does not wait for it.
+    """
+
+    def __init__(self, launcher: Launcher) -> None:
         request_read, self.request_fd = os.pipe()
         os.set_blocking(self.request_fd, False)  # writes wait in select, up to a deadline
         self.reply_fd, reply_write = os.pipe()
         output_read, output_write = os.pipe()
         try:
-            self.process = launcher.start(request_read, reply_write, output_write, scratch, learner_folder, protected)
+            self.process = launcher.start(request_read, reply_write, output_write)
         finally:
             for fd in (request_read, reply_write, output_write):
                 os.close(fd)
         self.output = _Tail(output_read)
         self.hello: Hello | None = None
+        self.confined = False
 
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def confine(self, confinement: Confinement, timeout: float) -> None:
+        """Tell the worker where it is confined; it answers with Hello (`wait_ready`) once it is."""
+        self._send(Request("confine", confine=confinement), timeout)
+        self.confined = True
 
     def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> Hello:
         if self.hello is None:
@@ -178,20 +188,34 @@ class Submission:
     """
 
     def __init__(self, request: LoadRequest, protected: list[Path], timeout: float, budget: float,
-                 launcher: Launcher | None = None) -> None:  # fmt: skip
+                 launcher: Launcher | None = None, spare: Worker | None = None) -> None:  # fmt: skip
+        """`spare`: a worker the launcher started ahead, unconfined and unused (else one starts now)."""
         self.launcher = launcher or SpawnLauncher()
         self.request = request
-        self.protected = [str(p) for p in protected]
-        self.learner_folder = str(Path(request.file).parent)
         self.timeout = timeout
         self.deadline = time.monotonic() + case_budget(budget)
         self.restarts = 0
         self.scratch = Path(tempfile.mkdtemp(prefix="normkata-scratch-"))
-        # It starts importing torch now, while the runner does the same.
-        self.worker: Worker | None = Worker(self.scratch, self.learner_folder, self.protected, self.launcher)
+        self.confinement = Confinement(str(self.scratch), str(Path(request.file).parent), [str(p) for p in protected])
         self.loaded: LoadReply | None = None
         self.hello: Hello | None = None
         self.forbidden_seen: set[str] = set()
+        self.start_error = ""
+        # A cold worker starts importing torch now, while the runner does the same.
+        fresh = spare if spare is not None and spare.alive() and not spare.confined else None
+        if spare is not None and fresh is None:
+            spare.kill()
+        self.worker: Worker | None = self._started(fresh)
+
+    def _started(self, worker: Worker | None = None) -> Worker | None:
+        """`worker` (or a new one), told where it is confined; None when it died on the way."""
+        worker = worker or Worker(self.launcher)
+        try:
+            worker.confine(self.confinement, min(self.timeout, STARTUP_TIMEOUT))
+        except SubmissionError as exc:
+            self.start_error = str(exc)
+            return None
+        return worker
 
     def _case_timeout(self, timeout: float | None = None) -> float:
         left = self.deadline - time.monotonic()
@@ -205,7 +229,8 @@ class Submission:
         return self.loaded
 
     def _load(self) -> LoadReply:
-        assert self.worker is not None
+        if self.worker is None:
+            return LoadReply(False, failure=Failure("Crash", self.start_error, 0, "import"))
         try:
             self.hello = self.worker.wait_ready(self._case_timeout(STARTUP_TIMEOUT))
             return self.worker.ask_load(self.request, self._case_timeout())
@@ -226,7 +251,7 @@ class Submission:
                 raise SubmissionError("not run: your code crashed or timed out too many times",
                                       "未运行：你的代码崩溃或超时的次数太多")
             self.restarts += 1
-            self.worker, self.loaded = Worker(self.scratch, self.learner_folder, self.protected, self.launcher), None
+            self.worker, self.loaded = self._started(), None
             reloaded = self.load()
             if not reloaded.ok:
                 raise SubmissionError(reloaded.failure.message if reloaded.failure else "the file did not load")

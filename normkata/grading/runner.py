@@ -52,7 +52,7 @@ from normkata.grading.wire import WireError, from_wire, to_wire
 from normkata.paths import katas_dir, quizzes_dir, solutions_dir, state_dir
 
 if TYPE_CHECKING:
-    from normkata.grading.proxy import Submission
+    from normkata.grading.proxy import Submission, Worker
 
 #: What a runner reports when the hidden suite itself is at fault (no verdict).
 _SUITE_BROKEN = "the hidden suite breaks the grading contract: "
@@ -64,9 +64,13 @@ def main() -> int:
     # Our own prints (pytest's, torch's warnings) must never mix with the replies.
     sys.stdout = sys.stderr
     conversation = Conversation()
-    for line in sys.stdin:
-        if line.strip():
-            _write(replies, conversation.answer(line))
+    try:
+        for line in sys.stdin:
+            if line.strip():
+                _write(replies, conversation.answer(line))
+                conversation.prepare()  # after the reply: the client does not wait for it
+    finally:
+        conversation.close()
     return 0
 
 
@@ -80,6 +84,25 @@ class Conversation:
 
     def __init__(self) -> None:
         self.launcher: Launcher = SpawnLauncher()
+        #: A worker forked ahead of the next grade, warmed up and waiting to be confined (warm only).
+        self.spare: Worker | None = None
+
+    def prepare(self) -> None:
+        """Start the next grade's worker now, while the learner is typing (a warm conversation)."""
+        if isinstance(self.launcher, SpawnLauncher) or (self.spare is not None and self.spare.alive()):
+            return
+        from normkata.grading.proxy import Worker
+
+        self.spare = Worker(self.launcher)
+
+    def take_spare(self) -> Worker | None:
+        spare, self.spare = self.spare, None
+        return spare
+
+    def close(self) -> None:
+        if self.spare is not None:
+            self.spare.kill()
+            self.spare = None
 
     def answer(self, line: str) -> RunnerReply:
         try:
@@ -90,10 +113,17 @@ class Conversation:
             if asked.op == "warm":
                 self.warm()
                 return RunnerReply(ready=True)
+            if asked.op == "processes":
+                return RunnerReply(pids=self.processes())
             if asked.request is None:
                 raise WireError(f"{asked.op}: no request")
             if asked.op == "grade":
-                return RunnerReply(result=grade(asked.request, self.launcher))
+                spare = self.take_spare()
+                try:
+                    return RunnerReply(result=grade(asked.request, self.launcher, spare))
+                finally:
+                    if spare is not None and not spare.confined:  # refused before a worker was needed
+                        spare.kill()
             if asked.op == "list":
                 return RunnerReply(cases=list_cases(asked.request.kata, asked.request.lang))
             raise WireError(f"unknown op {asked.op!r}")
@@ -117,9 +147,15 @@ class Conversation:
 
         from normkata.grading import checks, plugin  # noqa: F401
 
+    def processes(self) -> list[int]:
+        """The processes of this runner's own that outlive a grade: the zygote, its resource
+        tracker and the spare worker (which has run no learner code)."""
+        spare = [self.spare.process.pid] if self.spare is not None and self.spare.alive() else []
+        return sorted([*self.launcher.helpers, *spare])
 
-def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
-    """Grade one file in a fresh confined worker started by `launcher`."""
+
+def grade(request: GradeRequest, launcher: Launcher, spare: Worker | None = None) -> GradeResult:
+    """Grade one file in a fresh confined worker: `spare`, started ahead by `launcher`, or a new one."""
     started = time.perf_counter()
     kata = get_kata(request.kata)
     if kata.requires and (missing := kata.missing_extras()):  # watch, grade-all: say it, do not crash
@@ -141,7 +177,7 @@ def grade(request: GradeRequest, launcher: Launcher) -> GradeResult:
 
     # The worker imports torch (and confines itself) while we import torch and pytest.
     spent = time.perf_counter() - started  # the budget counts from the request, as duration_s does
-    submission = Submission(load, [Path(p) for p in protected], request.timeout, budget - spent, launcher)
+    submission = Submission(load, [Path(p) for p in protected], request.timeout, budget - spent, launcher, spare)
     with tempfile.TemporaryDirectory(prefix="normkata-runner-") as private:
         try:
             import torch

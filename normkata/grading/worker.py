@@ -1,6 +1,6 @@
 """The untrusted side of grading: import the learner's file and run what the runner asks.
 
-Run as `python -m normkata.grading.worker REQUEST_FD REPLY_FD SCRATCH LEARNER_FOLDER PROTECTED...`.
+Run as `python -m normkata.grading.worker REQUEST_FD REPLY_FD`; its first request says where it is confined.
 It answers `Program`s with raw outputs only (tensors, shapes, names); it never sees a reference value or a verdict.
 Before the learner's file is imported it confines itself (normkata.grading.sandbox, where the
 kernel allows), and normkata itself is made unimportable and the content folders unreadable
@@ -39,7 +39,7 @@ from normkata.grading.contract import (
     dtype_name,
     dtype_of,
 )
-from normkata.grading.protocol import receive, send
+from normkata.grading.protocol import ChannelClosed, receive, send
 from normkata.grading.wire import from_wire, prime, to_wire
 from normkata.threads import configure_threads
 
@@ -407,15 +407,23 @@ def _confine(scratch: str, learner_folder: str, protected: list[str]) -> tuple[s
     return level.describe(), list(level.active)
 
 
-def serve(request_fd: int, reply_fd: int, scratch: str, learner_folder: str, protected: list[str]) -> None:
-    """Warm up, confine, say hello, then answer requests until told to exit."""
+def serve(request_fd: int, reply_fd: int) -> None:
+    """Warm up, then wait for the confinement (the runner may start a worker before the grade
+    that uses it), confine, say hello, then answer requests until told to exit."""
     configure_threads()
     _warm_up()
     prime(Request, Hello, LoadReply, RunReply)
-    kernels.prepare_environment(scratch)  # before the learner's `@triton.jit` kernels are made
-    level, active = _confine(scratch, learner_folder, protected)
-    _guard_content(protected)
-    os.chdir(scratch)
+    try:
+        first = from_wire(Request, receive(request_fd))
+    except ChannelClosed:  # a spare worker whose runner ended: nothing was asked of it
+        return
+    if first.op != "confine" or first.confine is None:
+        return
+    confinement = first.confine
+    kernels.prepare_environment(confinement.scratch)  # before the learner's `@triton.jit` kernels are made
+    level, active = _confine(confinement.scratch, confinement.learner_folder, confinement.protected)
+    _guard_content(confinement.protected)
+    os.chdir(confinement.scratch)
     session = _Session()
     hello = Hello(str(torch.__version__), torch.cuda.is_available(), level, active)
     send(reply_fd, to_wire(hello))
@@ -429,7 +437,7 @@ def serve(request_fd: int, reply_fd: int, scratch: str, learner_folder: str, pro
             break
 
 
-def forked_main(request: Any, reply: Any, output: Any, scratch: str, learner_folder: str, protected: list[str]) -> None:
+def forked_main(request: Any, reply: Any, output: Any) -> None:
     """Entry point of a worker forked by the zygote (normkata.grading.launch): the three
     arguments are multiprocessing Connections carrying the pipes' descriptors."""
     os.setsid()  # a process group of its own, killed whole at the end, as a spawned worker's is
@@ -442,8 +450,8 @@ def forked_main(request: Any, reply: Any, output: Any, scratch: str, learner_fol
             with contextlib.suppress(OSError):
                 os.close(fd)
     sys.dont_write_bytecode = True
-    os.chdir(scratch)
-    serve(request.fileno(), reply.fileno(), scratch, learner_folder, protected)
+    os.chdir("/")  # until confined: then the scratch folder
+    serve(request.fileno(), reply.fileno())
     sys.stdout.flush()
     os._exit(0)  # no multiprocessing teardown: nothing of it is ours to run
 
@@ -456,8 +464,7 @@ def _open_descriptors() -> list[int]:
 
 
 def main() -> None:
-    request_fd, reply_fd, scratch, learner_folder = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
-    serve(request_fd, reply_fd, scratch, learner_folder, sys.argv[5:])
+    serve(int(sys.argv[1]), int(sys.argv[2]))
 
 
 if __name__ == "__main__":

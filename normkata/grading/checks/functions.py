@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import torch
 
 from normkata.grading.checks.context import RUN, say
-from normkata.grading.checks.harness import ErrorSuspect, Harness
+from normkata.grading.checks.harness import ErrorSuspect, Harness, at, once
 from normkata.grading.checks.inputs import Input, own_errors
 from normkata.grading.checks.wording import Misconception, fail, value_text
-from normkata.grading.contract import TOLERANCES, Failure, Program, Step, StepReply, achievable, tolerance_for
+from normkata.grading.contract import TOLERANCES, Failure, Program, Step, StepReply, tolerance_for
 
 AUTOGRAD_IN_BACKWARD = Misconception(
     "autograd-in-backward",
@@ -73,17 +74,16 @@ def backward_case(
     """
     got = call.run(harness, grad_output, error_suspects)
     dtype = call.tensors[0].dtype
-    errors = [0.0] * len(expected)
-    if truth is not None:
-        inputs = [*call.tensors, grad_output]
-        errors = own_errors(truth, inputs, expected, truth(list(inputs)) if dtype == torch.float32 else [])
+    inputs = [*call.tensors, grad_output]
+    errors = once(lambda: own_errors(truth, inputs, expected, truth(list(inputs)) if dtype == torch.float32 else [])
+                  if truth is not None else [0.0] * len(expected))  # fmt: skip
     on = Input(call.tensors[0], call.label).describe(harness.device)
     found = [*suspects, *([()] * (len(expected) - len(suspects)))]
     if not got.outputs:
         fail(say("{call} on {on}: forward returned nothing", "{call}，{on}：forward 没有返回值",
                  call=call.text(), on=on))  # fmt: skip
-    harness.assert_close(got.output, expected[0], tol=achievable(tolerance_for(dtype), errors[0]), call=call.text(),
-                         on=on, suspects=found[0])  # fmt: skip
+    harness.assert_close(got.output, expected[0], tol=tolerance_for(dtype), own_error=lambda: errors()[0],
+                         call=call.text(), on=on, suspects=found[0])  # fmt: skip
     tol = TOLERANCES["float64" if dtype == torch.float64 else "gradient"]
     backward = say("{call}, then backward", "{call} 之后反向传播", call=call.text())
     for name, tensor, shape in zip(call.names, call.tensors, got.backward_shapes, strict=False):
@@ -101,8 +101,8 @@ def backward_case(
                      "{call}，{on}：{name} 没有得到梯度（backward 是否在它的位置返回了 None？）",
                      call=backward, on=on, name=name))  # fmt: skip
         what = say("gradient of {name}", "{name} 的梯度", name=name)
-        harness.assert_close(grad, expected[index + 1], tol=achievable(tol, errors[index + 1]), call=backward, on=on,
-                             what=what, suspects=found[index + 1])  # fmt: skip
+        harness.assert_close(grad, expected[index + 1], tol=tol, own_error=partial(at, errors, index + 1),
+                             call=backward, on=on, what=what, suspects=found[index + 1])  # fmt: skip
     return got
 
 
