@@ -5,7 +5,6 @@ code then runs in that very process, confined as every worker is, and it serves 
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
