@@ -5,6 +5,6 @@
 
 What crosses each pipe is defined in contract.py and converted by wire.py.
 
-The worker only ever returns tensors and plain values, loaded with torch.load(weights_only=True);
+The worker only ever returns tensors and plain values, decoded by codec.py (JSON and raw bytes);
 nothing it does can reach the comparison or the verdict.
 """

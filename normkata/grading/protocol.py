@@ -1,18 +1,18 @@
 """Length-prefixed messages between the trusted runner and the untrusted worker.
 
-Payloads are torch.save()d containers of tensors and plain values; the runner loads them
-with weights_only=True, so a hostile worker cannot make it execute code.
+Payloads are plain values and tensors in normkata.grading.codec's form: JSON and raw bytes,
+decoded without running anything of the sender's, so a hostile worker cannot make the runner
+execute code.
 
 The worker is untrusted, so every step on the runner's side is bounded: a write waits at most
 until the deadline (a worker that stops reading cannot block the runner), a reply larger than
-MAX_MESSAGE is refused by its header before it is read, and decoding, which torch's weights-only
-unpickler does in Python at a few microseconds per item, is stopped at the same deadline.
+MAX_MESSAGE is refused by its header before it is read, and decoding is stopped at the same
+deadline.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import select
 import signal
@@ -21,6 +21,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from normkata.grading import codec
 
 _HEADER = struct.Struct("!Q")
 #: The largest message read: the largest reply a suite asks for is about 42 kB (prenorm), and a
@@ -45,18 +47,12 @@ class _Expired(BaseException):
 
 
 def encode(obj: Any) -> bytes:
-    import torch
-
-    buffer = io.BytesIO()
-    torch.save(obj, buffer)
-    payload = buffer.getvalue()
+    payload = codec.encode(obj)
     return _HEADER.pack(len(payload)) + payload
 
 
 def decode(payload: bytes) -> Any:
-    import torch
-
-    return torch.load(io.BytesIO(payload), weights_only=True)
+    return codec.decode(payload)
 
 
 def send(fd: int, obj: Any, timeout: float | None = None, alive: Callable[[], bool] | None = None) -> None:

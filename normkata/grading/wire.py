@@ -1,7 +1,7 @@
 """Dataclasses to and from the plain containers that cross every pipe of the grader.
 
-Runner↔worker: torch.save()d dicts, lists, numbers, strings and tensors only (the runner loads
-them with weights_only=True). Client↔runner: JSON lines (a `RunnerRequest`, a `RunnerReply`).
+Runner↔worker: dicts, lists, tuples, numbers, strings and tensors only (codec.py's bytes, which
+run nothing when read). Client↔runner: JSON lines (a `RunnerRequest`, a `RunnerReply`).
 `to_wire` flattens a dataclass into those (an enum into its value); `from_wire` builds the
 dataclass back and checks every field's type, so a malformed reply from a hostile worker is an
 error, never a half-built object. torch is imported only for dataclasses that name it: the CLI

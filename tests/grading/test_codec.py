@@ -1,0 +1,113 @@
+"""The runner↔worker codec: what a grade sends arrives as it was sent, and bytes a hostile worker
+crafts are refused with CodecError (which the runner reports as an unreadable reply), never
+turned into a tensor that reads outside its bytes."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from normkata.grading.codec import MAX_TREE_BYTES, CodecError, decode, encode
+
+
+def _payload(tree: object, storages: list[bytes]) -> bytes:
+    """A message as a hostile worker could write it by hand."""
+    text = json.dumps(tree).encode()
+    sizes = json.dumps([len(s) for s in storages]).encode()
+    return struct.pack("!I", len(text)) + text + struct.pack("!I", len(sizes)) + sizes + b"".join(storages)
+
+
+def _tensor(**fields: object) -> dict[str, object]:
+    return {"\x00": "tensor", "dtype": "float32", "shape": [2], "stride": [1], "offset": 0, "storage": 0, **fields}
+
+
+def test_plain_values_tuples_and_text_arrive_as_sent() -> None:
+    message = {"op": "run", "args": [8, (2, 3), ((1,), [])], "kwargs": {"eps": 1e-5, "flag": True, "none": None},
+               "text": "中文 \ud800 \x1b[31m", "big": 2**70, "inf": float("inf")}  # fmt: skip
+    assert decode(encode(message)) == message
+    assert decode(encode({"nan": float("nan")}))["nan"] != decode(encode({"nan": float("nan")}))["nan"]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.bool])
+def test_tensors_keep_dtype_values_and_shape(dtype: torch.dtype) -> None:
+    x = (torch.randn(3, 4, 5) * 10).to(dtype)
+    got = decode(encode({"x": x}))["x"]
+    assert got.dtype == dtype and got.shape == x.shape and torch.equal(got, x)
+
+
+def test_a_strided_view_keeps_its_gaps_and_views_share_their_storage() -> None:
+    base = torch.full((4, 10), float("nan"))
+    base[:, ::2] = torch.arange(20.0).reshape(4, 5)
+    strided, tail = base[:, ::2], base[1:, ::2]
+    got = decode(encode([strided, tail, torch.zeros(0, 3)]))
+    assert got[0].stride() == (10, 2) and torch.equal(got[0], strided)
+    assert torch.isnan(torch.empty(0).set_(got[0].untyped_storage())[1]), "the gap between columns did not cross"
+    assert got[1].storage_offset() == 10 and got[0].untyped_storage().data_ptr() == got[1].untyped_storage().data_ptr()
+    assert got[2].shape == (0, 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=0, max_size=4), st.integers(0, 3), st.sampled_from(["float32", "int64"]))
+def test_any_slice_of_any_shape_round_trips(shape: list[int], start: int, dtype: str) -> None:
+    x = torch.arange(int(torch.tensor(shape).prod().item()) if shape else 1).reshape(shape).to(getattr(torch, dtype))
+    view = x[start:] if x.dim() else x
+    got = decode(encode(view))
+    assert torch.equal(got, view) and got.stride() == view.stride()
+
+
+def test_a_dict_with_the_reserved_key_is_not_sent() -> None:
+    with pytest.raises(CodecError):
+        encode({"\x00": "tensor"})
+
+
+@pytest.mark.parametrize(
+    ("payload", "why"),
+    [
+        (b"", "truncated"),
+        (b"\x00\x00\x00\x05[1,2", "larger than allowed or than the message"),
+        (struct.pack("!I", MAX_TREE_BYTES + 1) + b"[" * 10, "larger than allowed"),
+        (_payload([1], [b"abcd"]) + b"efgh", "do not fill"),
+        (_payload(_tensor(shape=[1000]), [b"\x00" * 8]), "outside its storage"),
+        (_payload(_tensor(offset=1), [b"\x00" * 8]), "outside its storage"),
+        (_payload(_tensor(storage=1), [b"\x00" * 8]), "outside its storage"),
+        (_payload(_tensor(stride=[-1]), [b"\x00" * 8]), "unreadable shape"),
+        (_payload(_tensor(shape=[True]), [b"\x00" * 8]), "unreadable shape"),
+        (_payload(_tensor(shape=[2, 2]), [b"\x00" * 16]), "unreadable shape"),
+        (_payload(_tensor(dtype="complex64"), [b"\x00" * 8]), "unknown dtype"),
+        (_payload({"\x00": "module", "path": "os.system"}, []), "unknown tag"),
+        (_payload([1], []).replace(b"[1]", b"[1,"), "unreadable tree"),
+    ],
+    ids=["empty", "short tree", "huge tree", "extra bytes", "reads past its storage", "offset past the end",
+         "no such storage", "negative stride", "bool shape", "rank mismatch", "dtype not allowed", "unknown tag",
+         "not JSON"],  # fmt: skip
+)
+def test_crafted_bytes_are_refused(payload: bytes, why: str) -> None:
+    with pytest.raises(CodecError, match=why):
+        decode(payload)
+
+
+def test_deep_nesting_is_refused_not_a_crash() -> None:
+    text = b"[" * 50_000 + b"]" * 50_000
+    sizes = b"[]"
+    with pytest.raises(CodecError):
+        decode(struct.pack("!I", len(text)) + text + struct.pack("!I", len(sizes)) + sizes)
+
+
+def test_the_largest_tree_a_worker_may_send_decodes_in_bounded_time() -> None:
+    """The tree is capped at MAX_TREE_BYTES, read by C's JSON parser: the slowest tree a hostile
+    worker can write (the most items per byte) is read in a fraction of a second."""
+    import time
+
+    items = MAX_TREE_BYTES // 6
+    text = ("[" + ",".join(["[[]]"] * items) + "]").encode()[:MAX_TREE_BYTES - 1] + b"]"
+    started = time.monotonic()
+    with pytest.raises(CodecError):
+        decode(struct.pack("!I", len(text)) + text + struct.pack("!I", 2) + b"[]")
+    legal = ("[" + ",".join(["[[]]"] * (MAX_TREE_BYTES // 6)) + "]").encode()
+    decode(struct.pack("!I", len(legal)) + legal + struct.pack("!I", 2) + b"[]")
+    assert time.monotonic() - started < 2.0
