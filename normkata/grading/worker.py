@@ -413,6 +413,10 @@ def serve(request_fd: int, reply_fd: int) -> None:
     configure_threads()
     _warm_up()
     prime(Request, Hello, LoadReply, RunReply)
+    if os.environ.get("NORMKATA_SANDBOX") != "off":
+        from normkata.grading import sandbox
+
+        sandbox.prepare()
     try:
         first = from_wire(Request, receive(request_fd))
     except ChannelClosed:  # a spare worker whose runner ended: nothing was asked of it

@@ -53,6 +53,7 @@ from normkata.grading.sandbox.policy import (
     CORE,
     Policy,
     SandboxLevel,
+    carve,
     default_denied,
     default_devices,
     default_listable,
@@ -73,6 +74,7 @@ __all__ = [
     "Policy",
     "SandboxLevel",
     "confine",
+    "prepare",
     "default_denied",
     "default_devices",
     "default_listable",
@@ -130,6 +132,13 @@ def confine(policy: Policy) -> SandboxLevel:
     except Exception as exc:  # a bug here must weaken the report, not crash the worker silently
         missing.append(f"confinement stopped early ({type(exc).__name__}: {exc})")
     return SandboxLevel(tuple(active), tuple(missing))
+
+
+def prepare() -> None:
+    """Do ahead what `confine` needs whatever the policy (find the default folders, resolve them,
+    load libseccomp), so confining a worker that was started before its grade is quick."""
+    carve(default_readable(), default_denied())
+    import_pyseccomp()
 
 
 # -- what this machine offers (normkata doctor) ---------------------------------------------------

@@ -186,6 +186,13 @@ def _inside(path: Path, folder: Path) -> bool:
     return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
+@functools.lru_cache(maxsize=4096)
+def _resolved(path: Path) -> Path:
+    """`path.resolve()`, once per path in a process: a worker carves the same system folders for
+    every grade's policy, and resolving them all is most of what confining costs."""
+    return path.resolve()
+
+
 def carve(readable: Iterable[Path], denied: Iterable[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """`readable` with every path in `denied` cut out of it, and the folders that were split.
 
@@ -194,11 +201,11 @@ def carve(readable: Iterable[Path], denied: Iterable[Path]) -> tuple[tuple[Path,
     The split folders stay listable (`Policy.listable`): names are not secrets, and Python's
     import system lists site-packages before it finds anything in it.
     """
-    denied = [d.resolve() for d in denied]
+    denied = [_resolved(d) for d in denied]
     result: list[Path] = []
     split: list[Path] = []
     for path in readable:
-        path = path.resolve()
+        path = _resolved(path)
         if any(_inside(path, d) for d in denied):
             continue
         if any(_inside(d, path) for d in denied) and path.is_dir():
