@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,10 +88,22 @@ def load_katas(root: Path | None = None) -> tuple[list[Kata], list[ContentIssue]
     katas, issues = [], []
     for meta in sorted(root.glob("*/kata.yaml")):
         try:
-            katas.append(_load_one(meta))
+            katas.append(_load_cached(meta, _version(meta), _version(meta.parent), _version(solutions_dir())))
         except _KataIssue as issue:
             issues.append(issue.issue)
     return sorted(katas, key=lambda k: k.order), issues
+
+
+def _version(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
+
+
+@functools.lru_cache(maxsize=256)
+def _load_cached(meta: Path, version: tuple[int, int], folder: tuple[int, int], solutions: tuple[int, int]) -> Kata:
+    """`_load_one`, once per version of the file, of its folder (a file added or removed) and of
+    the solutions folder: a warm grader looks its kata up on every grade."""
+    return _load_one(meta)
 
 
 class _KataIssue(Exception):
