@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from normkata.content.bank import load_bank
-from normkata.i18n import _STRINGS
+from normkata.i18n import strings
 from tests.conftest import invoke
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
@@ -23,7 +23,7 @@ BANK = load_bank()
 
 
 def _texts(lang: str) -> list[str]:
-    texts = [pair[0 if lang == "en" else 1] for pair in _STRINGS.values()]
+    texts = [text.in_(lang) for text in strings().values()]
     for q in BANK.questions:
         texts += [q.prompt.get(lang), q.explanation.get(lang), *(c.get(lang) for c in q.choices)]
     for c in BANK.cards:
@@ -92,9 +92,9 @@ def test_content_commands_in_chinese(runner) -> None:
     assert english_in("\n".join(texts)) == set()
 
 
-@pytest.mark.parametrize("key", sorted(_STRINGS))
+@pytest.mark.parametrize("key", sorted(strings()))
 def test_every_interface_string_has_chinese(key: str) -> None:
-    _en, zh = _STRINGS[key]
+    zh = strings()[key].zh
     assert zh and english_in(re.sub(r"\{[^}]*\}", " ", zh)) == set()
 
 
