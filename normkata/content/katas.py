@@ -183,8 +183,8 @@ def read_kata(kata_id: str, root: Path | None = None) -> Kata:
         raise InputError(str(issue.issue)) from None
 
 
-def get_kata(name: str) -> Kata:
-    """The kata `name` (any case), or an InputError that suggests close names."""
+def get_kata(name: str, lang: str = "en") -> Kata:
+    """The kata `name` (any case), or an InputError in `lang` that suggests close names."""
     from normkata.ui import names
 
     katas, issues = load_katas()
@@ -197,9 +197,8 @@ def get_kata(name: str) -> Kata:
     if own:
         raise InputError(str(own[0]))
     from normkata.i18n import t
-    from normkata.ui.options import safe_lang
 
-    lang, ids = safe_lang(), [k.id for k in katas]
+    ids = [k.id for k in katas]
     hint = names.did_you_mean(name, ids, lang)
     raise InputError(t("kata.unknown", lang, name=name, hint=hint, known=", ".join(ids)))
 
