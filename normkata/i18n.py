@@ -33,7 +33,7 @@ class Text:
         """The string in `lang` (Chinese for "zh", English otherwise), unformatted."""
         return self.zh if lang == "zh" else self.en
 
-    def format(self, lang: str, **fields: object) -> str:
+    def format(self, lang: str, /, **fields: object) -> str:
         """The string in `lang`, its `{fields}` filled in (formatted only when fields are given)."""
         text = self.in_(lang)
         return text.format(**fields) if fields else text
@@ -127,7 +127,7 @@ def has(key: str) -> bool:
     return key in strings()
 
 
-def t(key: str, lang: str, **fields: object) -> str:
+def t(key: str, lang: str, /, **fields: object) -> str:
     """The interface string `key` in `lang`, formatted with `fields`."""
     text = strings()[key].format(lang, **fields)
     return with_lang_flags(text) if lang == "zh" and "`normkata " in text else text
