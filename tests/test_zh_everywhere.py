@@ -140,3 +140,54 @@ def test_every_content_check_message_is_a_catalog_key() -> None:
     }
     assert len(used) > 60
     assert sorted(used - set(strings())) == []
+
+
+# -- every catalog and every kata suite's words, in both languages ----------------------------------
+
+
+def _fields(text: str) -> set[str]:
+    import string
+
+    return {name for _literal, name, _spec, _conv in string.Formatter().parse(text) if name is not None}
+
+
+@pytest.mark.parametrize("key", sorted(strings()))
+def test_every_catalog_entry_is_whole_in_both_languages(key: str) -> None:
+    """Each wing's catalog: English and Chinese both there, the same {fields}, Chinese punctuation full-width."""
+    from normkata.content.typography import zh_problems
+
+    text = strings()[key]
+    assert text.en.strip() and text.zh.strip()
+    assert _fields(text.en) == _fields(text.zh)
+    assert [snippet for snippet, _why in zh_problems(text.zh)] == []
+
+
+def _suite_words() -> list[tuple[str, str, str]]:
+    """(where, English, Chinese) of every kata suite's case names and misconceptions, and the glossary's."""
+    from normkata.content.katas import load_katas
+    from normkata.content.suite_names import GLOSSARY_ZH, GRADER_CASES, _misconceptions, _stamp, suite_names
+
+    words = [(f"glossary {case}", case, zh) for case, zh in GLOSSARY_ZH.items()]
+    words += [(f"grader case {case}", en, zh) for case, (en, zh) in GRADER_CASES.items()]
+    katas = load_katas()[0]
+    assert katas
+    for kata in katas:
+        names = suite_names(kata.id)
+        assert names.zh_titles, kata.id
+        words += [(f"{kata.id} case {case}", case, zh) for case, zh in names.zh_titles.items()]
+        meta = kata.folder / "kata.yaml"
+        shared = names.suite.parents[2] / "normkata" / "grading" / "checks"
+        for mid, (en, zh) in _misconceptions(names.suite, _stamp(meta), _stamp(shared)).items():
+            words.append((f"{kata.id} misconception {mid}", en, zh))
+        for m in kata.misconceptions:
+            words.append((f"{kata.id} hint {m.id}", m.hint.en, m.hint.zh))
+    return words
+
+
+def test_every_kata_suite_names_its_cases_and_misconceptions_in_both_languages() -> None:
+    from normkata.content.typography import zh_problems
+
+    words = _suite_words()
+    assert len(words) > 100
+    assert [where for where, en, zh in words if not en.strip() or not zh.strip()] == []
+    assert [(where, snippet) for where, _en, zh in words for snippet, _why in zh_problems(zh)] == []
