@@ -13,9 +13,11 @@ The package stands in layers; each imports only what stands below it (pyproject.
     record/            the progress store, its migrations, kata attempts, export/import
     content/           question banks, cards, the kata catalog and its suites' names
     ui/                the terminal, shared command-line options, names the learner types
-    i18n, paths        the two languages' strings; where files live
-    errors, threads, _loop_strings
-                       the basics every layer may use
+    i18n, paths        one voice in two languages (Text, t, the catalogs' lookup); where files live
+    errors, threads    the basics every layer may use
+
+Each wing declares its interface strings in its own catalog.py; i18n gathers them (the one
+import that runs up, named in the contract).
 """
 
 __version__ = "0.1.0"

@@ -338,11 +338,9 @@ def _catalogs() -> dict[str, str]:
     from normkata.cli import COMMANDS
     from normkata.content.katas import load_katas
     from normkata.grading.contract import _CATEGORY_ZH
-    from normkata.grading.report import _TEXT
-    from normkata.i18n import _STRINGS
+    from normkata.i18n import strings
 
-    texts = {f"i18n {key}": zh for key, (_en, zh) in _STRINGS.items()}
-    texts.update({f"report {key}": zh for key, (_en, zh) in _TEXT.items()})
+    texts = {f"i18n {key}": text.zh for key, text in strings().items()}  # the report's too (report.*)
     texts.update({f"doctor {key}": zh for key, (_en, zh) in PROTECTION_MEANS.items()})
     texts.update({f"cli {key}": zh for key, (_en, zh) in COMMANDS.items()})
     texts.update({f"category {key}": zh for key, zh in _CATEGORY_ZH.items()})

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from normkata.content.bank import load_bank
-from normkata.i18n import _STRINGS
+from normkata.i18n import strings
 from tests.conftest import invoke
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
@@ -23,7 +23,7 @@ BANK = load_bank()
 
 
 def _texts(lang: str) -> list[str]:
-    texts = [pair[0 if lang == "en" else 1] for pair in _STRINGS.values()]
+    texts = [text.in_(lang) for text in strings().values()]
     for q in BANK.questions:
         texts += [q.prompt.get(lang), q.explanation.get(lang), *(c.get(lang) for c in q.choices)]
     for c in BANK.cards:
@@ -92,9 +92,9 @@ def test_content_commands_in_chinese(runner) -> None:
     assert english_in("\n".join(texts)) == set()
 
 
-@pytest.mark.parametrize("key", sorted(_STRINGS))
+@pytest.mark.parametrize("key", sorted(strings()))
 def test_every_interface_string_has_chinese(key: str) -> None:
-    _en, zh = _STRINGS[key]
+    zh = strings()[key].zh
     assert zh and english_in(re.sub(r"\{[^}]*\}", " ", zh)) == set()
 
 
@@ -126,22 +126,68 @@ def test_content_check_problems_in_chinese(runner, monkeypatch) -> None:
     assert "发现 6 处错误。" in result.stderr
 
 
-def test_every_schema_message_has_a_chinese_form() -> None:
+def test_every_content_check_message_is_a_catalog_key() -> None:
+    """The checks emit keys (`check.*`) and fields, worded by t() when shown: each key they use is declared."""
     import ast
-    from pathlib import Path
 
-    from normkata.content.messages import message_in
+    root = Path(__file__).resolve().parents[1] / "normkata"
+    files = [root / "content" / name for name in ("schema.py", "bank.py", "katas.py", "yamlnodes.py", "typography.py")]
+    used = {
+        node.value
+        for file in [*files, root / "workbench" / "lessons.py"]
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("check.")
+    }
+    assert len(used) > 60
+    assert sorted(used - set(strings())) == []
 
-    # Each literal or f-string message passed to check.fail(...) in the schema, with sample values.
-    source = Path(__file__).resolve().parents[1] / "normkata" / "content" / "schema.py"
-    messages = []
-    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "fail" and len(node.args) == 3:
-            message = node.args[2]
-            if isinstance(message, ast.Constant):
-                messages.append(message.value)
-            elif isinstance(message, ast.JoinedStr):
-                messages.append("".join(p.value if isinstance(p, ast.Constant) else "2" for p in message.values))
-    assert len(messages) > 25
-    untranslated = [m for m in messages if message_in(m, "zh") == m]
-    assert untranslated == []
+
+# -- every catalog and every kata suite's words, in both languages ----------------------------------
+
+
+def _fields(text: str) -> set[str]:
+    import string
+
+    return {name for _literal, name, _spec, _conv in string.Formatter().parse(text) if name is not None}
+
+
+@pytest.mark.parametrize("key", sorted(strings()))
+def test_every_catalog_entry_is_whole_in_both_languages(key: str) -> None:
+    """Each wing's catalog: English and Chinese both there, the same {fields}, Chinese punctuation full-width."""
+    from normkata.content.typography import zh_problems
+
+    text = strings()[key]
+    assert text.en.strip() and text.zh.strip()
+    assert _fields(text.en) == _fields(text.zh)
+    assert [snippet for snippet, _why in zh_problems(text.zh)] == []
+
+
+def _suite_words() -> list[tuple[str, str, str]]:
+    """(where, English, Chinese) of every kata suite's case names and misconceptions, and the glossary's."""
+    from normkata.content.katas import load_katas
+    from normkata.content.suite_names import GLOSSARY_ZH, GRADER_CASES, _misconceptions, _stamp, suite_names
+
+    words = [(f"glossary {case}", case, zh) for case, zh in GLOSSARY_ZH.items()]
+    words += [(f"grader case {case}", en, zh) for case, (en, zh) in GRADER_CASES.items()]
+    katas = load_katas()[0]
+    assert katas
+    for kata in katas:
+        names = suite_names(kata.id)
+        assert names.zh_titles, kata.id
+        words += [(f"{kata.id} case {case}", case, zh) for case, zh in names.zh_titles.items()]
+        meta = kata.folder / "kata.yaml"
+        shared = names.suite.parents[2] / "normkata" / "grading" / "checks"
+        for mid, (en, zh) in _misconceptions(names.suite, _stamp(meta), _stamp(shared)).items():
+            words.append((f"{kata.id} misconception {mid}", en, zh))
+        for m in kata.misconceptions:
+            words.append((f"{kata.id} hint {m.id}", m.hint.en, m.hint.zh))
+    return words
+
+
+def test_every_kata_suite_names_its_cases_and_misconceptions_in_both_languages() -> None:
+    from normkata.content.typography import zh_problems
+
+    words = _suite_words()
+    assert len(words) > 100
+    assert [where for where, en, zh in words if not en.strip() or not zh.strip()] == []
+    assert [(where, snippet) for where, _en, zh in words for snippet, _why in zh_problems(zh)] == []

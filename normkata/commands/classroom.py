@@ -59,7 +59,7 @@ def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, 
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
-    kata = get_kata(kata_name)
+    kata = get_kata(kata_name, lang)
     out = out or Path(f"grades-{kata.id}")
     submissions = find_submissions(folder, kata.file, pattern, skip=out)
     if not submissions:
@@ -137,5 +137,5 @@ def gradescope_bundle(kata_name: str, out: Path, wheel: Path | None, lang: str |
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
-    path = build_bundle(get_kata(kata_name), out, wheel=wheel, lang=lang)
+    path = build_bundle(get_kata(kata_name, lang), out, wheel=wheel, lang=lang)
     make_console().print(t("classroom.bundle.written", lang, path=path))

@@ -94,13 +94,10 @@ def _deep(katas: list[Kata], lang: str) -> None:
 
 def _issue_text(issue: object, lang: str) -> str:
     """FILE:LINE: FIELD: MESSAGE, the message in the learner's language."""
-    from dataclasses import replace
-
-    from normkata.content.messages import message_in
     from normkata.content.model import ContentIssue
 
     if isinstance(issue, ContentIssue):
-        return str(replace(issue, message=message_in(issue.message, lang)))
+        return issue.text(lang)
     return str(issue)
 
 

@@ -47,7 +47,7 @@ def history(name: str | None, show_diff: bool, lang: str | None) -> None:
             name = log.last_kata()
             if name is None:
                 raise InputError(t("history.diff.needs_kata", lang))
-        kata = get_kata(name).id if name else None
+        kata = get_kata(name, lang).id if name else None
         attempts = log.attempts(kata)
     finally:
         store.close()

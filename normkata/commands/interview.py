@@ -211,7 +211,7 @@ def _passed_kata(practice: Practice, name: str) -> Kata:
     from normkata.i18n import t
     from normkata.record.attempts import KataLog
 
-    kata = get_kata(name)
+    kata = get_kata(name, practice.lang)
     if KataLog(practice.store).status(kata.id).status != "passed":
         raise InputError(t("loop.kata_not_passed", practice.lang, kata=kata.id))
     return kata

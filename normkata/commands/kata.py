@@ -74,7 +74,7 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
             )  # fmt: skip
         console.print(table)
         return
-    chosen = get_kata(name)
+    chosen = get_kata(name, lang)
     console.print(Markdown(chosen.instructions(lang)))
     started = bench.start(chosen, force)
     if started.written:

@@ -49,11 +49,12 @@ def _options(device: str, seed: int, out: Path | None, use_mine: bool) -> LabOpt
     from normkata.labs.common import LabOptions, resolve_device
     from normkata.paths import workspace_dir
     from normkata.threads import configure_threads
+    from normkata.ui.options import safe_lang
 
     configure_threads("lab")  # small models: torch's spinning threads cost more than they give
     state = click.get_current_context().find_object(AppState)
     workspace = workspace_dir(state.workspace if state else None)
-    return LabOptions(resolve_device(device), seed, out, use_mine, workspace)
+    return LabOptions(resolve_device(device), seed, out, use_mine, workspace, safe_lang())
 
 
 def _finish(
@@ -71,9 +72,8 @@ def _finish(
     from normkata.i18n import t
     from normkata.labs import plots as draw
     from normkata.labs.common import write_outputs
-    from normkata.ui.options import safe_lang
 
-    lang = safe_lang()
+    lang = options.lang
     written = []
     for plot in plots:
         console.print(draw.terminal(plot, lang, width=min(console.width, 100)))
@@ -138,7 +138,7 @@ def vanishing(layers: int, width: int, gain: float, device: str, seed: int, out:
 
     options, console = _options(device, seed, out, use_mine), make_console()
     result = lab_module.run(options, layers=layers, width=width, gain=gain)
-    lab_module.render(console, result)
+    lab_module.render(console, result, options.lang)
     plots = [
         Plot("vanishing_std", lab_module.series(result, "std"), "activation std per layer", "layer", "std"),
         Plot("vanishing_grad", lab_module.series(result, "grad"), "weight-gradient norm per layer", "layer", "|grad|"),
@@ -198,7 +198,7 @@ def compare(
     options, console = _options(device, seed, out, use_mine), make_console()
     with _progress(console) as progress:
         result = lab_module.run(options, quick=quick, data_path=data, steps=steps, lrs=lrs or None, progress=progress)
-    lab_module.render(console, result)
+    lab_module.render(console, result, options.lang)
     top = max(result["settings"]["lrs"])
     curves = lab_module.curves(result, top)
     plots = [Plot(f"compare_loss_lr{top:g}", curves, f"training loss at lr {top:g}", "step", "loss")]
@@ -252,7 +252,7 @@ def normfree(
     options, console = _options(device, seed, out, use_mine), make_console()
     with _progress(console) as progress:
         result = lab_module.run(options, quick=quick, data_path=data, steps=steps, lrs=lrs or None, progress=progress)
-    lab_module.render(console, result)
+    lab_module.render(console, result, options.lang)
     top = max(result["settings"]["lrs"])
     curves = lab_module.curves(result, top)
     plot = Plot(f"normfree_loss_lr{top:g}", curves, f"training loss at lr {top:g}", "step", "loss")
@@ -300,7 +300,7 @@ def depth(
         result = lab_module.run(
             options, quick=quick, data_path=data, lr=lr, depths=depths or None, steps=steps, progress=progress
         )
-    lab_module.render(console, result)
+    lab_module.render(console, result, options.lang)
     table = [{k: r[k] for k in ("depth", "placement", "converged", "first_nan", "final_loss")} for r in result["runs"]]
     plot = Plot("depth_loss", lab_module.curves(result), "training loss by depth", "step", "loss")
     _finish(console, options, "depth", result, table, [plot])
@@ -320,7 +320,7 @@ def precision(device: str, seed: int, out: Path | None, use_mine: bool) -> None:
 
     options, console = _options(device, seed, out, use_mine), make_console()
     result = lab_module.run(options)
-    lab_module.render(console, result)
+    lab_module.render(console, result, options.lang)
     _finish(console, options, "precision", result, result["rows"], [])
 
 
@@ -373,13 +373,12 @@ def bench(
     """
     from normkata.i18n import t
     from normkata.labs import bench as lab_module
-    from normkata.ui.options import safe_lang
     from normkata.ui.terminal import make_console
 
     options, console = _options(device, seed, out, use_mine), make_console()
-    with console.status(t("lab.bench.timing", safe_lang())):
+    with console.status(t("lab.bench.timing", options.lang)):
         result = lab_module.run(
-            options, shape=shape, dtype=dtype, min_run_time=min_time, max_run_time=max_time, lang=safe_lang()
+            options, shape=shape, dtype=dtype, min_run_time=min_time, max_run_time=max_time, lang=options.lang
         )
-    lab_module.render(console, result)
+    lab_module.render(console, result, options.lang)
     _finish(console, options, "bench", result, result["rows"], [])

@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterable
 from pathlib import Path
 
-from normkata.content.model import Bank, Card, ContentIssue, Question, Text
+from normkata.content.model import Bank, Card, ContentIssue, Message, Question, Text
 from normkata.errors import InputError
 
 
@@ -32,10 +32,10 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
             text = decode(file.read_bytes())  # not UTF-8, binary: an error with its line
             data = load_yaml(text)
         except YamlSyntaxError as exc:
-            issues.append(ContentIssue(shown, exc.line, "", exc.message))
+            issues.append(ContentIssue(shown, exc.line, "", exc.said))
             continue
         except (OSError, UnicodeDecodeError) as exc:
-            issues.append(ContentIssue(shown, 1, "", f"cannot read: {exc}"))
+            issues.append(ContentIssue(shown, 1, "", Message.of("check.unreadable", why=exc)))
             continue
         topic, questions, cards, file_issues = validate_file(data, shown, text.splitlines())
         issues.extend(file_issues)
@@ -49,7 +49,7 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
                     shown,
                     data.key_lines.get("topic", 1),
                     "topic",
-                    f"topic {topic.id!r} is already defined in {other}",
+                    Message.of("check.topic_twice", topic=repr(topic.id), other=other),
                 )
             )
             continue
@@ -62,7 +62,7 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
                         shown,
                         item.line,
                         "id",
-                        f"duplicate id {item.id!r} (first used in {seen_ids[item.id]})",
+                        Message.of("check.duplicate_id", id=repr(item.id), first=seen_ids[item.id]),
                     )
                 )
                 continue

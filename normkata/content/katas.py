@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from normkata.content.model import ContentIssue, Text, TextList
+from normkata.content.model import ContentIssue, Message, Text, TextList
 from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, load_yaml
 from normkata.errors import InputError
 from normkata.paths import katas_dir, solutions_dir
@@ -107,48 +107,49 @@ def _load_cached(meta: Path, version: tuple[int, int], folder: tuple[int, int], 
 
 
 class _KataIssue(Exception):
-    def __init__(self, file: Path, line: int, field: str, message: str) -> None:
-        self.issue = ContentIssue(str(file), line, field, message)
+    def __init__(self, file: Path, line: int, field: str, said: Message) -> None:
+        self.issue = ContentIssue(str(file), line, field, said)
 
 
 def _load_one(meta: Path) -> Kata:
     try:
         data = load_yaml(meta.read_text(encoding="utf-8"))
     except YamlSyntaxError as exc:
-        raise _KataIssue(meta, exc.line, "", exc.message) from None
+        raise _KataIssue(meta, exc.line, "", exc.said) from None
     if not isinstance(data, LineDict):
-        raise _KataIssue(meta, 1, "", "expected a mapping")
+        raise _KataIssue(meta, 1, "", Message("check.mapping"))
 
-    def fail(key: str, message: str) -> _KataIssue:
-        return _KataIssue(meta, data.key_lines.get(key, data.line), key, message)
+    def fail(key: str, message: str, **fields: Any) -> _KataIssue:
+        """The problem `message` (a `check.*` key of content/catalog.py) at `key`."""
+        return _KataIssue(meta, data.key_lines.get(key, data.line), key, Message(message, fields))
 
     for key in data:
         if key not in _KEYS | _OPTIONAL:
-            raise fail(key, "unknown key")
+            raise fail(key, "check.unknown_key.bare")
     for key in _KEYS:
         if key not in data:
-            raise fail(key, "missing required key")
+            raise fail(key, "check.missing_key")
     if data["format_version"] != KATA_FORMAT_VERSION:
-        raise fail("format_version", f"expected {KATA_FORMAT_VERSION}")
+        raise fail("format_version", "check.version.bare", want=KATA_FORMAT_VERSION)
     if data["id"] != meta.parent.name:
-        raise fail("id", f"must match the folder name {meta.parent.name!r}")
+        raise fail("id", "check.kata.folder", name=repr(meta.parent.name))
     for name in _FILES:
         if not (meta.parent / name).is_file():
-            raise _KataIssue(meta.parent / name, 1, "", "missing file")
+            raise _KataIssue(meta.parent / name, 1, "", Message("check.kata.missing_file"))
     if not (solutions_dir() / f"{data['id']}.py").is_file():
-        raise fail("id", f"no reference solution solutions/{data['id']}.py")
+        raise fail("id", "check.kata.no_solution", path=f"solutions/{data['id']}.py")
     title = _text(data, "title", fail)
     hints = data["hints"]
     if not isinstance(hints, LineDict) or set(hints) != {"en", "zh"}:
-        raise fail("hints", "expected en and zh lists")
+        raise fail("hints", "check.kata.hint_lists")
     if not all(isinstance(hints[lang], LineList) and len(hints[lang]) == 3 for lang in ("en", "zh")):
-        raise fail("hints", "expected exactly three hint levels in each language")
+        raise fail("hints", "check.kata.hint_levels")
     for key in ("topics", "classes", "forbidden", *(["requires"] if "requires" in data else [])):
         if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):
-            raise fail(key, "expected a list of texts")
+            raise fail(key, "check.text_list")
     for name in data.get("requires", ()):
         if name not in EXTRAS:
-            raise fail("requires", f"unknown extra {name!r} (known: {', '.join(EXTRAS)})")
+            raise fail("requires", "check.kata.unknown_extra", name=repr(name), known=", ".join(EXTRAS))
     misconceptions = _misconceptions(data, fail)
     return Kata(
         id=data["id"],
@@ -170,13 +171,13 @@ def _load_one(meta: Path) -> Kata:
 def _misconceptions(data: LineDict, fail: Any) -> tuple[KataMisconception, ...]:
     entries = data.get("misconceptions", [])
     if not isinstance(entries, list):
-        raise fail("misconceptions", "expected a list of {id, title, hint}")
+        raise fail("misconceptions", "check.kata.misconception_list")
     found: list[KataMisconception] = []
     for entry in entries:
         if not isinstance(entry, LineDict) or set(entry) != {"id", "title", "hint"} or not isinstance(entry["id"], str):
-            raise fail("misconceptions", "each misconception has exactly an id, a title and a hint")
+            raise fail("misconceptions", "check.kata.misconception_keys")
         if entry["id"] in {m.id for m in found}:
-            raise fail("misconceptions", f"misconception {entry['id']!r} is listed twice")
+            raise fail("misconceptions", "check.kata.misconception_twice", id=repr(entry["id"]))
         found.append(KataMisconception(entry["id"], _text(entry, "title", fail), _text(entry, "hint", fail)))
     return tuple(found)
 
@@ -184,7 +185,7 @@ def _misconceptions(data: LineDict, fail: Any) -> tuple[KataMisconception, ...]:
 def _text(data: LineDict, key: str, fail: Any) -> Text:
     value = data[key]
     if not isinstance(value, LineDict) or set(value) != {"en", "zh"}:
-        raise fail(key, "expected en and zh texts")
+        raise fail(key, "check.kata.texts")
     return Text(str(value["en"]), str(value["zh"]))
 
 
@@ -196,8 +197,8 @@ def read_kata(kata_id: str, root: Path | None = None) -> Kata:
         raise InputError(str(issue.issue)) from None
 
 
-def get_kata(name: str) -> Kata:
-    """The kata `name` (any case), or an InputError that suggests close names."""
+def get_kata(name: str, lang: str = "en") -> Kata:
+    """The kata `name` (any case), or an InputError in `lang` that suggests close names."""
     from normkata.ui import names
 
     katas, issues = load_katas()
@@ -210,9 +211,7 @@ def get_kata(name: str) -> Kata:
     if own:
         raise InputError(str(own[0]))
     from normkata.i18n import t
-    from normkata.ui.options import safe_lang
 
-    lang, ids = safe_lang(), [k.id for k in katas]
+    ids = [k.id for k in katas]
     hint = names.did_you_mean(name, ids, lang)
     raise InputError(t("kata.unknown", lang, name=name, hint=hint, known=", ".join(ids)))
-

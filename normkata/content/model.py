@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 QUESTION_TYPES = ("single", "multiple", "true_false", "numeric", "order")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -93,21 +95,51 @@ class Topic:
 
 
 @dataclass(frozen=True)
+class Message:
+    """What a content check says, worded when shown: a key of content/catalog.py (`check.*`)
+    and its fields (names, values and paths, shown as they are)."""
+
+    key: str
+    fields: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    @classmethod
+    def of(cls, key: str, /, **fields: Any) -> Message:
+        return cls(key, fields)
+
+    def in_(self, lang: str) -> str:
+        from normkata.i18n import t
+
+        return t(self.key, lang, **self.fields)
+
+    def __str__(self) -> str:
+        return self.in_("en")
+
+
+@dataclass(frozen=True)
 class ContentIssue:
-    """One problem in a content file, printed as `file:line: field: message`."""
+    """One problem in a content file, shown as `file:line: field: message` (`text(lang)`;
+    `str()` is the English)."""
 
     file: str
     line: int
     field: str
-    message: str
+    said: Message
 
     #: A typography problem (stray space, half-width punctuation): fixed at load, so the bank
     #: still loads, but `normkata content check` reports it.
     style: bool = False
 
+    @property
+    def message(self) -> str:
+        """The message in English."""
+        return self.said.in_("en")
+
+    def text(self, lang: str) -> str:
+        where, message = f"{self.file}:{self.line}", self.said.in_(lang)
+        return f"{where}: {self.field}: {message}" if self.field else f"{where}: {message}"
+
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}"
-        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        return self.text("en")
 
 
 def letter(index: int) -> str:

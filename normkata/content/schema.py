@@ -16,6 +16,7 @@ from normkata.content.model import (
     SOURCES,
     Card,
     ContentIssue,
+    Message,
     Question,
     Text,
     TextList,
@@ -68,13 +69,15 @@ class _Checker:
 
     def zh(self, text: str, line: int, field: str) -> str:
         """A Chinese text tidied for the learner; each typography problem of the source is reported."""
-        for snippet, message in zh_problems(text):
+        for snippet, problem in zh_problems(text):
             where = _locate(self.lines, line, snippet)
-            self.issues.append(ContentIssue(self.file, where, field, f"{message}: {snippet.strip()!r}", style=True))
+            said = Message(problem.key, {**problem.fields, "snippet": repr(snippet.strip())})
+            self.issues.append(ContentIssue(self.file, where, field, said, style=True))
         return tidy_zh(text)
 
-    def fail(self, line: int, field: str, message: str) -> _Invalid:
-        self.issues.append(ContentIssue(self.file, line, field, message))
+    def fail(self, line: int, field: str, key: str, **fields: Any) -> _Invalid:
+        """Record the problem `key` (a `check.*` message of content/catalog.py) with its fields."""
+        self.issues.append(ContentIssue(self.file, line, field, Message(key, fields)))
         return _Invalid()
 
     # -- structure -------------------------------------------------------------------------
@@ -84,11 +87,11 @@ class _Checker:
         for key in data:
             if key not in spec:
                 known = ", ".join(spec)
-                self.fail(data.key_lines[key], _join(where, key), f"unknown key (known: {known})")
+                self.fail(data.key_lines[key], _join(where, key), "check.unknown_key", known=known)
                 ok = False
         for key, required in spec.items():
             if required and key not in data:
-                self.fail(data.line, _join(where, key), "missing required key")
+                self.fail(data.line, _join(where, key), "check.missing_key")
                 ok = False
         return ok
 
@@ -99,33 +102,33 @@ class _Checker:
         if isinstance(value, str) and neutral_ok:
             return Text(value, value)
         if not isinstance(value, LineDict):
-            raise self.fail(line, field, "expected a mapping with 'en' and 'zh' texts")
+            raise self.fail(line, field, "check.text_mapping")
         unknown = [k for k in value if k not in ("en", "zh")]
         if unknown:
-            raise self.fail(value.key_lines[unknown[0]], _join(field, unknown[0]), "unknown language (use en and zh)")
+            raise self.fail(value.key_lines[unknown[0]], _join(field, unknown[0]), "check.unknown_lang")
         for lang in ("en", "zh"):
             if lang not in value:
-                raise self.fail(value.line, _join(field, lang), "missing translation")
+                raise self.fail(value.line, _join(field, lang), "check.missing_translation")
             text = value[lang]
             if not isinstance(text, str) or not text.strip():
-                raise self.fail(value.key_lines[lang], _join(field, lang), "expected non-empty text")
+                raise self.fail(value.key_lines[lang], _join(field, lang), "check.empty_text")
         zh = self.zh(value["zh"].strip(), value.key_lines["zh"], _join(field, "zh"))
         return Text(value["en"].strip(), zh)
 
     def text_list(self, value: Any, line: int, field: str) -> TextList:
         if not isinstance(value, LineDict) or set(value) != {"en", "zh"}:
-            raise self.fail(line, field, "expected a mapping with 'en' and 'zh' lists")
+            raise self.fail(line, field, "check.list_mapping")
         lists = {}
         for lang in ("en", "zh"):
             items = value[lang]
             if not isinstance(items, LineList) or not items:
-                raise self.fail(value.key_lines[lang], _join(field, lang), "expected a non-empty list of texts")
+                raise self.fail(value.key_lines[lang], _join(field, lang), "check.empty_list")
             for i, item in enumerate(items):
                 if not isinstance(item, str) or not item.strip():
                     raise self.fail(
                         items.item_lines[i],
                         _join(_join(field, lang), i),
-                        "expected text (quote text that contains ': ')",
+                        "check.item_text",
                     )
             where = _join(field, lang)
             lists[lang] = tuple(
@@ -136,24 +139,26 @@ class _Checker:
             raise self.fail(
                 line,
                 field,
-                f"en has {len(lists['en'])} items but zh has {len(lists['zh'])}: each item needs a translation",
+                "check.item_counts",
+                en=len(lists["en"]),
+                zh=len(lists["zh"]),
             )
         return TextList(lists["en"], lists["zh"])
 
     def choice(self, value: Any, allowed: tuple[str, ...], line: int, field: str) -> str:
         if value not in allowed:
-            raise self.fail(line, field, f"{value!r} is not one of {', '.join(allowed)}")
+            raise self.fail(line, field, "check.not_one_of", value=repr(value), allowed=", ".join(allowed))
         return value
 
     def item_id(self, value: Any, line: int, field: str) -> str:
         if not isinstance(value, str) or not ID_PATTERN.match(value):
-            raise self.fail(line, field, f"{value!r} is not a valid id (lowercase letters, digits, - _ .)")
+            raise self.fail(line, field, "check.bad_id", value=repr(value))
         return value
 
     def tags(self, data: LineDict, field: str) -> tuple[str, ...]:
         value = data.get("tags", [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise self.fail(self.line_of(data, "tags"), _join(field, "tags"), "expected a list of texts")
+            raise self.fail(self.line_of(data, "tags"), _join(field, "tags"), "check.text_list")
         return tuple(value)
 
 
@@ -186,7 +191,7 @@ def validate_file(
     """
     check = _Checker(file, lines)
     if not isinstance(data, LineDict):
-        check.fail(getattr(data, "line", 1), "", "expected a mapping with format_version, topic, title")
+        check.fail(getattr(data, "line", 1), "", "check.file_mapping")
         return None, [], [], check.issues
     check.keys(data, _FILE_KEYS, "")
     topic = _topic(check, data)
@@ -204,7 +209,9 @@ def _topic(check: _Checker, data: LineDict) -> Topic | None:
             raise check.fail(
                 check.line_of(data, "format_version"),
                 "format_version",
-                f"expected {FORMAT_VERSION}, got {version!r}",
+                "check.version",
+                want=FORMAT_VERSION,
+                got=repr(version),
             )
         topic_id = check.item_id(data.get("topic"), check.line_of(data, "topic"), "topic")
         title = check.text(data.get("title"), check.line_of(data, "title"), "title")
@@ -218,13 +225,13 @@ def _items(check: _Checker, data: LineDict, key: str, build: Any) -> list:
         return []
     raw = data[key]
     if not isinstance(raw, LineList):
-        check.fail(check.line_of(data, key), key, "expected a list")
+        check.fail(check.line_of(data, key), key, "check.list")
         return []
     built = []
     for index, item in enumerate(raw):
         field = f"{key}[{index}]"
         if not isinstance(item, LineDict):
-            check.fail(raw.item_lines[index], field, "expected a mapping")
+            check.fail(raw.item_lines[index], field, "check.mapping")
             continue
         try:
             built.append(build(item, field))
@@ -241,7 +248,13 @@ def _common(check: _Checker, data: LineDict, field: str, spec: dict[str, bool]) 
     if isinstance(source, int) and not isinstance(source, bool):
         source = f"{source:03d}"  # YAML reads an unquoted 004 as the number 4
     if not isinstance(source, str) or source not in SOURCES:
-        raise check.fail(line(data, "source"), _join(field, "source"), f"{source!r} is not one of {', '.join(SOURCES)}")
+        raise check.fail(
+            line(data, "source"),
+            _join(field, "source"),
+            "check.not_one_of",
+            value=repr(source),
+            allowed=", ".join(SOURCES),
+        )
     return {
         "id": check.item_id(data["id"], line(data, "id"), _join(field, "id")),
         "difficulty": check.choice(
@@ -266,9 +279,9 @@ def _question(check: _Checker, data: LineDict, field: str, topic: str) -> Questi
     precision = _precision(check, data, field, qtype)
     verify = data.get("verify")
     if verify is not None and (not isinstance(verify, str) or not verify.strip()):
-        raise check.fail(line(data, "verify"), _join(field, "verify"), "expected Python code as text")
+        raise check.fail(line(data, "verify"), _join(field, "verify"), "check.code")
     if qtype == "numeric" and verify is None:
-        raise check.fail(data.line, _join(field, "verify"), "a numeric answer must carry verify code that computes it")
+        raise check.fail(data.line, _join(field, "verify"), "check.verify_needed")
     return Question(
         type=qtype,
         topic=topic,
@@ -287,14 +300,14 @@ def _choices(check: _Checker, data: LineDict, field: str, qtype: str) -> tuple[T
     raw = data.get("choices")
     if qtype not in _CHOICE_COUNTS:
         if raw is not None:
-            raise check.fail(check.line_of(data, "choices"), where, f"a {qtype} question takes no choices")
+            raise check.fail(check.line_of(data, "choices"), where, "check.no_choices", type=qtype)
         return ()
     low, high = _CHOICE_COUNTS[qtype]
     if not isinstance(raw, LineList) or not low <= len(raw) <= high:
-        raise check.fail(check.line_of(data, "choices"), where, f"expected a list of {low} to {high} choices")
+        raise check.fail(check.line_of(data, "choices"), where, "check.choice_count", low=low, high=high)
     choices = tuple(check.text(item, raw.item_lines[i], _join(where, i), neutral_ok=True) for i, item in enumerate(raw))
     if len({c.en for c in choices}) != len(choices):
-        raise check.fail(raw.line, where, "two choices have the same text")
+        raise check.fail(raw.line, where, "check.same_choices")
     return choices
 
 
@@ -313,26 +326,26 @@ def _answer(check: _Checker, data: LineDict, field: str, qtype: str, n_choices: 
     span = f"A-{valid[-1]}" if valid else ""
     if qtype == "true_false":
         if not isinstance(value, bool):
-            raise check.fail(line, where, "expected true or false")
+            raise check.fail(line, where, "check.bool")
         return value
     if qtype == "numeric":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise check.fail(line, where, "expected a number")
+            raise check.fail(line, where, "check.number")
         return float(value)
     letters = _letters(value)
     if not letters:
-        raise check.fail(line, where, f"expected choice letters ({span})")
+        raise check.fail(line, where, "check.letters", span=span)
     outside = [c for c in letters if c not in valid]
     if outside:
-        raise check.fail(line, where, f"answer {outside[0]!r} is out of range: choices are {span}")
+        raise check.fail(line, where, "check.out_of_range", letter=repr(outside[0]), span=span)
     if len(set(letters)) != len(letters):
-        raise check.fail(line, where, "a letter is repeated")
+        raise check.fail(line, where, "check.repeated")
     if qtype == "single":
         if len(letters) != 1:
-            raise check.fail(line, where, "a single-choice question has exactly one answer")
+            raise check.fail(line, where, "check.single")
         return letters[0]
     if qtype == "order" and sorted(letters) != valid:
-        raise check.fail(line, where, f"an order answer lists every choice once ({span})")
+        raise check.fail(line, where, "check.order", span=span)
     if qtype == "multiple":
         return tuple(sorted(letters))
     return tuple(letters)
@@ -345,14 +358,14 @@ def _tolerance(check: _Checker, data: LineDict, field: str, qtype: str) -> float
             raise check.fail(
                 data.line,
                 _join(field, "precision"),
-                "a numeric question needs a precision (exact, {sig: N} or {decimals: N}) or a tolerance",
+                "check.precision_needed",
             )
         return 0.0
     value = data["tolerance"]
     if qtype != "numeric":
-        raise check.fail(check.line_of(data, "tolerance"), where, "only numeric questions take a tolerance")
+        raise check.fail(check.line_of(data, "tolerance"), where, "check.tolerance_numeric")
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise check.fail(check.line_of(data, "tolerance"), where, "expected a number >= 0")
+        raise check.fail(check.line_of(data, "tolerance"), where, "check.non_negative")
     return float(value)
 
 
@@ -362,7 +375,7 @@ def _precision(check: _Checker, data: LineDict, field: str, qtype: str) -> tuple
         return None
     where, line = _join(field, "precision"), check.line_of(data, "precision")
     if qtype != "numeric":
-        raise check.fail(line, where, "only numeric questions take a precision")
+        raise check.fail(line, where, "check.precision_numeric")
     value = data["precision"]
     if value == "exact":
         return ("exact", 0)
@@ -371,9 +384,9 @@ def _precision(check: _Checker, data: LineDict, field: str, qtype: str) -> tuple
         whole = isinstance(digits, int) and not isinstance(digits, bool)
         if kind in ("sig", "decimals") and whole and 0 <= digits <= 12:
             if kind == "sig" and digits == 0:
-                raise check.fail(line, where, "at least 1 significant digit")
+                raise check.fail(line, where, "check.sig_min")
             return (kind, digits)
-    raise check.fail(line, where, "expected exact, {sig: N} or {decimals: N}")
+    raise check.fail(line, where, "check.precision_form")
 
 
 def _card(check: _Checker, data: LineDict, field: str, topic: str) -> Card:
@@ -401,13 +414,13 @@ def _follow_up_points(check: _Checker, data: LineDict, field: str, asked: int) -
             raise check.fail(
                 check.line_of(data, "follow_ups"),
                 where,
-                f"missing: each of the {asked} follow-up(s) needs its key points, in order",
+                "check.follow_up_points.missing",
+                n=asked,
             )
         return ()
     raw, line = data["follow_up_key_points"], check.line_of(data, "follow_up_key_points")
     if not isinstance(raw, LineList):
-        raise check.fail(line, where, "expected a list")
+        raise check.fail(line, where, "check.list")
     if len(raw) != asked:
-        message = f"expected one list of key points per follow-up: {asked} follow-up(s), got {len(raw)}"
-        raise check.fail(line, where, message)
+        raise check.fail(line, where, "check.follow_up_points.count", n=asked, got=len(raw))
     return tuple(check.text_list(item, raw.item_lines[i], _join(where, i)) for i, item in enumerate(raw))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from normkata.content.model import Message
+
 #: CJK ideographs, CJK symbols and punctuation, full-width forms.
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
 #: Full-width punctuation, around which a space is never wanted.
@@ -58,21 +60,23 @@ def tidy_zh(text: str) -> str:
     return "".join(out)
 
 
-def zh_problems(text: str) -> list[tuple[str, str]]:
-    """Each typography problem in a Chinese text as (snippet, message)."""
-    found: list[tuple[str, str]] = []
+def zh_problems(text: str) -> list[tuple[str, Message]]:
+    """Each typography problem in a Chinese text as (snippet, message); the message's `snippet`
+    field is for the caller to fill in (the check shows where it is)."""
+    found: list[tuple[str, Message]] = []
     for is_code, part in _prose_parts(text):
         if is_code:
             continue
         spaces = {m.start(): m for p in (_BETWEEN_CJK, _AFTER_PUNCT, _BEFORE_PUNCT) for m in p.finditer(part)}
         for start in sorted(spaces):
-            found.append((_around(part, spaces[start]), "stray space in Chinese text"))
+            found.append((_around(part, spaces[start]), Message("check.stray_space")))
         for match in _ASCII_QUOTE.finditer(part):
-            found.append((_around(part, match), "ASCII quote in Chinese text: use “ ”"))
+            found.append((_around(part, match), Message("check.ascii_quote")))
         for pattern in (_HALF_WIDTH, _OPEN_PAREN, _CLOSE_PAREN):
             for match in pattern.finditer(part):
                 wanted = _FULL_WIDTH[match.group()[0]]
-                found.append((_around(part, match), f"half-width {match.group()[0]!r} in Chinese text: use {wanted!r}"))
+                said = Message.of("check.half_width", char=repr(match.group()[0]), wanted=repr(wanted))
+                found.append((_around(part, match), said))
     return found
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from normkata.content.model import Message
+
 try:  # libyaml is several times faster when present
     _Loader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
@@ -29,14 +31,20 @@ MAX_BYTES = 8 * 1024 * 1024
 MAX_DIGITS = 100
 
 _STR = "tag:yaml.org,2002:str"
-_TOO_DEEP = f"nested more than {MAX_DEPTH} levels deep"
+_TOO_DEEP = Message.of("check.yaml.too_deep", depth=MAX_DEPTH)
 
 
 class YamlSyntaxError(ValueError):
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
+    """A file that is no YAML a bank can hold, at `line`; `said` is the message (`check.yaml.*`)."""
+
+    def __init__(self, line: int, said: Message) -> None:
+        super().__init__(str(said))
         self.line = line
-        self.message = message
+        self.said = said
+
+    @property
+    def message(self) -> str:
+        return str(self.said)
 
 
 class LineDict(dict):
@@ -61,21 +69,19 @@ def read_yaml_file(path: Path) -> Any:
 def decode(data: bytes) -> str:
     """UTF-8 text (a BOM is allowed), or an error naming the first line that is not."""
     if len(data) > MAX_BYTES:
-        raise YamlSyntaxError(1, f"file too large ({len(data)} bytes; a question bank is well under {MAX_BYTES})")
+        raise YamlSyntaxError(1, Message.of("check.yaml.too_large", size=len(data), limit=MAX_BYTES))
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise YamlSyntaxError(1, "the file is UTF-16 text: save it as UTF-8")
+        raise YamlSyntaxError(1, Message("check.yaml.utf16"))
     if b"\x00" in data:
         line = data.count(b"\n", 0, data.index(b"\x00")) + 1
-        raise YamlSyntaxError(line, "binary data (a NUL byte): a question bank is UTF-8 text")
+        raise YamlSyntaxError(line, Message("check.yaml.binary"))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         byte = data[exc.start]
-        raise YamlSyntaxError(
-            line, f"not UTF-8 (byte 0x{byte:02x} at column {column}): save the file as UTF-8"
-        ) from None
+        raise YamlSyntaxError(line, Message.of("check.yaml.not_utf8", byte=f"0x{byte:02x}", column=column)) from None
 
 
 def load_yaml(text: str) -> Any:
@@ -88,14 +94,14 @@ def load_yaml(text: str) -> Any:
         line = mark.line + 1 if mark else 1
         if "nesting depth" in str(exc.problem):  # PyYAML >= 6.0.4 caps depth itself, before our cap is reached
             raise YamlSyntaxError(line, _TOO_DEEP) from None
-        message = f"YAML syntax: {exc.problem or exc}"
+        problem = f"{exc.problem or exc}"
         if exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
-            message += f" ({exc.context} started on line {exc.context_mark.line + 1})"
-        raise YamlSyntaxError(line, message) from None
+            problem += f" ({exc.context} started on line {exc.context_mark.line + 1})"
+        raise YamlSyntaxError(line, _syntax(problem)) from None
     except yaml.reader.ReaderError as exc:  # a control character, or text the reader cannot take
-        raise YamlSyntaxError(_reader_line(text, exc), f"YAML syntax: {_reader_problem(exc)}") from None
+        raise YamlSyntaxError(_reader_line(text, exc), _syntax(_reader_problem(exc))) from None
     except yaml.YAMLError as exc:  # anything else PyYAML can raise, still on one line
-        raise YamlSyntaxError(1, f"YAML syntax: {exc}".splitlines()[0]) from None
+        raise YamlSyntaxError(1, _syntax((str(exc).splitlines() or [""])[0])) from None
     finally:
         loader.dispose()
 
@@ -125,17 +131,17 @@ class _Builder:
             self.stack.pop()
             self.keys.pop()
         elif isinstance(event, yaml.AliasEvent):
-            raise YamlSyntaxError(line, f"aliases (*{event.anchor}) are not allowed in a question bank")
+            raise YamlSyntaxError(line, Message.of("check.yaml.alias", anchor=event.anchor))
         elif isinstance(event, yaml.DocumentStartEvent):
             self.documents += 1
             if self.documents > 1:
-                raise YamlSyntaxError(line, "YAML syntax: one document per file (found a second '---')")
+                raise YamlSyntaxError(line, _syntax("one document per file (found a second '---')"))
 
     def _open(self, event: yaml.CollectionStartEvent, line: int) -> None:
         if len(self.stack) >= MAX_DEPTH:
             raise YamlSyntaxError(line, _TOO_DEEP)
         if event.tag is not None and not event.implicit:
-            raise YamlSyntaxError(line, f"tags such as {event.tag} are not allowed in a question bank")
+            raise YamlSyntaxError(line, Message.of("check.yaml.tag", tag=event.tag))
         container: LineDict | LineList
         if isinstance(event, yaml.MappingStartEvent):
             container = LineDict()
@@ -166,9 +172,9 @@ class _Builder:
 
     def _set_key(self, parent: LineDict, key: Any, line: int, is_text: bool) -> None:
         if not is_text or not isinstance(key, str):
-            raise YamlSyntaxError(line, f"keys must be text, got {_short(key)}")
+            raise YamlSyntaxError(line, Message.of("check.yaml.key_type", got=_short(key)))
         if key in parent:
-            raise YamlSyntaxError(line, f"duplicate key {key!r}")
+            raise YamlSyntaxError(line, Message.of("check.yaml.duplicate_key", key=repr(key)))
         parent.key_lines[key] = line
         self.keys[-1] = key
 
@@ -179,15 +185,22 @@ class _Builder:
         if tag == _STR:  # most scalars: what SafeConstructor would return anyway
             return event.value
         if tag == "tag:yaml.org,2002:int" and sum(c.isdigit() for c in event.value) > MAX_DIGITS:
-            raise YamlSyntaxError(line, f"number too long ({len(event.value)} characters)")
+            raise YamlSyntaxError(line, Message.of("check.yaml.long_number", n=len(event.value)))
         node = yaml.ScalarNode(tag, event.value, style=event.style)  # marks: the line is reported by us
         try:
             value = self.loader.construct_object(node)
         except (ValueError, OverflowError) as exc:  # e.g. a date that does not exist
-            raise YamlSyntaxError(line, f"cannot read {event.value[:40]!r}: {exc}") from None
+            raise YamlSyntaxError(
+                line, Message.of("check.yaml.unreadable_value", value=repr(event.value[:40]), why=exc)
+            ) from None
         if isinstance(value, float) and not math.isfinite(value) and _finite_literal(event.value):
-            raise YamlSyntaxError(line, f"number out of range: {event.value[:40]}")
+            raise YamlSyntaxError(line, Message.of("check.yaml.out_of_range", value=event.value[:40]))
         return value
+
+
+def _syntax(problem: str) -> Message:
+    """A YAML syntax error, in PyYAML's own (English) words."""
+    return Message.of("check.yaml.syntax", problem=problem)
 
 
 def _reader_line(text: str, exc: yaml.reader.ReaderError) -> int:

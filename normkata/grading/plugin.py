@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from normkata.content.suite_names import case_name
-from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say
+from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say, say_text
 from normkata.grading.contract import CaseResult, Category, Status
 from normkata.grading.proxy import BUDGET_USED, Submission, TimeBudgetUsed
 from normkata.grading.text import call_of
@@ -148,7 +148,7 @@ def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str]:
     if isinstance(exc, CaseFailure):
         return Status.FAILED, str(exc)
     if isinstance(exc, TimeBudgetUsed):
-        return Status.ERROR, say(*BUDGET_USED)
+        return Status.ERROR, say_text(BUDGET_USED)
     if isinstance(exc, LearnerError):
         return Status.ERROR, str(exc)
     if call.excinfo.errisinstance(pytest.skip.Exception):

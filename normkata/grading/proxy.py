@@ -16,6 +16,7 @@ from normkata.grading.contract import Confinement, Failure, Hello, LoadReply, Lo
 from normkata.grading.launch import Launcher, SpawnLauncher
 from normkata.grading.protocol import MAX_MESSAGE, ChannelClosed, ChannelTimeout, MessageTooLarge, receive, send
 from normkata.grading.wire import WireError, from_wire, to_wire
+from normkata.i18n import Text
 
 #: Seconds the worker may take to import torch and confine itself, before any learner code runs.
 STARTUP_TIMEOUT = 180.0
@@ -41,20 +42,20 @@ _Reply = TypeVar("_Reply", Hello, LoadReply, RunReply)
 class SubmissionError(Exception):
     """The learner's code could not be run for this case; the message says why, in both languages."""
 
-    def __init__(self, en: str, zh: str = "") -> None:
-        super().__init__(en)
-        self.en, self.zh = en, zh or en
+    def __init__(self, message: Text) -> None:
+        super().__init__(message.en)
+        self.message = message
 
     def text(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
+        return self.message.in_(lang)
 
 
 class TimeBudgetUsed(SubmissionError):
     """The whole grade's time budget is spent: the remaining cases are not run."""
 
 
-#: What a case stopped by the spent budget says (en, zh).
-BUDGET_USED = ("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
+#: What a case stopped by the spent budget says.
+BUDGET_USED = Text("stopped: the time budget for this grade is used up", "已停止：本次评测的时间预算已用完")
 
 
 class _Tail:
@@ -130,8 +131,8 @@ class Worker:
 
     def _timed_out(self, timeout: float) -> NoReturn:
         self.kill()
-        raise SubmissionError(f"timed out after {timeout:g} s (an endless loop?)",
-                              f"{timeout:g} 秒后超时（死循环？）")  # fmt: skip
+        raise SubmissionError(Text(f"timed out after {timeout:g} s (an endless loop?)",
+                                   f"{timeout:g} 秒后超时（死循环？）"))  # fmt: skip
 
     def _receive(self, kind: type[_Reply], timeout: float, deadline: float | None = None) -> _Reply:
         left = timeout if deadline is None else max(deadline - time.monotonic(), 0.0)
@@ -142,14 +143,14 @@ class Worker:
         except MessageTooLarge:
             self.kill()
             limit = MAX_MESSAGE // 1024**2
-            raise SubmissionError(f"your code's process sent a reply larger than {limit} MB (a huge output?)",
-                                  f"运行你代码的进程发回的结果超过 {limit} MB（输出过大？）") from None
+            raise SubmissionError(Text(f"your code's process sent a reply larger than {limit} MB (a huge output?)",
+                                       f"运行你代码的进程发回的结果超过 {limit} MB（输出过大？）")) from None
         except (ChannelClosed, OSError):
             self._died()
         except (WireError, Exception) as exc:  # not a valid message: the worker is not ours any more
             self.kill()
-            raise SubmissionError(f"your code's process sent something unreadable ({type(exc).__name__})",
-                                  f"运行你代码的进程发回了无法读取的内容（{type(exc).__name__}）") from None
+            raise SubmissionError(Text(f"your code's process sent something unreadable ({type(exc).__name__})",
+                                       f"运行你代码的进程发回了无法读取的内容（{type(exc).__name__}）")) from None
 
     def _died(self) -> NoReturn:
         try:
@@ -163,8 +164,9 @@ class Worker:
         else:
             en, zh = f"died (exit code {code})", f"意外终止（退出码 {code}）"
         tail = self.output.text()
-        raise SubmissionError(f"the process running your code {en}" + (f"; its last output: {tail}" if tail else ""),
-                              f"运行你代码的进程{zh}" + (f"；最后的输出：{tail}" if tail else ""))
+        died = Text(f"the process running your code {en}" + (f"; its last output: {tail}" if tail else ""),
+                    f"运行你代码的进程{zh}" + (f"；最后的输出：{tail}" if tail else ""))  # fmt: skip
+        raise SubmissionError(died)
 
     def kill(self) -> None:
         """Kill the worker and everything it started (its whole process group)."""
@@ -220,7 +222,7 @@ class Submission:
     def _case_timeout(self, timeout: float | None = None) -> float:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise TimeBudgetUsed(*BUDGET_USED)
+            raise TimeBudgetUsed(BUDGET_USED)
         return min(self.timeout if timeout is None else timeout, left)
 
     def load(self) -> LoadReply:
@@ -238,23 +240,24 @@ class Submission:
             self.worker.kill()
             self.worker = None
             # Cut short by the budget rather than by its own time-out: say so.
-            message = BUDGET_USED[0] if time.monotonic() >= self.deadline else str(exc)
+            message = BUDGET_USED.en if time.monotonic() >= self.deadline else str(exc)
             return LoadReply(False, failure=Failure("Crash", message, 0, "import"))
 
     def run(self, program: Program) -> RunReply:
         """The worker's reply to `program`; SubmissionError when it crashed or hung."""
         loaded = self.load()
         if not loaded.ok:
-            raise SubmissionError(loaded.failure.message if loaded.failure else "the file did not load")
+            raise SubmissionError(Text.neutral(loaded.failure.message if loaded.failure else "the file did not load"))
         if self.worker is None:
             if self.restarts >= MAX_RESTARTS:
-                raise SubmissionError("not run: your code crashed or timed out too many times",
-                                      "未运行：你的代码崩溃或超时的次数太多")
+                raise SubmissionError(Text("not run: your code crashed or timed out too many times",
+                                           "未运行：你的代码崩溃或超时的次数太多"))
             self.restarts += 1
             self.worker, self.loaded = self._started(), None
             reloaded = self.load()
             if not reloaded.ok:
-                raise SubmissionError(reloaded.failure.message if reloaded.failure else "the file did not load")
+                failure = reloaded.failure.message if reloaded.failure else "the file did not load"
+                raise SubmissionError(Text.neutral(failure))
         assert self.worker is not None
         try:
             reply = self.worker.ask_run(program, self._case_timeout())

@@ -19,37 +19,12 @@ if TYPE_CHECKING:
 #: How many distinct findings the report spells out (`--json` has every case).
 MAX_FINDINGS = 6
 
-_TEXT: dict[str, tuple[str, str]] = {
-    "title": ("Grading {file} (kata {kata})", "评测 {file}（练习 {kata}）"),
-    "meta": ("torch {torch} · seed {seed} · sandbox: {sandbox} · {seconds:.1f} s",
-             "torch {torch} · 种子 {seed} · 沙箱：{sandbox} · {seconds:.1f} 秒"),  # fmt: skip
-    "category": ("Category", "类别"),
-    "passed": ("Passed", "通过"),
-    "failed": ("Failed", "失败"),
-    "error": ("Error", "出错"),
-    "skipped": ("Skipped", "跳过"),
-    "named": ("Recognised mistake: {title} ({n} case(s)).", "识别出的常见错误：{title}（{n} 个用例）。"),
-    "hint": ("Hint: {hint}", "提示：{hint}"),
-    "others": ("Failures no named mistake accounts for (they may share the cause above):",
-               "以下失败没有被上面的常见错误解释（可能与之同源）："),  # fmt: skip
-    "more_like": ("  … and {n} more with the same message", "  ……另有 {n} 个用例信息相同"),
-    "more": ("  … and {n} more (normkata grade --json lists every case)",
-             "  ……另有 {n} 个（normkata grade --json 列出全部用例）"),  # fmt: skip
-    "skipped_note": ("Skipped: {text}.", "跳过：{text}。"),
-    # The platforms' summary (formats.py); the terminal's verdict line is `verdict` below.
-    "pass": ("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
-    "fail": ("NOT YET: {bad} of {max} cases failed or errored.", "尚未通过：{max} 个用例中有 {bad} 个失败或出错。"),
-    # The learner's screens (grade and watch) close with one verdict line, counting one way.
-    "verdict.pass": ("PASSED: {count}.", "通过：{count}。"),
-    "verdict.fail": ("NOT YET: {count}.", "尚未通过：{count}。"),
-    "compact.meta": ("{seconds:.2f} s · seed {seed}", "{seconds:.2f} 秒 · 种子 {seed}"),
-    "rule_fail": ("NOT YET: a rule of the kata is broken (see above).", "尚未通过：违反了本练习的规则（见上）。"),
-}
-
 
 def text(key: str, lang: str, **values: Any) -> str:
-    en, zh = _TEXT[key]
-    return (zh if lang == "zh" else en).format(**values)
+    """The report's string `key` (`report.<key>` in grading/catalog.py) in `lang`."""
+    from normkata.i18n import t
+
+    return t(f"report.{key}", lang, **values)
 
 
 _LEVELS_ZH = {"full": "完整", "partial": "部分", "off": "关闭"}

@@ -157,7 +157,7 @@ class Conversation:
 def grade(request: GradeRequest, launcher: Launcher, spare: Worker | None = None) -> GradeResult:
     """Grade one file in a fresh confined worker: `spare`, started ahead by `launcher`, or a new one."""
     started = time.perf_counter()
-    kata = get_kata(request.kata)
+    kata = get_kata(request.kata, request.lang)
     if kata.requires and (missing := kata.missing_extras()):  # watch, grade-all: say it, do not crash
         from normkata.i18n import t
 

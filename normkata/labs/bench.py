@@ -209,16 +209,14 @@ def _ms(median: float, iqr: float) -> tuple[str, str]:
     return f"{median:.{decimals}f}", f"±{iqr:.{decimals}f}"
 
 
-def render(console: Any, result: dict[str, Any]) -> None:
+def render(console: Any, result: dict[str, Any], lang: str) -> None:
     from rich import box
     from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
 
     from normkata.i18n import t
-    from normkata.ui.options import safe_lang
 
-    lang = safe_lang()
     shape = "×".join(map(str, result["shape"]))
     title = t(
         "lab.bench.title",

@@ -23,6 +23,8 @@ class LabOptions:
     out: Path | None = None
     use_mine: bool = False
     workspace: Path | None = None
+    #: The learner's language: the tables, plots and notes a lab shows (its files stay English).
+    lang: str = "en"
 
 
 def resolve_device(choice: str) -> str:

@@ -97,13 +97,11 @@ def run(
     }
 
 
-def render(console: Any, result: dict[str, Any]) -> None:
+def render(console: Any, result: dict[str, Any], lang: str) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.ui.options import safe_lang
 
-    lang = safe_lang()
     lrs = result["settings"]["lrs"]
     table = Table(title=t("lab.compare.title", lang, steps=result["settings"]["steps"]))
     table.add_column(t("lab.compare.config", lang))

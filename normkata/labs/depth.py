@@ -61,13 +61,11 @@ def run(
     return {"settings": {**asdict(settings), "depths": list(settings.depths)}, "seed": options.seed, "runs": runs}
 
 
-def render(console: Any, result: dict[str, Any]) -> None:
+def render(console: Any, result: dict[str, Any], lang: str) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.ui.options import safe_lang
 
-    lang = safe_lang()
     s = result["settings"]
     table = Table(title=t("lab.depth.title", lang, lr=f"{s['lr']:g}", steps=s["steps"]))
     for column in (t("lab.depth.layers", lang), t("lab.depth.pre", lang), t("lab.depth.post", lang), "Post − Pre"):

@@ -84,14 +84,12 @@ def run(options: LabOptions) -> dict[str, Any]:
     return {"device": device, "columns": list(COLUMNS), "rows": rows}
 
 
-def render(console: Any, result: dict[str, Any]) -> None:
+def render(console: Any, result: dict[str, Any], lang: str) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.ui.options import safe_lang
     from normkata.ui.paragraph import Paragraph
 
-    lang = safe_lang()
     table = Table(title=t("lab.precision.title", lang))
     table.add_column(t("lab.precision.what", lang))
     for column in COLUMNS:

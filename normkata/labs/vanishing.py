@@ -68,13 +68,11 @@ def series(result: dict[str, Any], key: str) -> dict[str, tuple[list[float], lis
     return {variant: (xs, [row[f"{key}_{variant}"] for row in result["rows"]]) for variant in VARIANTS}
 
 
-def render(console: Any, result: dict[str, Any]) -> None:
+def render(console: Any, result: dict[str, Any], lang: str) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.ui.options import safe_lang
 
-    lang = safe_lang()
     table = Table(title=t("lab.vanishing.title", lang, width=result["width"], gain=result["gain"]))
     table.add_column(t("lab.vanishing.layer", lang), justify="right")
     for variant in VARIANTS:

@@ -146,7 +146,7 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
 
     notes: list[Note] = []
     if result.passed:  # a failing grade costs nothing here: watch re-grades on every save
-        kata = get_kata(result.kata)
+        kata = get_kata(result.kata, lang)
         review = schedule_pass(store, kata)
         if review:
             rating = t(f"rating.{review.rating}", lang)

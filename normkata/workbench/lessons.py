@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from normkata.content.model import ContentIssue, Text
+from normkata.content.model import ContentIssue, Message, Text
 from normkata.content.suite_names import suite_names
 from normkata.record.store import Store, iso, utcnow
 
@@ -40,24 +40,24 @@ def load_links(path: Path | None = None) -> tuple[dict[str, tuple[str, ...]], li
 
     path = path or links_path()
     if not path.is_file():
-        return {}, [ContentIssue(str(path), 1, "", "missing file")]
+        return {}, [ContentIssue(str(path), 1, "", Message("check.kata.missing_file"))]
     try:
         data = read_yaml_file(path)
     except YamlSyntaxError as exc:
-        return {}, [ContentIssue(str(path), exc.line, "", exc.message)]
+        return {}, [ContentIssue(str(path), exc.line, "", exc.said)]
     if not isinstance(data, LineDict) or set(data) != {"format_version", "links"}:
-        return {}, [ContentIssue(str(path), 1, "", "expected format_version and links")]
+        return {}, [ContentIssue(str(path), 1, "", Message("check.links.shape"))]
     if data["format_version"] != LINKS_FORMAT_VERSION:
         return {}, [ContentIssue(str(path), data.key_lines["format_version"], "format_version",
-                                 f"expected {LINKS_FORMAT_VERSION}")]  # fmt: skip
+                                 Message.of("check.version.bare", want=LINKS_FORMAT_VERSION))]  # fmt: skip
     links, issues = {}, []
     table = data["links"]
     if not isinstance(table, LineDict):
-        return {}, [ContentIssue(str(path), data.key_lines["links"], "links", "expected a mapping")]
+        return {}, [ContentIssue(str(path), data.key_lines["links"], "links", Message("check.mapping"))]
     for key, items in table.items():
         line = table.key_lines.get(key, table.line)
         if not isinstance(items, LineList) or not all(isinstance(i, str) for i in items):
-            issues.append(ContentIssue(str(path), line, f"links.{key}", "expected a list of item ids"))
+            issues.append(ContentIssue(str(path), line, f"links.{key}", Message("check.links.ids")))
             continue
         links[str(key)] = tuple(items)
     return links, issues
@@ -80,12 +80,11 @@ def check_links(bank: Bank, katas: list[Kata], path: Path | None = None) -> tupl
     for misconception, linked in links.items():
         line = lines.get(misconception, 1)
         if misconception not in defined:
-            issues.append(
-                ContentIssue(str(path), line, f"links.{misconception}", "no kata suite names this misconception")
-            )
+            issues.append(ContentIssue(str(path), line, f"links.{misconception}", Message("check.links.no_suite")))
         for item in linked:
             if item not in items:
-                issues.append(ContentIssue(str(path), line, f"links.{misconception}", f"no question or card {item!r}"))
+                said = Message.of("check.links.no_item", item=repr(item))
+                issues.append(ContentIssue(str(path), line, f"links.{misconception}", said))
     unlinked = sorted(m for m in defined if not links.get(m))
     return issues, unlinked
 

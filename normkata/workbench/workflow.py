@@ -57,7 +57,7 @@ class Workbench:
         chosen = name or self.log.last_kata()
         if chosen is None:
             raise InputError(none_yet())
-        return get_kata(chosen)
+        return get_kata(chosen, self.lang)
 
     def file(self, kata: Kata) -> Path:
         return self.workspace / kata.file

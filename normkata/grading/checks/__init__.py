@@ -21,7 +21,7 @@ from normkata.grading.checks.batteries import (
     last_dim_backward_cases,
 )
 from normkata.grading.checks.blocks import BlockKata, block_reference, float64_reference, random_block_state
-from normkata.grading.checks.context import RunContext, configure, lang, say
+from normkata.grading.checks.context import RunContext, configure, lang, say, say_text
 from normkata.grading.checks.functions import (
     AUTOGRAD_IN_BACKWARD,
     FunctionCall,
@@ -92,6 +92,7 @@ __all__ = [
     "randn",
     "rounding_unit",
     "say",
+    "say_text",
     "seeded",
     "shape_id",
 ]

@@ -1,13 +1,18 @@
 """The run's settings, the one process-wide state of the checks: seed, language, learner file.
 
-The runner sets them (`configure`) before the suite is collected; inputs draw from the seed,
-messages are worded in the language and point into the file.
+`RUN` is the runner's per-grade setting, not a way to find the language: the runner sets it
+(`configure`) from each grade request's `lang` before the suite is collected, and everything
+below the runner that words a message for this grade reads it here. Inputs draw from the seed,
+messages are worded in the language (`say`, over `normkata.i18n.Text`) and point into the file.
+Code outside a grade takes the language as an argument.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from normkata.i18n import Text
 
 
 @dataclass
@@ -25,9 +30,14 @@ def configure(seed: int, lang: str, file: str = "") -> None:
     RUN.seed, RUN.lang, RUN.file = seed, lang, file
 
 
+def say_text(text: Text, **values: Any) -> str:
+    """`text` in the grade's language, its `{fields}` filled in with `values`."""
+    return text.format(RUN.lang, **values)
+
+
 def say(en: str, zh: str, **values: Any) -> str:
-    """A message for the learner, in the run's language."""
-    return (zh if RUN.lang == "zh" else en).format(**values)
+    """A message for the learner in the grade's language: `Text(en, zh)`, formatted."""
+    return say_text(Text(en, zh), **values)
 
 
 def lang() -> str:

@@ -1,0 +1,72 @@
+"""Grading: the grade command's lines and the report shown to people (report.py).
+
+This wing's interface strings: one of the catalogs that normkata.i18n.t looks up.
+"""
+
+from __future__ import annotations
+
+from normkata.i18n import Text, catalog
+
+CATALOG = catalog(
+    __name__,
+    {
+        "grade.running": Text("Grading {kata}…", "正在评测 {kata}…"),
+        # What grade and watch count: the scored cases that pass, out of all scored cases.
+        "grade.count": Text("{passed} of {total} cases pass", "{total} 个用例中 {passed} 个通过"),
+        "grade.written": Text("Wrote {path}", "已写入 {path}"),
+        "grade.list.title": Text(
+            "Cases of {kata} (inputs are drawn from each run's seed)", "{kata} 的用例（输入由每次运行的种子生成）"
+        ),
+        "grade.no_kata": Text(
+            "No kata to grade yet: start one with `normkata kata rmsnorm`.",
+            "还没有可评测的练习：先运行 `normkata kata rmsnorm`。",
+        ),
+        "grade.no_file": Text(
+            "{path} not found: run `normkata kata {kata}` first, or pass --file.",
+            "找不到 {path}：请先运行 `normkata kata {kata}`，或用 --file 指定文件。",
+        ),
+        "grade.needs_extra": Text(
+            '{kata} needs an optional extra that is not installed: pip install "{package}" (then grade again).',
+            '{kata} 需要尚未安装的可选依赖：`pip install "{package}"`（然后再评测）。',
+        ),
+        "grade.no_file.given": Text(
+            "--file {path}: no such file (looked in {cwd}). Check the path{hint}.",
+            "--file {path}：没有这个文件（在 {cwd} 中查找）。请检查路径{hint}。",
+        ),
+        "grade.no_file.similar": Text(", or grade {near}", "，或改为评测 {near}"),
+        "report.title": Text("Grading {file} (kata {kata})", "评测 {file}（练习 {kata}）"),
+        "report.meta": Text(
+            "torch {torch} · seed {seed} · sandbox: {sandbox} · {seconds:.1f} s",
+            "torch {torch} · 种子 {seed} · 沙箱：{sandbox} · {seconds:.1f} 秒",
+        ),
+        "report.category": Text("Category", "类别"),
+        "report.passed": Text("Passed", "通过"),
+        "report.failed": Text("Failed", "失败"),
+        "report.error": Text("Error", "出错"),
+        "report.skipped": Text("Skipped", "跳过"),
+        "report.named": Text("Recognised mistake: {title} ({n} case(s)).", "识别出的常见错误：{title}（{n} 个用例）。"),
+        "report.hint": Text("Hint: {hint}", "提示：{hint}"),
+        "report.others": Text(
+            "Failures no named mistake accounts for (they may share the cause above):",
+            "以下失败没有被上面的常见错误解释（可能与之同源）：",
+        ),
+        "report.more_like": Text("  … and {n} more with the same message", "  ……另有 {n} 个用例信息相同"),
+        "report.more": Text(
+            "  … and {n} more (normkata grade --json lists every case)",
+            "  ……另有 {n} 个（normkata grade --json 列出全部用例）",
+        ),
+        "report.skipped_note": Text("Skipped: {text}.", "跳过：{text}。"),
+        # The platforms' summary (formats.py); the terminal's verdict line is `verdict` below.
+        "report.pass": Text("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
+        "report.fail": Text(
+            "NOT YET: {bad} of {max} cases failed or errored.", "尚未通过：{max} 个用例中有 {bad} 个失败或出错。"
+        ),
+        # The learner's screens (grade and watch) close with one verdict line, counting one way.
+        "report.verdict.pass": Text("PASSED: {count}.", "通过：{count}。"),
+        "report.verdict.fail": Text("NOT YET: {count}.", "尚未通过：{count}。"),
+        "report.compact.meta": Text("{seconds:.2f} s · seed {seed}", "{seconds:.2f} 秒 · 种子 {seed}"),
+        "report.rule_fail": Text(
+            "NOT YET: a rule of the kata is broken (see above).", "尚未通过：违反了本练习的规则（见上）。"
+        ),
+    },
+)

@@ -1,0 +1,112 @@
+"""Katas at the workbench: listing, hints, the solution, the watch loop, katas written again.
+
+This wing's interface strings: one of the catalogs that normkata.i18n.t looks up.
+"""
+
+from __future__ import annotations
+
+from normkata.i18n import Text, catalog
+
+CATALOG = catalog(
+    __name__,
+    {
+        "watch.starting": Text("Starting the grader…", "正在启动评测器…"),
+        "watch.start": Text(
+            "Watching {file} (kata {kata}): save to re-grade.",
+            "正在监视 {file}（练习 {kata}）：保存即重新评测。",
+        ),
+        "watch.keys": Text(
+            "Keys: h hint · n next kata · l list · s solution · r re-run · q quit",
+            "按键：h 提示 · n 下一个练习 · l 列表 · s 参考答案 · r 重新评测 · q 退出",
+        ),
+        "watch.silent": Text(
+            "{file} changed but no file event arrived: this filesystem may not send any. "
+            "Restart with --manual and press r to re-grade.",
+            "{file} 已改动，但没有收到文件事件：这个文件系统可能不发送事件。请加 --manual 重新启动，按 r 重新评测。",
+        ),
+        "watch.missing": Text("{file} is gone: save it again to re-grade.", "{file} 不见了：再保存一次即可重新评测。"),
+        "watch.passed": Text(
+            "Passed. n: the next kata · s: the reference solution · q: quit",
+            "已通过。n：下一个练习 · s：参考答案 · q：退出",
+        ),
+        "watch.solution_locked": Text(
+            "The solution opens after a pass (or run `normkata solution {kata}` to give up).",
+            "通过之后才能查看参考答案（或运行 `normkata solution {kata}` 放弃本练习）。",
+        ),
+        "watch.stopped": Text("Stopped watching.", "已停止监视。"),
+        "kata.needs_extra": Text("needs the {extra} extra", "需要 {extra} 可选依赖"),
+        "kata.list.title": Text("Katas", "编程练习"),
+        "kata.col.kata": Text("Kata", "练习"),
+        "kata.col.title": Text("Title", "标题"),
+        "kata.col.level": Text("Level", "难度"),
+        "kata.col.time": Text("Time", "用时"),
+        "kata.col.status": Text("Status", "状态"),
+        "kata.col.best": Text("Best", "最佳"),
+        "kata.status.not started": Text("not started", "未开始"),
+        "kata.status.in progress": Text("in progress", "进行中"),
+        "kata.status.passed": Text("passed", "已通过"),
+        "kata.written": Text("Starter written to {path}", "初始代码已写入 {path}"),
+        "kata.exists": Text(
+            "{path} already exists: kept as it is (use --force to start over).",
+            "{path} 已存在，保持不变（使用 --force 重新开始）。",
+        ),
+        "kata.next": Text(
+            "Edit the file, then run: normkata grade {kata}", "编辑该文件，然后运行：normkata grade {kata}"
+        ),
+        "hint.title": Text("Hint {level}/{total} for {kata}", "{kata} 的提示 {level}/{total}"),
+        "hint.title.last": Text(
+            "Hint {level}/{total} for {kata} (last hint)", "{kata} 的提示 {level}/{total}（最后一条）"
+        ),
+        "hint.none_left": Text(
+            "That was the last hint. Still stuck? `normkata solution {kata}`",
+            "提示已用完。仍然卡住？运行 `normkata solution {kata}`",
+        ),
+        "solution.confirm": Text(
+            "You have not passed {kata} yet. Show the reference solution anyway? (recorded as giving up)",
+            "你还没有通过 {kata}。仍然查看参考答案吗？（将记录为放弃）",
+        ),
+        "solution.heading": Text("Reference solution: {kata} ({title})", "参考答案：{kata}（{title}）"),
+        "solution.diff": Text(
+            "Your passing file ({path}) against the reference: - yours, + reference",
+            "你通过的文件（{path}）与参考答案对照：- 你的，+ 参考答案",
+        ),
+        "solution.same": Text("Your file is the reference, line for line.", "你的文件与参考答案逐行相同。"),
+        "solution.kept": Text("Solution not shown. Keep going!", "未显示答案。继续加油！"),
+        "kata.none_yet": Text(
+            "No kata started yet: name one (`normkata {command} rmsnorm`) or start one with `normkata kata rmsnorm`.",
+            "还没有开始任何编程练习：请指定一个（`normkata {command} rmsnorm`），或先运行 `normkata kata rmsnorm`。",
+        ),
+        "hint.level_range": Text("--level: {kata} has hints 1 to {n}", "--level：{kata} 的提示编号为 1 到 {n}"),
+        "hint.all_or_level": Text("--all and --level: give one or the other", "--all 和 --level 只能选一个"),
+        "loop.kata_scheduled": Text(
+            "{kata} scheduled: {rating} ({why}); write it again {when}.",
+            "{kata} 已排期：{rating}（{why}）；{when}再写一遍。",
+        ),
+        "loop.reason.solution": Text("the solution was shown", "看过了参考答案"),
+        "loop.reason.hints": Text("passed after hints", "看过提示后通过"),
+        "loop.reason.slow": Text("passed after more than twice its {minutes} min", "用时超过预计 {minutes} 分钟的两倍"),
+        "loop.reason.first": Text("first grade passed within its {minutes} min", "在 {minutes} 分钟内首次评分即通过"),
+        "loop.reason.failed": Text("passed after failing grades", "经过失败的评分后通过"),
+        "loop.reason.time": Text("passed within twice its {minutes} min", "在预计 {minutes} 分钟的两倍内通过"),
+        "loop.teach": Text(
+            "Now due, to learn why: {items}  (`{cmd}`)",
+            "已设为到期，讲清原因的是：{items}（`{cmd}`）",
+        ),
+        "loop.kata_header": Text("Kata {i}/{n}: write it again", "编程练习 {i}/{n}：再写一遍"),
+        "loop.kata_again": Text(
+            "Your passing file is kept (history/ in the workspace); a fresh starter is in {path}. Write {kata} "
+            "again from memory (the instructions: `normkata kata {kata}`): it is graded on new inputs.",
+            "你通过的文件已保存（工作区的 history/）；{path} 已换成新的起始代码。凭记忆再写一遍 {kata}"
+            "（说明见 `normkata kata {kata}`）：评分用新的输入。",
+        ),
+        "loop.kata_prompt": Text("Enter grades it, h a hint, s leaves it for now", "回车评分，h 提示，s 稍后再写"),
+        "loop.kata_not_passed": Text(
+            "{kata} has not passed yet: start it with `normkata kata {kata}`; it is reviewed once passed.",
+            "{kata} 尚未通过：请用 `normkata kata {kata}` 开始；通过后才会进入复习。",
+        ),
+        "loop.kata_left": Text("{kata} left unfinished: it stays due.", "{kata} 尚未完成：仍然到期。"),
+        "loop.summary.katas": Text(
+            "Katas written again: {n} ({ratings}).", "再写一遍的编程练习：{n} 个（{ratings}）。"
+        ),
+    },
+)
