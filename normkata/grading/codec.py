@@ -15,25 +15,31 @@ Python: 5-10x slower on the few-kB messages of a grade, on both sides of every c
 
 from __future__ import annotations
 
+import functools
 import json
 import struct
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 _TREE_LENGTH = struct.Struct("!I")
 #: The tree is small (tensors travel beside it): a reply's tree beyond this is refused unread.
 MAX_TREE_BYTES = 1024 * 1024
 #: The key of a tagged form. A dict that has it is refused by `encode`, so none is mistaken for one.
 _TAG = "\x00"
-_DTYPES: dict[str, torch.dtype] = {
-    str(dtype).removeprefix("torch."): dtype
-    for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.int64, torch.int32,
-                  torch.int16, torch.int8, torch.uint8, torch.bool)  # fmt: skip
-}
+#: The dtypes a tensor may have, by name.
+DTYPE_NAMES = ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool")
 
 
-_ITEMSIZE = {dtype: torch.empty(0, dtype=dtype).element_size() for dtype in _DTYPES.values()}
+@functools.cache
+def _itemsizes() -> dict[str, tuple[torch.dtype, int]]:
+    """Each allowed dtype and its size in bytes. Made on first use: a one-off grade's runner
+    imports this module before it starts the worker, and must not wait for torch to do so (the
+    two import torch side by side)."""
+    import torch
+
+    return {name: (getattr(torch, name), getattr(torch, name).itemsize) for name in DTYPE_NAMES}
 
 
 class CodecError(ValueError):
@@ -42,6 +48,8 @@ class CodecError(ValueError):
 
 def encode(value: Any) -> bytes:
     """The payload for `value` (built from plain values, tuples and CPU tensors)."""
+    import torch
+
     storages: list[bytes] = []
     index: dict[tuple[int, int], int] = {}  # (data pointer, bytes) -> storage number
 
@@ -65,7 +73,7 @@ def encode(value: Any) -> bytes:
         if item.device.type != "cpu":
             item = item.cpu()
         dtype = str(item.dtype).removeprefix("torch.")
-        if dtype not in _DTYPES:
+        if dtype not in DTYPE_NAMES:
             raise CodecError(f"cannot send a {dtype} tensor")
         storage = item.untyped_storage()
         key = (storage.data_ptr(), storage.nbytes())
@@ -96,6 +104,8 @@ def decode(payload: bytes) -> Any:
         raise CodecError("unreadable storage sizes")
     if sum(sizes) != len(view):
         raise CodecError("the storages do not fill the message")
+    import torch
+
     raw: list[torch.Tensor] = []
     start = 0
     for size in sizes:
@@ -134,7 +144,9 @@ def _value(item: Any, raw: list[torch.Tensor]) -> Any:
 
 
 def _tensor(item: dict[str, Any], raw: list[torch.Tensor]) -> torch.Tensor:
-    dtype = _DTYPES.get(str(item.get("dtype")))
+    import torch
+
+    dtype, itemsize = _itemsizes().get(str(item.get("dtype")), (None, 0))
     shape, stride, offset, number = item.get("shape"), item.get("stride"), item.get("offset"), item.get("storage")
     if dtype is None or not _naturals(shape) or not _naturals(stride) or len(shape) != len(stride):
         raise CodecError("a tensor with an unknown dtype or an unreadable shape")
@@ -144,7 +156,7 @@ def _tensor(item: dict[str, Any], raw: list[torch.Tensor]) -> torch.Tensor:
         return torch.empty(shape, dtype=dtype)
     last = offset + sum((size - 1) * step for size, step in zip(shape, stride, strict=True))
     storage = raw[number]
-    if (last + 1) * _ITEMSIZE[dtype] > storage.numel():
+    if (last + 1) * itemsize > storage.numel():
         raise CodecError("a tensor outside its storage")
     return torch.empty(0, dtype=dtype).set_(storage.untyped_storage(), offset, shape, stride)
 

@@ -111,3 +111,14 @@ def test_the_largest_tree_a_worker_may_send_decodes_in_bounded_time() -> None:
     legal = ("[" + ",".join(["[[]]"] * (MAX_TREE_BYTES // 6)) + "]").encode()
     decode(struct.pack("!I", len(legal)) + legal + struct.pack("!I", 2) + b"[]")
     assert time.monotonic() - started < 2.0
+
+
+def test_the_worker_handle_loads_without_torch() -> None:
+    """A one-off grade's runner imports the worker's handle (proxy, protocol, codec) and starts the
+    worker before it imports torch itself: the two import torch side by side, on two cores. A
+    handle that imported torch would make them take turns (0.8 s more per `normkata grade`)."""
+    import subprocess
+    import sys
+
+    code = "import sys, normkata.grading.proxy; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
