@@ -10,8 +10,9 @@ only tells inputs apart.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import pytest
 import torch
@@ -24,6 +25,7 @@ from normkata.grading.checks import (
     draw,
     fail,
     misconceptions,
+    once,
     randn,
     say,
 )
@@ -172,7 +174,8 @@ class Check:
     dtype: torch.dtype = torch.float32
     mean_tol: Tolerance | None = None
     var_tol: Tolerance | None = None
-    suspects: Suspects = dataclasses.field(default_factory=Suspects)
+    #: Made only when a read is wrong: a passing file costs no mistaken recomputation.
+    suspects: Callable[[], Suspects] = Suspects
     cause: Misconception | None = None  # what any wrong value here means (a precision-only case)
     count_before_merge: int | None = None
 
@@ -215,9 +218,12 @@ def check_reads(harness: Harness, replies: Sequence[StepReply], check: Check) ->
                  call=call, on=on, value=var[0][index].item(), index=index)
              + " " + harness.diagnose(NAIVE))  # fmt: skip
     harness.assert_close(mean[0], expected.mean, tol=check.mean_tol or tol, call=call, on=on, what="mean",
-                         suspects=check.suspects.mean)  # fmt: skip
+                         suspects=lambda: check.suspects().mean)  # fmt: skip
     var_tol = check.var_tol or tol
-    cause = variance_mistake(var[0], var_unbiased[0], expected, check.suspects, var_tol) or check.cause
+
+    def cause() -> Misconception | None:
+        return variance_mistake(var[0], var_unbiased[0], expected, check.suspects(), var_tol) or check.cause
+
     harness.assert_close(var[0], expected.var(False), tol=var_tol, call=call, on=on, what="var()", cause=cause)
     if expected.count == 1:
         if not bool(torch.isnan(var_unbiased[0]).all()):
@@ -225,7 +231,8 @@ def check_reads(harness: Harness, replies: Sequence[StepReply], check: Check) ->
                           "gives)", "{call}，{on}：一行数据的 var(unbiased=True) 为 {got}，"
                           "应为 nan（0/0，与 torch.var 一致）",
                           call=call, on=on, got=var_unbiased[0].tolist())  # fmt: skip
-            fail(message + (" " + harness.diagnose(cause) if cause else ""))
+            named = cause()
+            fail(message + (" " + harness.diagnose(named) if named else ""))
         return
     harness.assert_close(var_unbiased[0], expected.var(True), tol=var_tol, call=call, on=on,
                          what="var(unbiased=True)", cause=cause)  # fmt: skip
@@ -274,7 +281,7 @@ def check_stream(harness: Harness, batches: Sequence[torch.Tensor], label: str, 
                    cls=CLS, args=_args(args, kwargs), k=k + 1, total=len(batches))  # fmt: skip
         seen = batches[: k + 1]
         check = Check(call, on, Stats.of(torch.cat(list(seen))), dtype, mean_tol, var_tol,
-                      suspects_of_stream(seen), cause)  # fmt: skip
+                      once(partial(suspects_of_stream, seen)), cause)  # fmt: skip
         check_reads(harness, replies[4 * group : 4 * group + 4], check)
 
 
@@ -316,7 +323,7 @@ def check_merge(harness: Harness, a: Sequence[torch.Tensor], b: Sequence[torch.T
     rows_a, rows_b = torch.cat(list(a)) if a else None, torch.cat(list(b)) if b else None
     all_rows = torch.cat([r for r in (rows_a, rows_b, *then) if r is not None])
     stats_a, stats_b = (Stats.of(r) if r is not None else None for r in (rows_a, rows_b))
-    suspects = suspects_of_merge(stats_a, stats_b) if stats_a and stats_b and not then else Suspects()
+    suspects = once(partial(suspects_of_merge, stats_a, stats_b)) if stats_a and stats_b and not then else Suspects
     count_before = stats_a.count if stats_a and stats_b and not then else None
     check = Check(call, on, Stats.of(all_rows), dtype, mean_tol, var_tol, suspects, cause, count_before)
     check_reads(harness, replies, check)

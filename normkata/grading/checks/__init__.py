@@ -30,7 +30,7 @@ from normkata.grading.checks.functions import (
     expect_no_autograd,
     invalid_gradient,
 )
-from normkata.grading.checks.harness import STATEFUL, ErrorSuspect, Harness, build_failure
+from normkata.grading.checks.harness import STATEFUL, ErrorSuspect, Harness, build_failure, once
 from normkata.grading.checks.inputs import DEVICES, Input, draw, own_errors, randn, rounding_unit, seeded, shape_id
 from normkata.grading.checks.state import expect_contains, expect_keys, expect_parameters
 from normkata.grading.checks.wording import (
@@ -88,6 +88,7 @@ __all__ = [
     "large_input_cases",
     "last_dim_backward_cases",
     "misconceptions",
+    "once",
     "own_errors",
     "randn",
     "rounding_unit",

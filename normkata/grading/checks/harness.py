@@ -269,14 +269,14 @@ class Harness:
         on: str,
         what: str | None = None,
         suspects: Suspected | Callable[[], Suspected] = (),
-        cause: Misconception | None = None,
+        cause: Misconception | Callable[[], Misconception | None] | None = None,
         own_error: Callable[[], float] | None = None,
     ) -> None:
         """Fail with a precise message unless got ≈ expected (in float64).
 
         `own_error`: how far the case's own precision lands from `expected` on this input; `tol` is
         then widened to what that precision delivers (contract.achievable). It is asked only when
-        `tol` alone fails, as are `suspects` (given as a function): widening can only loosen, so a
+        `tol` alone fails, as are `suspects` and `cause` (given as functions): widening can only loosen, so a
         file within `tol` passes either way, and a passing case costs no extra reference run.
 
         The failure names the first suspect whose output matches, else `cause` when the case
@@ -300,6 +300,8 @@ class Harness:
         what = what or say("output", "输出")
         if callable(suspects):
             suspects = suspects()
+        if callable(cause):  # what a failure here means, worked out only now that there is one
+            cause = cause()
         error = (got64 - expected64).abs()
         error[~torch.isfinite(got64)] = float("inf")
         flat = int(torch.argmax(torch.where(close, torch.zeros_like(error), error + 1)).item())
