@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -116,9 +117,13 @@ class Worker:
         self._send(Request("load", load=request), timeout)
         return self._receive(LoadReply, timeout, deadline)
 
-    def ask_run(self, program: Program, timeout: float) -> RunReply:
+    def send_run(self, program: Program, timeout: float) -> float:
+        """Send `program`; the deadline by which its reply must have arrived (`receive_run`)."""
         deadline = time.monotonic() + timeout
         self._send(Request("run", program=program), timeout)
+        return deadline
+
+    def receive_run(self, timeout: float, deadline: float) -> RunReply:
         return self._receive(RunReply, timeout, deadline)
 
     def _send(self, request: Request, timeout: float) -> None:
@@ -203,6 +208,8 @@ class Submission:
         self.hello: Hello | None = None
         self.forbidden_seen: set[str] = set()
         self.start_error = ""
+        #: A program sent and not yet answered: (timeout, deadline), or why it could not be sent.
+        self._pending: tuple[float, float] | SubmissionError | None = None
         # A cold worker starts importing torch now, while the runner does the same.
         fresh = spare if spare is not None and spare.alive() and not spare.confined else None
         if spare is not None and fresh is None:
@@ -245,6 +252,42 @@ class Submission:
 
     def run(self, program: Program) -> RunReply:
         """The worker's reply to `program`; SubmissionError when it crashed or hung."""
+        self.begin(program)
+        return self.collect()
+
+    def begin(self, program: Program) -> None:
+        """Send `program` and return at once: the caller works out the expected result while the
+        worker runs the learner's code (on a core of its own), then `collect`s the reply. A
+        reply nobody collected (a suite that raised in between) is read and dropped first."""
+        if self._pending is not None:
+            with contextlib.suppress(SubmissionError):
+                self.collect()
+        try:
+            worker = self._ready_worker()
+            timeout = self._case_timeout()
+            self._pending = (timeout, worker.send_run(program, timeout))
+        except SubmissionError as exc:
+            self._pending = exc
+            self._forget_worker()
+
+    def collect(self) -> RunReply:
+        """The reply to the program `begin` sent; SubmissionError when it could not run."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            raise RuntimeError("collect() without begin()")
+        if isinstance(pending, SubmissionError):
+            raise pending
+        assert self.worker is not None
+        try:
+            reply = self.worker.receive_run(*pending)
+        except SubmissionError:
+            self._forget_worker()
+            raise
+        self.forbidden_seen.update(reply.forbidden_calls)
+        return reply
+
+    def _ready_worker(self) -> Worker:
+        """The worker with the file loaded, restarted after a crash (up to MAX_RESTARTS)."""
         loaded = self.load()
         if not loaded.ok:
             raise SubmissionError(Text.neutral(loaded.failure.message if loaded.failure else "the file did not load"))
@@ -259,15 +302,13 @@ class Submission:
                 failure = reloaded.failure.message if reloaded.failure else "the file did not load"
                 raise SubmissionError(Text.neutral(failure))
         assert self.worker is not None
-        try:
-            reply = self.worker.ask_run(program, self._case_timeout())
-        except SubmissionError:
-            if self.worker is not None:
-                self.worker.kill()
-            self.worker = None
-            raise
-        self.forbidden_seen.update(reply.forbidden_calls)
-        return reply
+        return self.worker
+
+    def _forget_worker(self) -> None:
+        """After a crash or a time-out: the next program gets a fresh worker."""
+        if self.worker is not None:
+            self.worker.kill()
+        self.worker = None
 
     def close(self) -> None:
         if self.worker is not None:

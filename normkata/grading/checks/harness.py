@@ -59,17 +59,24 @@ class Harness:
 
     def send(self, program: Program, call: str) -> RunReply:
         """The reply to `program`; a worker that broke (crash, hang, budget) is the learner's error."""
+        self.submission.begin(program)
+        return self.collect(call)
+
+    def collect(self, call: str) -> RunReply:
+        """The reply to the program sent last (`submission.begin`), read as `send` reads it."""
         try:
-            return self.submission.run(program)
+            return self.submission.collect()
         except TimeBudgetUsed:
             raise
         except SubmissionError as exc:
             raise LearnerError(f"{call}: {exc.text(RUN.lang)}") from None
 
-    def submit(self, program: Program, call: str, error_suspects: Sequence[ErrorSuspect] = ()) -> RunReply:
+    def submit(self, program: Program, call: str, error_suspects: Sequence[ErrorSuspect] = (), *,
+               sent: bool = False) -> RunReply:  # fmt: skip
         """The reply to `program`, which must have run: what the learner's code raised is explained
-        as a call of `call`, naming the first mistake in `error_suspects` that it reveals."""
-        reply = self.send(program, call)
+        as a call of `call`, naming the first mistake in `error_suspects` that it reveals.
+        `sent`: the program was sent already (`submission.begin`), the reply is only read."""
+        reply = self.collect(call) if sent else self.send(program, call)
         if not reply.ok:
             failure = reply.failure or Failure("Error", "", 0, "run")
             message = explain(failure, call)
@@ -80,8 +87,9 @@ class Harness:
             raise LearnerError(message)
         return reply
 
-    def run(self, program: Program, error_suspects: Sequence[ErrorSuspect] = ()) -> RunReply:
-        return self.submit(program, call_text(program.cls, program.args, program.kwargs, None), error_suspects)
+    def run(self, program: Program, error_suspects: Sequence[ErrorSuspect] = (), *, sent: bool = False) -> RunReply:
+        return self.submit(program, call_text(program.cls, program.args, program.kwargs, None), error_suspects,
+                           sent=sent)  # fmt: skip
 
     def program(
         self,
@@ -141,12 +149,13 @@ class Harness:
         computed in the input's dtype, torch's own kernel, where the suite has one).
         """
         program = self.program(cls, args, kwargs, state=state, dtype=dtype, mode=mode, steps=[Step([x.tensor])])
-        got = self.run(program, error_suspects).steps[0].output
+        self.submission.begin(program)  # the worker runs the learner's code while the truth is computed here
         quantised = {k: v.to(dtype) if dtype and v.is_floating_point() else v for k, v in (state or {}).items()}
+        want = expected(x.tensor, quantised)
+        got = self.run(program, error_suspects, sent=True).steps[0].output
         call, on = call_text(cls, args, kwargs), x.describe(self.device)
         if dtype in (torch.float16, torch.bfloat16):
             self.assert_dtype(got, dtype, call=call, on=on)
-        want = expected(x.tensor, quantised)
 
         @torch.no_grad()
         def error() -> float:
@@ -220,7 +229,8 @@ class Harness:
         """
         grad_output = randn(x.tensor.shape, key)
         step = Step([x.tensor], input_grad=True, grad_output=grad_output)
-        got = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=[step])).steps[0]
+        program = self.program(cls, args, kwargs, state=state, mode=mode, steps=[step])
+        self.submission.begin(program)  # the worker runs the learner's code while the truth is computed here
         reference = reference.double().train(mode == "train")
         if state:
             reference.load_state_dict({k: v.double() if v.is_floating_point() else v for k, v in state.items()})
@@ -236,6 +246,7 @@ class Harness:
 
         inputs = [x.tensor, grad_output.to(x.tensor.dtype)]
         want = truth([t.double() for t in inputs])
+        got = self.run(program, sent=True).steps[0]
         errors = once(lambda: own_errors(truth, inputs, want, truth(inputs) if x.tensor.dtype == torch.float32 else []))
         call, on = call_text(cls, args, kwargs, method="backward"), x.describe(self.device)
         tol = TOLERANCES["gradient"]
