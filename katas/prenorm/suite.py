@@ -8,6 +8,7 @@ them apart. Every norm weight is random too: with norm weights at one, wiring bu
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -162,21 +163,28 @@ def test_stack_forward(harness: Harness, norm: str, device: str) -> None:
 def test_called_several_times(harness: Harness, norm: str) -> None:
     kwargs = {"norm": norm}
     state = random_state(reference_module("PreNormTransformer", STACK_ARGS, kwargs), 40)
-    model = build("PreNormTransformer", STACK_ARGS, kwargs, state)
     inputs = [Input(randn((2, 5, D_MODEL), 41, scale=1.5), "1.5·N(0,1)"),
               Input(randn((1, 3, D_MODEL), 42, scale=0.5, shift=1.0), "0.5·N(0,1)+1")]  # fmt: skip
     inputs += [Input(randn((2, 5, D_MODEL), 43, scale=1.5), "1.5·N(0,1)"), inputs[0]]  # same shape, new values
     steps = [Step([x.tensor]) for x in inputs]
-    replies = harness.run(harness.program("PreNormTransformer", STACK_ARGS, kwargs, state=state, steps=steps)).steps
-    for number, (x, reply) in enumerate(zip(inputs, replies, strict=False), start=1):
+    program = harness.program("PreNormTransformer", STACK_ARGS, kwargs, state=state, steps=steps)
+    harness.begin(program)  # the truth is computed while the learner's stack runs
+    model = build("PreNormTransformer", STACK_ARGS, kwargs, state)
+    with torch.no_grad():
+        expected = [model(x.tensor.double()) for x in inputs]
+    replies = harness.run(program, sent=True).steps
+    for number, (x, want, reply) in enumerate(zip(inputs, expected, replies, strict=False), start=1):
         call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
                    call=call_text("PreNormTransformer", STACK_ARGS, kwargs), n=number, total=len(inputs))  # fmt: skip
-        with torch.no_grad():
-            expected = model(x.tensor.double())
-            suspects = [(m, fn(x.tensor.double())) for m, fn in stack_variants(model).items()]
-        harness.assert_close(reply.output, expected, tol=TOLERANCES["block float32"], call=call,
-                             on=x.describe(harness.device),
-                             suspects=suspects, cause=STATEFUL if number > 1 else None)  # fmt: skip
+        harness.assert_close(reply.output, want, tol=TOLERANCES["block float32"], call=call,
+                             on=x.describe(harness.device), suspects=partial(_stack_suspects, model, x.tensor),
+                             cause=STATEFUL if number > 1 else None)  # fmt: skip
+
+
+def _stack_suspects(model: torch.nn.Module, x: torch.Tensor) -> list[tuple[Misconception, torch.Tensor]]:
+    """The stack's mistaken variants on `x`, worked out when its output is wrong."""
+    with torch.no_grad():
+        return [(m, fn(x.double())) for m, fn in stack_variants(model).items()]
 
 
 @pytest.mark.category(Category.STABILITY)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -80,6 +80,16 @@ class BlockKata:
     build: Callable[[str, list[Any], dict[str, Any], State], nn.Module]  # float64, `state` loaded
     with_eps: Callable[[nn.Module, float | None, float | None], nn.Module]  # (blocks' eps, final norm's)
     variants: Callable[[str, nn.Module], Iterable[tuple[Misconception, Variant]]]  # (class, reference)
+    #: One reference module per constructor call, read for its state_dict's names and shapes only.
+    _templates: dict[str, nn.Module] = field(default_factory=dict, compare=False, repr=False)
+
+    def template(self, cls: str, args: list[Any], kwargs: dict[str, Any]) -> nn.Module:
+        """The reference `cls(*args, **kwargs)`, built once per grade: what its state_dict holds.
+        Never run nor changed (a case that loads weights builds its own)."""
+        key = f"{cls}{args!r}{sorted(kwargs.items())!r}"
+        if key not in self._templates:
+            self._templates[key] = self.reference_module(cls, args, kwargs)
+        return self._templates[key]
 
     def eps_variants(self, cls: str, args: list[Any], kwargs: dict[str, Any], state: State,
                      x: torch.Tensor) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
@@ -98,7 +108,7 @@ class BlockKata:
 
     def check(self, harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], x: Input, *, key: int,
               dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
-        state = self.random_state(self.reference_module(cls, args, kwargs), key)
+        state = self.random_state(self.template(cls, args, kwargs), key)
 
         def expected(x_in: torch.Tensor, quantised: State) -> torch.Tensor:
             with torch.no_grad():
@@ -126,7 +136,7 @@ class BlockKata:
     def structure(self, harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any]
                   ) -> tuple[Inspection, list[str]]:  # fmt: skip
         """The learner's module with the reference's weights loaded where they fit: (inspection, mismatched names)."""
-        reference = self.reference_module(cls, args, kwargs)
+        reference = self.template(cls, args, kwargs)
         reply = harness.run(harness.program(cls, args, kwargs, state=self.random_state(reference, 1), inspect=True))
         assert reply.inspect is not None
         return reply.inspect, reply.state_load.mismatched
@@ -141,7 +151,7 @@ class BlockKata:
         call = call_text(cls, args, kwargs, None)
         info, mismatched = self.structure(harness, cls, args, kwargs)
         expect_contains(call, say("submodules", "子模块"), list(info.children), children)
-        expected = list(self.reference_module(cls, args, kwargs).state_dict())
+        expected = list(self.template(cls, args, kwargs).state_dict())
         if cls == self.stack:
             block, block_mismatched = self.structure(harness, self.block, self.block_args, kwargs)
             n_layers = args[0]

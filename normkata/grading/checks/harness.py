@@ -57,6 +57,11 @@ class Harness:
     record: Callable[[Misconception], None]
     structure: list[str] = field(default_factory=list)
 
+    def begin(self, program: Program) -> None:
+        """Send `program` now and read its reply later (`run(..., sent=True)`): the worker runs the
+        learner's code on its core while the suite computes the truth on this one."""
+        self.submission.begin(program)
+
     def send(self, program: Program, call: str) -> RunReply:
         """The reply to `program`; a worker that broke (crash, hang, budget) is the learner's error."""
         self.submission.begin(program)
@@ -149,7 +154,7 @@ class Harness:
         computed in the input's dtype, torch's own kernel, where the suite has one).
         """
         program = self.program(cls, args, kwargs, state=state, dtype=dtype, mode=mode, steps=[Step([x.tensor])])
-        self.submission.begin(program)  # the worker runs the learner's code while the truth is computed here
+        self.begin(program)  # the worker runs the learner's code while the truth is computed here
         quantised = {k: v.to(dtype) if dtype and v.is_floating_point() else v for k, v in (state or {}).items()}
         want = expected(x.tensor, quantised)
         got = self.run(program, error_suspects, sent=True).steps[0].output
@@ -230,7 +235,7 @@ class Harness:
         grad_output = randn(x.tensor.shape, key)
         step = Step([x.tensor], input_grad=True, grad_output=grad_output)
         program = self.program(cls, args, kwargs, state=state, mode=mode, steps=[step])
-        self.submission.begin(program)  # the worker runs the learner's code while the truth is computed here
+        self.begin(program)  # the worker runs the learner's code while the truth is computed here
         reference = reference.double().train(mode == "train")
         if state:
             reference.load_state_dict({k: v.double() if v.is_floating_point() else v for k, v in state.items()})
