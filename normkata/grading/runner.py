@@ -184,7 +184,11 @@ def grade(request: GradeRequest, launcher: Launcher, spare: Worker | None = None
 
             if request.device == "cuda" and not torch.cuda.is_available():
                 raise InputError(CUDA_MISSING)
-            import pytest  # noqa: F401  # imported before the snapshot, so it covers all grading code
+            # Imported before the snapshot, so it covers all grading code. symbolic_shapes (sympy,
+            # 0.5 s) is what the first backward(gradient) would load mid-grade: a one-off runner
+            # loads it now, while its worker is still warming up.
+            import pytest  # noqa: F401
+            import torch.fx.experimental.symbolic_shapes  # noqa: F401
 
             from normkata.grading import checks, plugin  # noqa: F401
 
