@@ -133,3 +133,24 @@ def test_a_kata_is_its_folder_and_its_solution(tmp_path: Path, monkeypatch: pyte
 
     problems, had_fixtures = deep_check(found, lambda what: None)
     assert problems == [] and had_fixtures
+
+
+def test_an_authors_tree_without_solutions_is_an_issue_then_read_again_once_fixed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catalog is read once per version of each kata's files (a warm grader looks its kata up on
+    every grade): a missing solutions/ folder is reported as a content issue, and adding it, or
+    editing kata.yaml, is seen at the next look-up."""
+    katas = build(tmp_path / "tree")
+    monkeypatch.setenv("NORMKATA_KATAS", str(katas))
+    solutions = katas.parent / "solutions"
+    kept = tmp_path / "kept"
+    solutions.rename(kept)
+    found, issues = load_katas()
+    assert found == [] and [(Path(i.file).name, i.field) for i in issues] == [("kata.yaml", "id")]
+    kept.rename(solutions)
+    found, issues = load_katas()
+    assert issues == [] and [k.id for k in found] == ["centre"]
+    meta = katas / "centre" / "kata.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8") + "unknown_key: 1\n", encoding="utf-8")
+    assert [i.field for i in load_katas()[1]] == ["unknown_key"], "an edited kata.yaml was not read again"

@@ -94,13 +94,18 @@ def load_katas(root: Path | None = None) -> tuple[list[Kata], list[ContentIssue]
     return sorted(katas, key=lambda k: k.order), issues
 
 
-def _version(path: Path) -> tuple[int, int]:
-    stat = path.stat()
-    return stat.st_mtime_ns, stat.st_size
+def _version(path: Path) -> tuple[int, ...]:
+    """What changes when `path` does (ctime and inode too: a copy may keep mtime and size);
+    a missing path is a version of its own (`_load_one` reports it)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return ()
+    return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino
 
 
 @functools.lru_cache(maxsize=256)
-def _load_cached(meta: Path, version: tuple[int, int], folder: tuple[int, int], solutions: tuple[int, int]) -> Kata:
+def _load_cached(meta: Path, version: tuple[int, ...], folder: tuple[int, ...], solutions: tuple[int, ...]) -> Kata:
     """`_load_one`, once per version of the file, of its folder (a file added or removed) and of
     the solutions folder: a warm grader looks its kata up on every grade."""
     return _load_one(meta)

@@ -52,6 +52,9 @@ def encode(value: Any) -> bytes:
 
     storages: list[bytes] = []
     index: dict[tuple[int, int], int] = {}  # (data pointer, bytes) -> storage number
+    # Copies made here (of a GPU tensor) live until the end: freed, a later copy could take the
+    # same address and be written as a view of the earlier one.
+    copies: list[torch.Tensor] = []
 
     def tree(item: Any) -> Any:
         if item is None or isinstance(item, (str, bool, int, float)):
@@ -72,6 +75,7 @@ def encode(value: Any) -> bytes:
         item = item.detach()
         if item.device.type != "cpu":
             item = item.cpu()
+            copies.append(item)
         dtype = str(item.dtype).removeprefix("torch.")
         if dtype not in DTYPE_NAMES:
             raise CodecError(f"cannot send a {dtype} tensor")

@@ -21,6 +21,9 @@ from normkata.i18n import Text
 
 #: Seconds the worker may take to import torch and confine itself, before any learner code runs.
 STARTUP_TIMEOUT = 180.0
+#: How long a reply collected after its deadline still has to be read (it may be waiting whole in
+#: the pipe, or a large one still coming in): the runner, not the learner, was late.
+LATE_READ_S = 0.05
 #: After this many crashes or time-outs, remaining cases are not tried again.
 MAX_RESTARTS = 3
 #: How much of the worker's own output (prints, tracebacks) is kept: the tail only.
@@ -124,7 +127,10 @@ class Worker:
         return deadline
 
     def receive_run(self, timeout: float, deadline: float) -> RunReply:
-        return self._receive(RunReply, timeout, deadline)
+        """The reply to the program sent by `send_run`. The runner may come to read it late (it
+        computes the truth meanwhile): the case's time counts from the send, but a reply is
+        always given LATE_READ_S from now to be read, so one that came in time is never lost."""
+        return self._receive(RunReply, timeout, max(deadline, time.monotonic() + LATE_READ_S))
 
     def _send(self, request: Request, timeout: float) -> None:
         try:

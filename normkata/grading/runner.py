@@ -91,6 +91,8 @@ class Conversation:
         """Start the next grade's worker now, while the learner is typing (a warm conversation)."""
         if isinstance(self.launcher, SpawnLauncher) or (self.spare is not None and self.spare.alive()):
             return
+        if self.spare is not None:  # died while it waited: reap it and close its pipes
+            self.spare.kill()
         from normkata.grading.proxy import Worker
 
         self.spare = Worker(self.launcher)

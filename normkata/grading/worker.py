@@ -23,6 +23,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from normkata.grading import calls, kernels
+from normkata.grading.codec import CodecError
 from normkata.grading.contract import (
     Failure,
     Hello,
@@ -445,9 +446,19 @@ def serve(request_fd: int, reply_fd: int) -> None:
         if request.op == "load" and request.load is not None:
             send(reply_fd, to_wire(session.load(request.load)))
         elif request.op == "run" and request.program is not None:
-            send(reply_fd, to_wire(session.run(request.program)))
+            _send_run_reply(reply_fd, session.run(request.program))
         else:
             break
+
+
+def _send_run_reply(reply_fd: int, reply: RunReply) -> None:
+    """Send `reply`; one that holds what the codec does not carry (a complex or float8 tensor
+    the learner returned) becomes the learner's failure, not this process's death."""
+    try:
+        send(reply_fd, to_wire(reply))  # encoded whole before any byte is written
+    except CodecError as exc:
+        failure = Failure("TypeError", f"the result holds something the grader cannot read ({exc})", 0, "forward")
+        send(reply_fd, to_wire(RunReply(False, failure=failure, forbidden_calls=reply.forbidden_calls)))
 
 
 def forked_main(request: Any, reply: Any, output: Any) -> None:

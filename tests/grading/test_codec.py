@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import struct
+from pathlib import Path
 
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from normkata.grading.client import Grader
 from normkata.grading.codec import MAX_TREE_BYTES, CodecError, decode, encode
 
 
@@ -120,3 +122,30 @@ def test_the_worker_handle_loads_without_torch() -> None:
 
     code = "import sys, normkata.grading.proxy; print('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+_RETURNS_COMPLEX = """
+import torch
+
+
+class RMSNorm(torch.nn.Module):
+    def __init__(self, hidden_size, eps=1e-6, device=None, dtype=None):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(hidden_size, device=device, dtype=dtype))
+
+    def forward(self, x):
+        return torch.complex(x.float(), x.float())
+"""
+
+
+def test_an_output_the_codec_cannot_carry_is_the_learners_error_not_a_crash(grading_service: Grader,
+                                                                             tmp_path: Path) -> None:
+    """A complex tensor (no dtype the runner reads) fails its case with what was returned; the
+    worker is not lost over it, so every later case still runs."""
+    learner = tmp_path / "rmsnorm.py"
+    learner.write_text(_RETURNS_COMPLEX, encoding="utf-8")
+    result = grading_service.grade("rmsnorm", learner, seed=5)
+    messages = [case.message for case in result.cases if case.status.value in ("failed", "error")]
+    assert messages and not result.passed
+    assert any("complex64" in message for message in messages), messages[:3]
+    assert not any("died" in message or "too many times" in message for message in messages), messages[:3]
