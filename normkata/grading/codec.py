@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import struct
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -162,6 +163,11 @@ def _tensor(item: dict[str, Any], raw: list[torch.Tensor]) -> torch.Tensor:
     storage = raw[number]
     if (last + 1) * itemsize > storage.numel():
         raise CodecError("a tensor outside its storage")
+    if math.prod(shape) * itemsize > storage.numel():
+        # More elements than bytes to hold them: a view that repeats its storage (stride 0), which
+        # anything that reads it whole would blow up (2**40 elements from 4 bytes). Nothing the
+        # grader sends or the worker returns overlaps itself.
+        raise CodecError("a tensor with more elements than its storage holds")
     return torch.empty(0, dtype=dtype).set_(storage.untyped_storage(), offset, shape, stride)
 
 

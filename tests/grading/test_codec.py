@@ -81,11 +81,13 @@ def test_a_dict_with_the_reserved_key_is_not_sent() -> None:
         (_payload(_tensor(shape=[True]), [b"\x00" * 8]), "unreadable shape"),
         (_payload(_tensor(shape=[2, 2]), [b"\x00" * 16]), "unreadable shape"),
         (_payload(_tensor(dtype="complex64"), [b"\x00" * 8]), "unknown dtype"),
+        (_payload(_tensor(shape=[2**20, 2**20], stride=[0, 0]), [b"\x00" * 4]), "more elements than its storage"),
         (_payload({"\x00": "module", "path": "os.system"}, []), "unknown tag"),
         (_payload([1], []).replace(b"[1]", b"[1,"), "unreadable tree"),
     ],
     ids=["empty", "short tree", "huge tree", "extra bytes", "reads past its storage", "offset past the end",
-         "no such storage", "negative stride", "bool shape", "rank mismatch", "dtype not allowed", "unknown tag",
+         "no such storage", "negative stride", "bool shape", "rank mismatch", "dtype not allowed", "repeats its bytes",
+         "unknown tag",
          "not JSON"],  # fmt: skip
 )
 def test_crafted_bytes_are_refused(payload: bytes, why: str) -> None:
