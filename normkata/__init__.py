@@ -16,8 +16,8 @@ The package stands in layers; each imports only what stands below it (pyproject.
     i18n, paths        one voice in two languages (Text, t, the catalogs' lookup); where files live
     errors, threads    the basics every layer may use
 
-Each wing declares its interface strings in its own catalog.py; i18n gathers them (the one
-import that runs up, named in the contract).
+Each wing's interface strings are a catalog of their own inside i18n (i18n/catalogs/<wing>.py),
+so the lookup that every layer uses imports nothing above it.
 """
 
 __version__ = "0.1.0"

@@ -40,7 +40,7 @@ def test_every_wing_contributes_and_t_reads_them_all() -> None:
 
     strings()
     owners = set(_CATALOGS.owners.values())
-    assert {f"normkata.{wing}.catalog" for wing in ("grading", "labs", "record", "practice", "content")} <= owners
+    assert {f"normkata.i18n.catalogs.{wing}" for wing in ("grading", "labs", "record", "practice", "content")} <= owners
     assert t("report.pass", "zh", score=3, max=4) == "通过：3/4 个用例。"
     assert t("lab.written", "en") == "Wrote:"
 

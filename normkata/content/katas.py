@@ -125,7 +125,7 @@ def _load_one(meta: Path) -> Kata:
         raise _KataIssue(meta, 1, "", Message("check.mapping"))
 
     def fail(key: str, message: str, **fields: Any) -> _KataIssue:
-        """The problem `message` (a `check.*` key of content/catalog.py) at `key`."""
+        """The problem `message` (a `check.*` key of i18n/catalogs/content.py) at `key`."""
         return _KataIssue(meta, data.key_lines.get(key, data.line), key, Message(message, fields))
 
     for key in data:

@@ -96,7 +96,7 @@ class Topic:
 
 @dataclass(frozen=True)
 class Message:
-    """What a content check says, worded when shown: a key of content/catalog.py (`check.*`)
+    """What a content check says, worded when shown: a key of i18n/catalogs/content.py (`check.*`)
     and its fields (names, values and paths, shown as they are)."""
 
     key: str

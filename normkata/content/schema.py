@@ -76,7 +76,7 @@ class _Checker:
         return tidy_zh(text)
 
     def fail(self, line: int, field: str, key: str, **fields: Any) -> _Invalid:
-        """Record the problem `key` (a `check.*` message of content/catalog.py) with its fields."""
+        """Record the problem `key` (a `check.*` message of i18n/catalogs/content.py) with its fields."""
         self.issues.append(ContentIssue(self.file, line, field, Message(key, fields)))
         return _Invalid()
 

@@ -21,7 +21,7 @@ MAX_FINDINGS = 6
 
 
 def text(key: str, lang: str, **values: Any) -> str:
-    """The report's string `key` (`report.<key>` in grading/catalog.py) in `lang`."""
+    """The report's string `key` (`report.<key>` in i18n/catalogs/grading.py) in `lang`."""
     from normkata.i18n import t
 
     return t(f"report.{key}", lang, **values)

@@ -5,7 +5,7 @@ This wing's interface strings: one of the catalogs that normkata.i18n.t looks up
 
 from __future__ import annotations
 
-from normkata.i18n import Text, catalog
+from normkata.i18n.text import Text, catalog
 
 CATALOG = catalog(
     __name__,

@@ -1,7 +1,7 @@
 """Interface strings in English and Chinese, and how the language is chosen.
 
 One voice: every pair of strings in code is a `Text(en, zh)`. The interface strings live in
-catalogs that each wing declares (`normkata/<wing>/catalog.py`: `CATALOG = catalog(__name__,
+catalogs, one per wing (`normkata/i18n/catalogs/<wing>.py`: `CATALOG = catalog(__name__,
 {key: Text(...)})`); `t(key, lang, **fields)` looks a key up in all of them at once. A key two
 catalogs declare is an error when the second is imported (`DuplicateKey`).
 
@@ -12,62 +12,16 @@ down; nothing below them asks the command line for it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+from normkata.i18n.text import _CATALOGS, Catalogs, DuplicateKey, Text, catalog
+
+__all__ = ["LANGS", "Catalogs", "DuplicateKey", "Text", "catalog", "default_is_zh", "has", "resolve_lang", "strings",
+           "t", "with_lang_flags"]
 
 LANGS = ("en", "zh")
 
 
-@dataclass(frozen=True)
-class Text:
-    """One string in English and Chinese: a catalog's entry, or a pair written where it is used."""
-
-    en: str
-    zh: str
-
-    @classmethod
-    def neutral(cls, text: str) -> Text:
-        """A text the same in both languages (a name, a message that came from elsewhere)."""
-        return cls(text, text)
-
-    def in_(self, lang: str) -> str:
-        """The string in `lang` (Chinese for "zh", English otherwise), unformatted."""
-        return self.zh if lang == "zh" else self.en
-
-    def format(self, lang: str, /, **fields: object) -> str:
-        """The string in `lang`, its `{fields}` filled in (formatted only when fields are given)."""
-        text = self.in_(lang)
-        return text.format(**fields) if fields else text
-
-
-class DuplicateKey(ValueError):
-    """Two catalogs declare the same key."""
-
-
-class Catalogs:
-    """Every catalog's entries in one lookup; adding a key that is there already is an error."""
-
-    def __init__(self) -> None:
-        self.entries: dict[str, Text] = {}
-        self.owners: dict[str, str] = {}
-
-    def add(self, owner: str, entries: dict[str, Text]) -> None:
-        for key, text in entries.items():  # all checked before any is added
-            if key in self.entries:
-                raise DuplicateKey(f"interface string {key!r} is declared by both {self.owners[key]} and {owner}")
-            if not isinstance(text, Text):
-                raise TypeError(f"{owner}: {key!r} is not a Text")
-        self.entries.update(entries)
-        self.owners.update(dict.fromkeys(entries, owner))
-
-
-_CATALOGS = Catalogs()
 _loaded = False
-
-
-def catalog(owner: str, entries: dict[str, Text]) -> dict[str, Text]:
-    """Declare a catalog: `owner`'s (a module's `__name__`) entries join the one lookup."""
-    _CATALOGS.add(owner, entries)
-    return entries
 
 
 def strings() -> dict[str, Text]:
@@ -80,21 +34,19 @@ def strings() -> dict[str, Text]:
 
 
 def _import_catalogs() -> None:
-    """Import each wing's catalog; each adds itself (`catalog`) as it is imported.
-
-    i18n stands below every wing, yet it names their catalogs here: plain data that import
-    only `Text` and `catalog` from this module. pyproject.toml's import contract lists these
-    imports as its one exception (`normkata.i18n -> normkata.*.catalog`).
-    """
-    import normkata.advice.catalog  # noqa: F401
-    import normkata.classroom.catalog  # noqa: F401
-    import normkata.content.catalog  # noqa: F401
-    import normkata.grading.catalog  # noqa: F401
-    import normkata.labs.catalog  # noqa: F401
-    import normkata.practice.catalog  # noqa: F401
-    import normkata.record.catalog  # noqa: F401
-    import normkata.ui.catalog  # noqa: F401
-    import normkata.workbench.catalog  # noqa: F401
+    """Import each wing's catalog (normkata/i18n/catalogs/<wing>.py); each adds itself (`catalog`)
+    as it is imported. They stand inside this package, below it: plain data on `text`."""
+    from normkata.i18n.catalogs import (  # noqa: F401
+        advice,
+        classroom,
+        content,
+        grading,
+        labs,
+        practice,
+        record,
+        ui,
+        workbench,
+    )
 
 
 def resolve_lang(option: str | None = None) -> str:

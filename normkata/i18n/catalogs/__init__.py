@@ -1,0 +1,1 @@
+"""The interface strings, one catalog per wing of the package (normkata.i18n gathers them)."""
