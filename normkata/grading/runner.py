@@ -143,11 +143,7 @@ class Conversation:
             return
         configure_threads("grading")
         self.launcher = ZygoteLauncher()
-        import pytest  # noqa: F401
-        import torch  # noqa: F401
-        import torch.fx.experimental.symbolic_shapes  # noqa: F401  # what backward(gradient) loads lazily
-
-        from normkata.grading import checks, plugin  # noqa: F401
+        _import_grading()
 
     def processes(self) -> list[int]:
         """The processes of this runner's own that outlive a grade: the zygote, its resource
@@ -186,14 +182,7 @@ def grade(request: GradeRequest, launcher: Launcher, spare: Worker | None = None
 
             if request.device == "cuda" and not torch.cuda.is_available():
                 raise InputError(CUDA_MISSING)
-            # Imported before the snapshot, so it covers all grading code. symbolic_shapes (sympy,
-            # 0.5 s) is what the first backward(gradient) would load mid-grade: a one-off runner
-            # loads it now, while its worker is still warming up.
-            import pytest  # noqa: F401
-            import torch.fx.experimental.symbolic_shapes  # noqa: F401
-
-            from normkata.grading import checks, plugin  # noqa: F401
-
+            _import_grading()  # before the snapshot, so it covers all grading code
             trusted = _TrustedCopy(kata, Path(private))
             result = _grade(kata, file, source, submission, trusted, request, seed)
         finally:
@@ -205,6 +194,16 @@ def grade(request: GradeRequest, launcher: Launcher, spare: Worker | None = None
     result.duration_s = round(time.perf_counter() - started, 3)
     _sanitize(result)
     return result
+
+
+def _import_grading() -> None:
+    """Import what a grade runs: pytest, the plugin and checks, and symbolic_shapes (sympy, 0.5 s),
+    which torch loads on the first backward(gradient): a warm runner at `warm`, a one-off one
+    while its worker is still warming up, never mid-grade."""
+    import pytest  # noqa: F401
+    import torch.fx.experimental.symbolic_shapes  # noqa: F401
+
+    from normkata.grading import checks, plugin  # noqa: F401
 
 
 class _TrustedCopy:

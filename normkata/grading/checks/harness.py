@@ -8,6 +8,7 @@ modules, plain objects and autograd Functions.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -366,14 +367,7 @@ class Harness:
 
 def once(compute: Callable[[], _T]) -> Callable[[], _T]:
     """`compute`, run at the first call only (what a failing comparison needs, shared by several)."""
-    done: list[_T] = []
-
-    def value() -> _T:
-        if not done:
-            done.append(compute())
-        return done[0]
-
-    return value
+    return functools.cache(compute)
 
 
 def at(values: Callable[[], list[float]], index: int) -> float:
