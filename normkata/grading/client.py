@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING, TypedDict
 from normkata.errors import InputError
 from normkata.grading.contract import GradeRequest, GradeResult, RunnerReply, RunnerRequest
 from normkata.grading.errors import CODE_INPUT, GraderError
-from normkata.grading.launch import PACKAGE_PARENT, python_module, runner_environment
+from normkata.grading.launch import PACKAGE_PARENT, python_call, runner_environment
 from normkata.grading.wire import from_wire, to_wire
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class Grader:
         env = {**runner_environment(self.package_parent), **self.extra_env}
         self._errors = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
-            python_module("normkata.grading.runner"),
+            python_call("normkata.grading.runner", "serve"),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._errors,

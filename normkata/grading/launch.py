@@ -83,6 +83,14 @@ def python_module(module: str) -> list[str]:
     return [sys.executable, *ISOLATION_FLAGS, "-m", module]
 
 
+def python_call(module: str, function: str) -> list[str]:
+    """The command that calls `module.function()` in an isolated interpreter. Unlike `-m`, it
+    leaves `__main__` without a module name, so a worker forked by the zygote does not import
+    `module` again as `__mp_main__` (multiprocessing does that for a `-m` parent: for the
+    runner, normkata.content and YAML, about 14 ms of CPU per grade)."""
+    return [sys.executable, *ISOLATION_FLAGS, "-c", f"import {module}; {module}.{function}()"]
+
+
 def runner_environment(package_parent: Path = PACKAGE_PARENT) -> dict[str, str]:
     """For a runner process (one-off or the service): normkata from `package_parent`, and pytest
     with no entry-point plugin that a submission could have dropped into site-packages."""

@@ -1,6 +1,6 @@
 """The trusted grading process: start the worker, run the hidden suite, report the verdict.
 
-Run as `python -m normkata.grading.runner` by `normkata.grading.client.Grader`. It reads one
+Run as `normkata.grading.runner.serve()` (launch.python_call) by `normkata.grading.client.Grader`. It reads one
 `RunnerRequest` per line on standard input and answers each with one `RunnerReply` line on
 standard output (JSON, through `normkata.grading.wire`): no file the worker could find or
 rewrite. A one-off `normkata grade` is a conversation of one request, each worker spawned cold;
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NoReturn
 
 from normkata.content.katas import Kata, get_kata
 from normkata.errors import CUDA_MISSING, InputError
@@ -432,7 +432,12 @@ def harden() -> None:
     harden_runner()
 
 
-if __name__ == "__main__":
+def serve() -> NoReturn:
+    """The process's entry point (launch.python_call): answer requests until the client is done."""
     code = main()
     sys.stderr.flush()
     os._exit(code)  # every reply is written; skip torch's slow interpreter teardown
+
+
+if __name__ == "__main__":
+    serve()
