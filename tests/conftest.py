@@ -64,6 +64,29 @@ def invoke(runner: CliRunner, args: list[str], stdin: str | None = None):  # typ
     return runner.invoke(cli, args, input=stdin, catch_exceptions=False)
 
 
+@pytest.fixture(autouse=True)
+def one_off_grades_in_the_service(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process commands (`grade`, `grade --list`, `bench --use-mine`, `next`'s kata) grade
+    through the session's warm grading service instead of a one-off runner each: the same runner
+    code, request and verdict, without importing torch twice per grade (about 2 s of CPU).
+
+    The one-off runner itself is tested where it matters (tests/grading/test_hostile.py's
+    command-line tricks, doctor's both paths, the wheel, the Gradescope bundle, `watch`'s
+    processes) and by any test marked `one_off_runner`, which gets the real one."""
+    if request.node.get_closest_marker("one_off_runner"):
+        return
+    from normkata.grading import client
+
+    def grade_once(kata: str, file: Path, **options: object) -> object:
+        return request.getfixturevalue("grading_service").grade(kata, file, **options)
+
+    def list_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
+        return request.getfixturevalue("grading_service").list_cases(kata, lang)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(client, "grade_once", grade_once)
+    monkeypatch.setattr(client, "list_cases", list_cases)
+
+
 @pytest.fixture(scope="session")
 def grading_service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """One warm grader for the session: each file still gets a fresh confined worker."""
