@@ -84,6 +84,7 @@ def test_an_unknown_kata_is_bad_input(runner) -> None:
     assert result.stderr.strip().splitlines()[-1].startswith("Error: --kata: no kata 'rmsnrom'")
 
 
+@pytest.mark.one_off_runner  # doctor's one-off path is the real one here
 def test_references_pass_and_starters_fail_through_both_paths(runner, confined) -> None:
     code, report = doctor_json(runner, "--kata", "rmsnorm", "--device", "cpu")
     assert code == 0, report["problems"]
@@ -97,6 +98,7 @@ def test_references_pass_and_starters_fail_through_both_paths(runner, confined) 
     assert report["katas"][0]["score"] == report["katas"][0]["max_score"] > 0
 
 
+@pytest.mark.one_off_runner  # doctor's one-off path is the real one here
 def test_a_reference_that_fails_is_reported(runner, confined, tmp_path: Path, monkeypatch) -> None:
     wrong = tmp_path / "solutions"
     wrong.mkdir()
