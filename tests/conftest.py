@@ -95,3 +95,10 @@ def grading_service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
     home = tmp_path_factory.mktemp("service-home")
     with Grader(env={"NORMKATA_HOME": str(home), "NORMKATA_LANG": "en"}) as service:
         yield service
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests (real processes, grades, waits on a terminal) run first, the quick ones
+    last: `-n auto` hands tests out in this order, so the last minute is many small tests both
+    workers share, not one worker waiting on a `watch` while the other has finished."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
