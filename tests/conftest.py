@@ -70,9 +70,10 @@ def one_off_grades_in_the_service(request: pytest.FixtureRequest, monkeypatch: p
     through the session's warm grading service instead of a one-off runner each: the same runner
     code, request and verdict, without importing torch twice per grade (about 2 s of CPU).
 
-    The one-off runner itself is tested where it matters (tests/grading/test_hostile.py's
-    command-line tricks, doctor's both paths, the wheel, the Gradescope bundle, `watch`'s
-    processes) and by any test marked `one_off_runner`, which gets the real one."""
+    The one-off runner itself is tested where it matters: tests/grading/test_hostile.py's
+    command-line tricks (`normkata grade` in a process of its own), the Gradescope bundle's
+    run_autograder, and the tests marked `one_off_runner` (a new learner's first grade, doctor's
+    both paths), which get the real one."""
     if request.node.get_closest_marker("one_off_runner"):
         return
     from normkata.grading import client

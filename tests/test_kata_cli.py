@@ -99,6 +99,7 @@ def test_grade_usage_errors_exit_2(runner, args: list[str], message: str) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.one_off_runner  # the learner's first grade, through a runner of its own as `normkata grade` starts it
 def test_new_learner_flow(runner, workspace, db) -> None:
     """Start the kata, fail with a typical mistake, fix it, pass, then see the solution."""
     invoke(runner, ["kata", "rmsnorm"])
