@@ -25,3 +25,15 @@ def print_ratios(floor_name: str, floor: float, rows: list[tuple[str, float]], t
         ratio = seconds / floor
         verdict = "" if target is None else ("  ok" if ratio <= target else f"  over the {target:.1f}x target")
         print(f"{name:<40} {seconds * 1000:8.1f} ms  {ratio:5.2f}x{verdict}")
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time every process on this machine has used since boot (Linux's /proc/stat): the
+    difference across a run counts processes a parent never waits for, such as a forkserver's
+    children, which `time` and rusage miss."""
+    import os
+
+    with open("/proc/stat", encoding="ascii") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")

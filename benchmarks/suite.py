@@ -1,0 +1,57 @@
+"""The project's test suite (README's command, `pytest -n auto`): wall time, the machine's CPU
+across it, and where the time goes.
+
+Run on an otherwise idle machine: CPU is read from /proc/stat, so it counts every process (the
+graders' forked workers included) and anything else running. Prints the wall time against the
+120 s target and as a ratio to `python -c "import torch, pytest"`, the CPU in core-seconds and
+how busy the cores were, and the test files that took longest (sum of their tests' durations,
+as pytest's --durations reports them). Run: python benchmarks/suite.py [--top N].
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _timing import machine_cpu_seconds, median_seconds  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_S = 120.0
+DURATION = re.compile(r"^(\d+\.\d+)s (?:setup|call|teardown)\s+(\S+?)::", re.MULTILINE)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--top", type=int, default=12)
+    top = parser.parse_args().top
+    floor = median_seconds([sys.executable, "-c", "import torch, pytest"], runs=3)
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "NORMKATA_HOME": home}
+        command = [sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider", "--durations=0"]
+        cpu_before, started = machine_cpu_seconds(), time.perf_counter()
+        run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        wall, cpu = time.perf_counter() - started, machine_cpu_seconds() - cpu_before
+    summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr[-300:]
+    print(f"{summary} (exit code {run.returncode})")
+    verdict = "ok" if wall <= TARGET_S else f"over the {TARGET_S:.0f} s target"
+    print(f"wall   {wall:7.1f} s  {wall / floor:6.1f}x python -c 'import torch, pytest' ({floor:.2f} s)  {verdict}")
+    cores = os.cpu_count() or 1
+    print(f"cpu    {cpu:7.1f} core-s on {cores} cores: busy {cpu / (wall * cores):.0%} of the run")
+    by_file: Counter[str] = Counter()
+    for seconds, path in DURATION.findall(run.stdout):
+        by_file[path] += float(seconds)
+    print(f"tests' durations, summed: {sum(by_file.values()):.1f} s; the longest files:")
+    for path, seconds in by_file.most_common(top):
+        print(f"  {seconds:7.1f} s  {path}")
+
+
+if __name__ == "__main__":
+    main()
