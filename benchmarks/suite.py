@@ -41,6 +41,9 @@ def main() -> None:
         wall, cpu = time.perf_counter() - started, machine_cpu_seconds() - cpu_before
     summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr[-300:]
     print(f"{summary} (exit code {run.returncode})")
+    for line in run.stdout.splitlines():
+        if line.startswith(("FAILED", "ERROR")):
+            print(f"  {line}")
     verdict = "ok" if wall <= TARGET_S else f"over the {TARGET_S:.0f} s target"
     print(f"wall   {wall:7.1f} s  {wall / floor:6.1f}x python -c 'import torch, pytest' ({floor:.2f} s)  {verdict}")
     cores = os.cpu_count() or 1

@@ -16,6 +16,7 @@ import pytest
 from normkata.content.bank import load_bank
 from normkata.practice.curriculum import CORE, diagnostic
 from normkata.practice.mock import FAKE_CLOCK_ENV
+from tests.terminal import spawn_normkata
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -29,8 +30,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def _spawn(args: list[str], home: Path, **extra: str) -> pexpect.spawn:
-    return pexpect.spawn(sys.executable, ["-m", "normkata", *args], env=_env(home, **extra), encoding="utf-8",
-                         timeout=30, dimensions=(40, 100))  # fmt: skip
+    return spawn_normkata(args, _env(home, **extra))
 
 
 def _run(args: list[str], home: Path) -> str:

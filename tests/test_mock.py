@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from normkata.content.model import Card, Text, TextList
 from normkata.practice.mock import Asked, interview_order, rating_for
 from tests.conftest import FIXTURES, invoke
+from tests.terminal import spawn_normkata
 
 
 @pytest.fixture(autouse=True)
@@ -134,8 +134,7 @@ def test_mock_in_a_real_terminal(isolated_home: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
     env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_QUIZZES": str(FIXTURES / "good"),
            "NORMKATA_LANG": "en", "TERM": "xterm", "COLUMNS": "100"}  # fmt: skip
-    child = pexpect.spawn(sys.executable, ["-m", "normkata", "mock", "--minutes", "5"], env=env, encoding="utf-8",
-                          timeout=30, dimensions=(40, 100))  # fmt: skip
+    child = spawn_normkata(["mock", "--minutes", "5"], env)
     child.expect("Explain minis.")
     child.expect(r"Your answer \(\d:\d\d left\):")
     child.send("small\ntidy too\n\n3\n")  # pasted at once: the answer, its end, and a key typed ahead
@@ -163,8 +162,7 @@ def test_interview_in_a_real_terminal(isolated_home: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
     env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_QUIZZES": str(FIXTURES / "good"),
            "NORMKATA_LANG": "en", "TERM": "xterm", "COLUMNS": "100"}  # fmt: skip
-    child = pexpect.spawn(sys.executable, ["-m", "normkata", "interview"], env=env, encoding="utf-8", timeout=30,
-                          dimensions=(40, 100))  # fmt: skip
+    child = spawn_normkata(["interview"], env)
     child.expect("Your answer")
     child.send("first line\nsecond line\n\n3\n")  # pasted, with a rating typed before the key points were shown
     child.expect("How did you do\\?")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.terminal import spawn_normkata
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -36,9 +37,7 @@ def _spawn(args: list[str], home: Path) -> pexpect.spawn:
         "TERM": "xterm",
         "COLUMNS": "100",
     }
-    return pexpect.spawn(
-        sys.executable, ["-m", "normkata", *args], env=env, encoding="utf-8", timeout=30, dimensions=(40, 100)
-    )
+    return spawn_normkata(args, env)
 
 
 def test_quiz_in_a_real_terminal(isolated_home: Path) -> None:

@@ -15,6 +15,7 @@ import pytest
 
 from normkata.paths import solutions_dir
 from tests.conftest import Database, invoke
+from tests.terminal import spawn_normkata
 
 pytestmark = pytest.mark.slow
 
@@ -142,8 +143,7 @@ def test_keys_in_a_terminal(learner_file: Path, isolated_home: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
     env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100",
            "NO_COLOR": "1"}  # fmt: skip
-    child = pexpect.spawn(sys.executable, ["-m", "normkata", "watch", "rmsnorm", "--file", str(learner_file)],
-                          env=env, encoding="utf-8", timeout=LINE_TIMEOUT, dimensions=(40, 100))  # fmt: skip
+    child = spawn_normkata(["watch", "rmsnorm", "--file", str(learner_file)], env, timeout=LINE_TIMEOUT)
     try:
         child.expect("Keys: h hint")
         child.expect(r"✗ NOT YET: \d+ of \d+ cases pass\.")
@@ -175,8 +175,7 @@ def test_a_kata_passed_before_opens_its_solution_in_watch(runner, learner_file: 
     assert invoke(runner, ["grade", "rmsnorm", "--file", str(passing)]).exit_code == 0
     env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100",
            "NO_COLOR": "1"}  # fmt: skip
-    child = pexpect.spawn(sys.executable, ["-m", "normkata", "watch", "rmsnorm", "--file", str(learner_file)],
-                          env=env, encoding="utf-8", timeout=LINE_TIMEOUT, dimensions=(40, 100))  # fmt: skip
+    child = spawn_normkata(["watch", "rmsnorm", "--file", str(learner_file)], env, timeout=LINE_TIMEOUT)
     try:
         child.expect(r"✗ NOT YET: \d+ of \d+ cases pass\.")
         child.send("s")
