@@ -72,8 +72,8 @@ def one_off_grades_in_the_service(request: pytest.FixtureRequest, monkeypatch: p
 
     The one-off runner itself is tested where it matters: tests/grading/test_hostile.py's
     command-line tricks (`normkata grade` in a process of its own), the Gradescope bundle's
-    run_autograder, and the tests marked `one_off_runner` (a new learner's first grade, doctor's
-    both paths), which get the real one."""
+    run_autograder, and the tests marked `one_off_runner` (a new learner's first grade, `grade
+    --list`, doctor's both paths), which get the real one."""
     if request.node.get_closest_marker("one_off_runner"):
         return
     from normkata.grading import client
@@ -93,8 +93,12 @@ def grading_service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
     """One warm grader for the session: each file still gets a fresh confined worker."""
     from normkata.grading.client import Grader
 
-    home = tmp_path_factory.mktemp("service-home")
-    with Grader(env={"NORMKATA_HOME": str(home), "NORMKATA_LANG": "en"}) as service:
+    home, workspace = tmp_path_factory.mktemp("service-home"), tmp_path_factory.mktemp("service-workspace")
+    # It may start (or restart) inside any test, whose own settings are in os.environ then: every
+    # variable normkata reads is set here, an empty one meaning the default.
+    env = {"NORMKATA_HOME": str(home), "NORMKATA_WORKSPACE": str(workspace), "NORMKATA_LANG": "en",
+           "NORMKATA_KATAS": "", "NORMKATA_QUIZZES": "", "NORMKATA_SANDBOX": ""}  # fmt: skip
+    with Grader(env=env) as service:
         yield service
 
 

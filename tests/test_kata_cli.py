@@ -223,6 +223,7 @@ def test_seed_reproduces_a_run_and_a_new_seed_draws_new_inputs(runner, tmp_path:
 
 
 @pytest.mark.slow
+@pytest.mark.one_off_runner  # `grade --list` through a runner of its own, as the command starts it
 def test_grade_list_shows_every_case_by_category(runner) -> None:
     result = invoke(runner, ["grade", "rmsnorm", "--list"])
     assert result.exit_code == 0, result.output
