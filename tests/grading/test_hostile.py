@@ -40,12 +40,15 @@ CEILING_S = 240
 pytestmark = pytest.mark.slow
 
 #: The case timeout the service grades these with: a wrong RMSNorm needs milliseconds a case, and
-#: the tricks that sleep or spin in forward (slow_loris_forward, signal_handler_tricks) are
-#: stopped at each case's deadline, so the grade's length is a few of these.
+#: a trick that sleeps in forward past it (signal_handler_tricks) is stopped at each case's
+#: deadline, so the grade's length is a few of these.
 SERVICE_CASE_TIMEOUT_S = 1.5
 #: Tricks that need longer to do their harm: printing 1 GiB at import takes more than 1.5 s, and
 #: the output cap must be reached, not the import's deadline.
 SLOWER_TO_FAIL_S = {"prints_one_gib": 3.0}
+#: Tricks whose every case stays just under its deadline: the grade's budget must end them (a
+#: few cases' worth here; the default would be a minute).
+ENDED_BY_THE_BUDGET_S = {"slow_loris_forward": 5.0}
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +118,11 @@ def test_hostile_submission_fails_in_the_service_and_harms_nothing(
     before = {"installation": _tree_hash(installation), "home": _tree_hash(home), "cwd": _tree_hash(tmp_path),
               "site-packages": _site_packages()}  # fmt: skip
     timeout = SLOWER_TO_FAIL_S.get(submission.stem, SERVICE_CASE_TIMEOUT_S)
-    result = grader.grade("rmsnorm", learner, timeout=timeout).to_json()
+    budget = ENDED_BY_THE_BUDGET_S.get(submission.stem)
+    result = grader.grade("rmsnorm", learner, timeout=timeout, budget=budget).to_json()
     assert not result["passed"] and result["sandbox"]
+    if budget is not None:
+        assert any("the time budget for this grade is used up" in c["message"] for c in result["cases"])
     shown = json.dumps(result, ensure_ascii=False)
     assert "\x1b" not in shown and "\ud800" not in shown
     assert grader.pid is not None, "the service died"

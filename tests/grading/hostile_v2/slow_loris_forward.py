@@ -1,22 +1,12 @@
 # expect: fail
-# trick: sleeps just under the per-case timeout (read from the runner's command line, else 10 s) in every forward, so no single case times out but the grade takes hours; the grade must end within its overall budget.
-import os
+# trick: sleeps just under the per-case timeout (tests/grading/test_hostile.py grades it with 1.5 s cases) in every forward, so no single case times out but the grade would take (cases x timeout); the grade must end within its overall budget.
 import time
-from pathlib import Path
 
 import torch
 from torch import nn
 
-
-def _timeout():
-    try:
-        words = Path(f"/proc/{os.getppid()}/cmdline").read_bytes().split(b"\0")
-        return float(words[words.index(b"--timeout") + 1])
-    except Exception:
-        return 10.0
-
-
-DELAY = max(_timeout() - 0.3, 0.1)
+CASE_S = 1.5  # the per-case timeout the test grades it with
+DELAY = CASE_S - 0.3
 
 
 class RMSNorm(nn.Module):
