@@ -87,7 +87,7 @@ def python_call(module: str, function: str) -> list[str]:
     """The command that calls `module.function()` in an isolated interpreter. Unlike `-m`, it
     leaves `__main__` without a module name, so a worker forked by the zygote does not import
     `module` again as `__mp_main__` (multiprocessing does that for a `-m` parent: for the
-    runner, normkata.content and YAML, about 14 ms of CPU per grade)."""
+    runner, normkata.content and YAML; a warm grade took 40-55 ms more CPU, docs/grading.md)."""
     return [sys.executable, *ISOLATION_FLAGS, "-c", f"import {module}; {module}.{function}()"]
 
 

@@ -96,6 +96,16 @@ def _normkata(installation: Path, args: list[str], env: dict[str, str], cwd: Pat
                           stdin=subprocess.DEVNULL)  # fmt: skip
 
 
+def assert_nothing_outlived_the_grade(grader: Grader) -> None:
+    """The runner's descendants are its own processes (the zygote, its resource tracker and the
+    next grade's spare worker, forked after the reply) and nothing else. The runner adopts
+    orphans, so a detached child is among its descendants: none left, none to write later. Its
+    own are asked for first: the runner answers only once it has forked the spare."""
+    assert grader.pid is not None
+    own = set(grader.processes())
+    assert set(descendants(grader.pid)) == own, "a process outlived the grade"
+
+
 @pytest.fixture(scope="module")
 def service(installation: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Grader, Path]]:
     """A grading service running the throwaway copy, with a database and a workspace of its own."""
@@ -126,12 +136,7 @@ def test_hostile_submission_fails_in_the_service_and_harms_nothing(
     shown = json.dumps(result, ensure_ascii=False)
     assert "\x1b" not in shown and "\ud800" not in shown
     assert grader.pid is not None, "the service died"
-    # The zygote, its resource tracker and the next grade's spare worker (forked after the reply):
-    # the runner names them; anything else under it was left behind by the grade. The runner
-    # adopts orphans, so a detached child is among its descendants: none left, none to write later.
-    # Asked first: the runner answers only once it has forked the spare.
-    own = set(grader.processes())
-    assert set(descendants(grader.pid)) == own, "a process outlived the grade"
+    assert_nothing_outlived_the_grade(grader)
     time.sleep(0.1)  # a write already under way when the grade ended has landed
     assert not _site_packages() - before["site-packages"]
     assert _tree_hash(installation) == before["installation"], "the installation changed"
@@ -253,7 +258,5 @@ def test_pipe_and_budget_attacks_end_within_the_budget_and_bounded_memory(
     assert grader.pid is not None, "the service died"
     assert _peak_memory(grader.pid) < 1024**3, "the runner went over 1 GiB"
     time.sleep(0.2)
-    # The zygote, its resource tracker and the next grade's spare worker (forked after the reply):
-    # the runner names them; anything else under it was left behind by the grade.
-    assert set(descendants(grader.pid)) == set(grader.processes()), "a process outlived the grade"
+    assert_nothing_outlived_the_grade(grader)
     assert _tree_hash(installation) == before
