@@ -15,13 +15,13 @@ BANK = load_bank()
 SINGLES = [q for q in BANK.questions if q.type == "single"]
 
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[1] / "docs" / "learners.md").read_text(encoding="utf-8")
 
 
 def readme_topics() -> list[str]:
-    """The topic ids README's "Topics:" line lists, in its order."""
+    """The topic ids docs/learners.md's "Topics:" line lists, in its order."""
     match = re.search(r"^Topics: (.+?)(?:\(|\.\n|\n\n)", README, flags=re.MULTILINE | re.DOTALL)
-    assert match, "README.md has no 'Topics:' line"
+    assert match, "docs/learners.md has no 'Topics:' line"
     return re.findall(r"`([a-z_]+)`", match.group(1))
 
 
@@ -35,7 +35,7 @@ def test_size_and_variety() -> None:
 
 def test_every_topic_has_questions_and_cards() -> None:
     listed = readme_topics()
-    assert sorted(listed) == sorted(BANK.topics), "README's 'Topics:' line and quizzes/ disagree"
+    assert sorted(listed) == sorted(BANK.topics), "docs/learners.md's 'Topics:' line and quizzes/ disagree"
     for topic in set(BANK.topics) | set(listed):
         questions = [q for q in BANK.questions if q.topic == topic]
         cards = [c for c in BANK.cards if c.topic == topic]
@@ -109,7 +109,7 @@ def test_single_choice_answers_vary_within_each_new_topic() -> None:
 
 
 def counts_table() -> str:
-    """The README's table of questions per topic and type (and cards), as it must read."""
+    """docs/learners.md's table of questions per topic and type (and cards), as it must read."""
     types = ["single", "multiple", "true_false", "numeric", "order"]
     lines = [
         "| topic | " + " | ".join(types) + " | questions | spot the bug | cards |",
@@ -130,4 +130,4 @@ def counts_table() -> str:
 
 
 def test_readme_counts_table_is_current() -> None:
-    assert counts_table() in README, "update README.md's bank table:\n" + counts_table()
+    assert counts_table() in README, "update docs/learners.md's bank table:\n" + counts_table()

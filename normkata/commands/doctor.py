@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 @device_option("Where the katas are graded: auto is the GPU when there is one, else the CPU.")
 @click.option("--kata", "only", multiple=True, help="Grade only these katas (repeatable).")
 @click.option("--no-katas", is_flag=True, help="Skip grading the katas (the quick checks only).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fields in the README).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fields in docs/learners.md).")
 @lang_option
 @click.pass_context
 def doctor(ctx: click.Context, device: str, only: tuple[str, ...], no_katas: bool, as_json: bool,
