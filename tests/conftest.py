@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sqlite3
 from pathlib import Path
 
@@ -107,3 +108,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     last: `-n auto` hands tests out in this order, so the last minute is many small tests both
     workers share, not one worker waiting on a `watch` while the other has finished."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+# The optional extras a test may need, by the module that proves each is installed. The README's
+# quick start installs none of them; `.ci/run` then installs each and runs the tests that need it.
+EXTRA_MODULES = {"triton": "triton", "mcp": "mcp"}
+
+
+def extra_installed(extra: str) -> bool:
+    return importlib.util.find_spec(EXTRA_MODULES[extra]) is not None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """`@pytest.mark.extra("triton")`: skipped, naming the extra and its install line, without it."""
+    for mark in item.iter_markers("extra"):
+        for extra in mark.args:
+            if not extra_installed(extra):
+                pytest.skip(f'needs the optional {extra} extra: pip install -e ".[{extra}]"')
