@@ -27,7 +27,7 @@ from normkata.grading.checks import (
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance, tolerance_for
-from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided
+from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided, under_config
 
 LAUNCHER = "rmsnorm_forward"
 
@@ -89,28 +89,41 @@ def _skip_cpu_on_gpu(device: str) -> None:
                         "本次评测中内核按 GPU 编译：这些检查由 CUDA 用例完成"))  # fmt: skip
 
 
-def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, timed: bool = False) -> StepReply:
+OUTPUTS = ("y", "rstd")
+
+
+def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, timed: bool = False
+           ) -> list[StepReply]:  # fmt: skip
+    """One reply per autotune config the launcher's kernels list (one without autotune)."""
     from normkata.grading.contract import Step
 
-    kwargs: dict[str, object] = {"outputs": ["y", "rstd"], **({"time": True} if timed else {})}
+    kwargs: dict[str, object] = {"outputs": list(OUTPUTS), **({"time": True} if timed else {})}
     program = harness.program(LAUNCHER, ["x", "weight"], kwargs, steps=[Step([x, weight], extra=[eps])])
     program.kind = "launcher"
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
-    return harness.submit(program, call).steps[0]
+    return harness.submit(program, call).steps
 
 
 def forward_case(harness: Harness, x: Input, *, eps: float = 1e-5, weight_key: int = 100, pad: int = 0,
                  tol: Tolerance | None = None) -> None:  # fmt: skip
     """Launch on x (as a strided view with NaN gaps when pad > 0) and check y, rstd and every access."""
     _skip_cpu_on_gpu(harness.device)
-    n, d = x.tensor.shape
+    d = x.tensor.shape[1]
     weight = random_weight(d, weight_key).to(x.tensor.dtype)
     sent = strided(x.tensor, pad) if pad else x.tensor
-    got = launch(harness, sent, weight, eps)
+    for got in launch(harness, sent, weight, eps):
+        check_reply(harness, got, x, weight, eps=eps, pad=pad, tol=tol)
+
+
+def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor, *, eps: float, pad: int,
+                tol: Tolerance | None) -> None:  # fmt: skip
+    """One config's reply: every access, who wrote the outputs, then y and rstd."""
+    n, d = x.tensor.shape
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
     on = x.describe(harness.device) + (say(", rows strided by {s} with NaN in the gaps", "，行步长 {s}，间隔中为 NaN",
-                                           s=d + pad) if pad else "")  # fmt: skip
-    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE)
+                                           s=d + pad) if pad else "") + under_config(got)  # fmt: skip
+    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE, missed_rows=GRID_MISSES_ROWS,
+                   output_names=OUTPUTS)  # fmt: skip
     if len(got.outputs) != 2:
         fail(say("{call} on {on}: returned {k} tensor(s), expected (y, rstd)",
                  "{call}，{on}：返回了 {k} 个张量，应返回 (y, rstd)", call=call, on=on, k=len(got.outputs)))
@@ -242,7 +255,7 @@ def test_bounds_guard(harness: Harness) -> None:
         got = launch(harness, randn((1, 4), 130), torch.ones(4), 1e-5)
     except LearnerError:
         pytest.skip(say("your launcher raised: the other cases say why", "你的启动函数抛出了异常：其他用例会说明原因"))
-    skip_unless_guarded(got)
+    skip_unless_guarded(got[0])
 
 
 # -- speed on a GPU (reported, never scored) ---------------------------------------------------
@@ -269,9 +282,9 @@ def test_speed(harness: Harness, device: str) -> None:
     n, d = 64, 4096
     x = randn((n, d), 140).to(torch.float16)
     weight = random_weight(d, 141).to(torch.float16)
-    got = launch(harness, x, weight, 1e-5, timed=True)
-    call, on = f"{LAUNCHER}(x, weight, eps=1e-05)", Input(x, "N(0,1)").describe(device)
-    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE)
+    got = launch(harness, x, weight, 1e-5, timed=True)[0]
+    call, on = f"{LAUNCHER}(x, weight, eps=1e-05)", Input(x, "N(0,1)").describe(device) + under_config(got)
+    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE, output_names=OUTPUTS)
     expected_y, _ = reference(x, weight, 1e-5)
     harness.assert_close(got.outputs[0], expected_y, tol=tolerance_for(x.dtype), call=call, on=on, what="y")
     timing = next((f.split("|") for f in got.findings if f.startswith("time|")), None)

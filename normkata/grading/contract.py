@@ -285,6 +285,16 @@ class StateLoad:
 
 
 @dataclass
+class KernelMargin:
+    """The sentinel margins around one tensor a kernel kata's launcher allocated, as they are
+    after the call: the runner compares them with the sentinel (normkata.grading.kernels)."""
+
+    tensor: str  # the output it became ("y"), or "a tensor your launcher allocated"
+    before: torch.Tensor
+    after: torch.Tensor
+
+
+@dataclass
 class StepReply:
     outputs: list[torch.Tensor] = field(default_factory=list)
     raised: str | None = None
@@ -298,9 +308,19 @@ class StepReply:
     #: Function kind: the shape of each gradient the learner's backward returned, before autograd
     #: sums one that merely broadcasts to its input (None where it returned None).
     backward_shapes: list[list[int] | None] = field(default_factory=list)
-    #: Launcher kind (kernel katas): what the bounds guard and the sentinels found, as
+    #: Launcher kind (kernel katas): what the bounds guard found, as
     #: `kind|tensor|program|lanes|where` (normkata.grading.kernels).
     findings: list[str] = field(default_factory=list)
+    #: Launcher kind: the autotune configs this reply was computed under ("" without autotune);
+    #: a launcher with autotuned kernels answers each step once per config (normkata.grading.kernels.tuning).
+    config: str = ""
+    #: Launcher kind: the kernels launched, in order (the guard saw them run).
+    launches: list[str] = field(default_factory=list)
+    #: Launcher kind: per output, one flag per element that a kernel wrote (or that the launcher
+    #: computed from memory a kernel wrote); None where the guard could not tell.
+    written: list[torch.Tensor | None] = field(default_factory=list)
+    #: Launcher kind: the margins of every floating tensor the launcher allocated.
+    margins: list[KernelMargin] = field(default_factory=list)
 
     @property
     def output(self) -> torch.Tensor:

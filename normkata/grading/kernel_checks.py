@@ -1,5 +1,13 @@
-"""What the kernel katas' suites share: strided inputs with NaN gaps, and the bounds guard's
-findings turned into failed cases (each suite passes its own no-mask and off-by-one mistakes)."""
+"""What the kernel katas' suites share: strided inputs with NaN gaps, and the facts the worker
+sends back about a launch turned into failed cases (each suite passes its own no-mask and
+off-by-one mistakes).
+
+The runner decides here, from what the worker returned: the guard's out-of-bounds lanes, the
+sentinel margins of every tensor the launcher allocated (compared with the sentinel here, not
+in the worker), which kernels ran, and which output elements a kernel wrote. A launcher that
+computes its outputs in plain torch, launches no kernel, or leaves part of an output unwritten
+fails here whatever its numbers.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +18,7 @@ import torch
 
 from normkata.grading.checks import Harness, Misconception, fail, say
 from normkata.grading.contract import StepReply
+from normkata.grading.kernels import SENTINEL
 
 
 def strided(x: torch.Tensor, pad: int) -> torch.Tensor:
@@ -19,13 +28,22 @@ def strided(x: torch.Tensor, pad: int) -> torch.Tensor:
     return base[:, : x.shape[1]]
 
 
+def under_config(reply: StepReply) -> str:
+    """`, under autotune config _fwd: BLOCK=16` for a reply of one config of an autotuned launcher."""
+    if not reply.config:
+        return ""
+    return say(", under autotune config {config}", "，autotune 配置为 {config}", config=reply.config)
+
+
 _WHERE = {"after": ("past the end of", "越过了末尾"), "before": ("before the start of", "早于开头")}
 _KIND = {"read": ("read", "读取了"), "write": ("wrote", "写入了"), "atomic": ("updated atomically", "原子更新了")}
 
 
 def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: int, *, no_mask: Misconception,
-                   off_by_one: Misconception) -> None:
-    """Out-of-bounds accesses the guard switched off, and outputs' sentinel margins changed."""
+                   off_by_one: Misconception, missed_rows: Misconception | None = None,
+                   output_names: tuple[str, ...] = ()) -> None:  # fmt: skip
+    """Out-of-bounds accesses the guard switched off, outputs' sentinel margins changed, no
+    kernel launched, and output elements no kernel wrote."""
     block = 1 << max(d - 1, 0).bit_length()
     for finding in reply.findings:
         kind, tensor, program, lanes, where = (finding.split("|") + [""] * 5)[:5]
@@ -45,12 +63,48 @@ def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: in
             elif where == "after" and count == 1 and block - d != 1:  # lane n_cols itself (d = 7: either)
                 cause = off_by_one
             fail(message + (" " + harness.diagnose(cause) if cause else ""))
-        if kind == "margin":
-            en_where, zh_where = _WHERE.get(where, _WHERE["after"])
-            fail(say("{call} on {on}: {lanes} value(s) written {where} {tensor} (its sentinel margin changed).",
-                     "{call}，{on}：有 {lanes} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
-                     call=call, on=on, lanes=lanes, where=en_where, where_zh=zh_where, tensor=tensor)
-                 + " " + harness.diagnose(no_mask))  # fmt: skip
+    check_margins(harness, reply, call, on, no_mask)
+    check_kernels_wrote(harness, reply, call, on, missed_rows, output_names)
+
+
+def check_margins(harness: Harness, reply: StepReply, call: str, on: str, no_mask: Misconception) -> None:
+    """Every tensor the launcher allocated sat between sentinels: any changed is a write outside it."""
+    for margin in reply.margins:
+        for side, values in (("before", margin.before), ("after", margin.after)):
+            changed = int((values.double() != SENTINEL).sum())
+            if changed:
+                en_where, zh_where = _WHERE[side]
+                fail(say("{call} on {on}: {k} value(s) written {where} {tensor} (its sentinel margin changed).",
+                         "{call}，{on}：有 {k} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
+                         call=call, on=on, k=changed, where=en_where, where_zh=zh_where, tensor=margin.tensor)
+                     + " " + harness.diagnose(no_mask))  # fmt: skip
+
+
+def check_kernels_wrote(harness: Harness, reply: StepReply, call: str, on: str, missed_rows: Misconception | None,
+                        output_names: tuple[str, ...]) -> None:  # fmt: skip
+    """The outputs are the kernels' work: a kernel ran, and wrote every element returned (or the
+    launcher computed it from what a kernel wrote, as a partial-sum reduction does)."""
+    watched = not any(f.startswith("guard|cannot") for f in reply.findings)  # launches are recorded
+    if watched and not reply.launches:
+        fail(say("{call} on {on}: no @triton.jit kernel ran. The kata asks for the computation in a kernel; the "
+                 "launcher returned values it computed without launching one.",
+                 "{call}，{on}：没有运行任何 @triton.jit 内核。本练习要求计算在内核中完成；启动函数返回的值"
+                 "不是由内核算出的。", call=call, on=on))  # fmt: skip
+    for position, flags in enumerate(reply.written):
+        if flags is None or bool(flags.all()):
+            continue
+        name = output_names[position] if position < len(output_names) else say("output {n}", "输出 {n}",
+                                                                                 n=position + 1)  # fmt: skip
+        missing = int((~flags).sum())
+        message = say("{call} on {on}: {k} of {n} value(s) of {name} were written by no kernel.",
+                      "{call}，{on}：{name} 的 {n} 个值中有 {k} 个没有由任何内核写入。",
+                      call=call, on=on, k=missing, n=flags.numel(), name=name)  # fmt: skip
+        rows = [int(r) for r in torch.nonzero((~flags).all(-1)).flatten()] if flags.dim() == 2 else []
+        if rows and len(rows) * flags.shape[1] == missing:
+            message += say(" Rows never written: {rows}.", " 从未写入的行：{rows}。", rows=rows[:8])
+            if missed_rows is not None:
+                message += " " + harness.diagnose(missed_rows)
+        fail(message)
 
 
 def skip_unless_guarded(reply: StepReply) -> None:

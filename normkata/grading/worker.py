@@ -197,8 +197,7 @@ class _Session:
         cls = getattr(self.module, program.cls)
         target = calls.build(cls, program)
         if program.kind == "launcher":
-            stage[0] = "forward"
-            reply: RunReply = kernels.run_program(target, program)
+            reply: RunReply = kernels.run_program(target, program, stage)  # it says: launcher or kernel
             return reply
         if program.kind == "function":
             watched: set[str] = set()
@@ -301,14 +300,22 @@ def _defined(value: Any) -> bool:
 
 
 def _load_what_fits(module: torch.nn.Module, state: dict[str, torch.Tensor]) -> StateLoad:
-    """Load every entry whose name and shape match; report the rest (one structural finding)."""
+    """Load every entry torch itself would load; report the rest (one structural finding).
+
+    Torch loads an entry of the same shape, and a (1,) entry into a 0-dim parameter (its
+    backward-compatible rule): a DyT with a () alpha loads the authors' (1,) alpha, so its
+    forward cases judge its forward, and only its shape is reported (by the suite)."""
     own = module.state_dict()
-    fits = {k: v for k, v in state.items() if k in own and tuple(own[k].shape) == tuple(v.shape)}
+    fits = {k: v for k, v in state.items() if k in own and _loads_into(tuple(own[k].shape), tuple(v.shape))}
     mismatched = sorted(k for k in state if k in own and k not in fits)
     result = module.load_state_dict(fits, strict=False)
     missing = sorted(k for k in result.missing_keys if k not in mismatched)
     unexpected = sorted(k for k in state if k not in own)
     return StateLoad(missing, unexpected, mismatched)
+
+
+def _loads_into(own: tuple[int, ...], given: tuple[int, ...]) -> bool:
+    return own == given or (own == () and given == (1,))
 
 
 def _plain(tensor: torch.Tensor) -> torch.Tensor:

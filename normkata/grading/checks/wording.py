@@ -83,6 +83,8 @@ _STAGES = {
     "build": ("while building the module", "构建模块时"),
     "load_state": ("while loading weights", "加载权重时"),
     "forward": ("in forward", "在 forward 中"),
+    "launcher": ("in the launcher", "在启动函数中"),
+    "kernel": ("in the kernel", "在内核中"),
     "backward": ("in backward", "在反向传播中"),
     "import": ("while importing", "导入时"),
     "run": ("", ""),
@@ -106,10 +108,13 @@ def explain(failure: Failure, call: str) -> str:
     if failure.error == "NotImplementedError":
         return say("{call}: not implemented yet (NotImplementedError {stage}){where}",
                    "{call}：尚未实现（{stage}抛出 NotImplementedError）{where}", call=call, stage=stage, where=where)
+    if failure.error == "TritonUnsupported":  # the grade's own limit, said as it is (normkata.grading.kernels)
+        return say("{call} {stage}: {message}{where}", "{call} {stage}：{message}{where}", call=call, stage=stage,
+                   message=message, where=where)  # fmt: skip
     if failure.error == "Forbidden":
         return say("{call} {stage}: {message}", "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
                    call=call, stage=stage, message=message)  # fmt: skip
-    if match := _NO_ATTRIBUTE.search(message):
+    if failure.stage not in ("launcher", "kernel") and (match := _NO_ATTRIBUTE.search(message)):
         return say("{call} {stage}: the module has no attribute `{name}`{where}",
                    "{call} {stage}：模块没有属性 `{name}`{where}", call=call, stage=stage, name=match[1], where=where)
     if match := _BROADCAST.search(message):

@@ -1,0 +1,274 @@
+"""Running a kernel kata's launcher in the worker: once per autotune config, watched, and the
+facts sent back (outputs, the guard's findings, which kernels ran, which output elements a
+kernel wrote, the margins of what the launcher allocated). The runner judges them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from normkata.grading.contract import KernelMargin, RunReply, StepReply
+from normkata.grading.kernels import guard, tuning
+from normkata.grading.kernels.errors import TritonUnsupported
+from normkata.grading.kernels.watch import ACTIVE, MARGIN, MAX_ALLOCATIONS, LauncherMode, Watch
+
+
+def compiles_on_gpu() -> bool:
+    """Kernels run compiled only on a GPU with the sandbox off (NORMKATA_SANDBOX=off).
+
+    Compiling a Triton kernel runs ptxas as a child process, and the confined worker may start
+    none (seccomp forbids exec): under the sandbox the interpreter runs the kernels, on CUDA
+    tensors too (it copies them to the host and back).
+    """
+    return os.environ.get("NORMKATA_SANDBOX") == "off" and torch.cuda.is_available()
+
+
+def prepare_environment(scratch: str) -> None:
+    """Before confinement and before the learner's file is imported (`@triton.jit` reads it then):
+    the interpreter unless compiles_on_gpu(), and Triton's cache in the scratch folder."""
+    if "TRITON_INTERPRET" not in os.environ and not compiles_on_gpu():
+        os.environ["TRITON_INTERPRET"] = "1"
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton-cache"))
+    os.environ.setdefault("TRITON_HOME", scratch)
+
+
+def interpreting() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "") not in ("", "0")
+
+
+def install_guard() -> str:
+    """Make Triton ready for the launcher: every autotune config graded, and under the
+    interpreter the bounds guard; its status ("active" or why not)."""
+    if "triton" not in sys.modules:
+        return "cannot run: triton is not imported"
+    try:
+        tuning.install()
+    except Exception as exc:  # its private API moved: autotuned kernels then run as Triton runs them
+        return f"cannot run: {type(exc).__name__}: {exc}"[:300]
+    if not interpreting():
+        _record_compiled_launches()
+        return "off: kernels are compiled for the GPU (the interpreter is not in use)"
+    return guard.install()
+
+
+def _record_compiled_launches() -> None:
+    """Compiled kernels cannot be watched lane by lane, but their launches can be seen."""
+    from triton.runtime.jit import JITFunction
+
+    if getattr(JITFunction.run, "_normkata", False):
+        return
+    original = JITFunction.run
+
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("warmup"):
+            return original(self, *args, **kwargs)
+        with guard.launching(getattr(self, "__name__", "kernel")):
+            return original(self, *args, **kwargs)
+
+    run._normkata = True  # type: ignore[attr-defined]
+    JITFunction.run = run  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def _watching(watch: Watch) -> Iterator[None]:
+    ACTIVE.append(watch)
+    try:
+        with LauncherMode(watch):
+            yield
+    finally:
+        ACTIVE.remove(watch)
+
+
+def run_launcher(fn: Any, inputs: list[torch.Tensor], extra: list[Any], names: list[str], output_names: list[str],
+                 stage: list[str] | None = None) -> tuple[Any, list[str], Watch]:  # fmt: skip
+    """Call `fn(*inputs, *extra)`: its result, the guard's findings
+    (`kind|tensor|program|lanes|where`) and the watch (launches, writes, allocations)."""
+    status = install_guard()
+    findings = [] if status == guard.STATUS_ACTIVE else [f"guard|{status}|||"]
+    watch = Watch(list(zip(inputs, names, strict=False)))
+    with _watching(watch):
+        try:
+            result = fn(*inputs, *extra)
+        except Exception as exc:
+            raise _explained(exc, inputs, stage) from None
+    rename = _allocation_names(watch, result, output_names)
+    for (kind, name, program, where), lanes in watch.findings.items():
+        findings.append(f"{kind}|{rename.get(name, name)}|{program}|{lanes}|{where}")
+    if watch.nan_filled:
+        findings.append(f"nan-fill|||{watch.nan_filled}|")
+    return result, findings, watch
+
+
+def _allocation_names(watch: Watch, result: Any, output_names: list[str]) -> dict[str, str]:
+    returned = list(result) if isinstance(result, (tuple, list)) else [result]
+    rename = {}
+    for index, (_base, view) in enumerate(watch.allocated):
+        name = "a tensor your launcher allocated"
+        for position, out in enumerate(returned):
+            if isinstance(out, torch.Tensor) and out.data_ptr() == view.data_ptr():
+                name = output_names[position] if position < len(output_names) else f"output {position + 1}"
+        rename[f"@{index}"] = name
+    return rename
+
+
+def _explained(exc: Exception, inputs: list[torch.Tensor], stage: list[str] | None) -> BaseException:
+    """Where the launcher's exception was raised, and a plain line where Triton is to blame.
+
+    The stage is "kernel" for an exception inside a `@triton.jit` kernel (its traceback then
+    reaches the kernel's line), "launcher" for one in the launcher's own Python. A
+    NotImplementedError from inside Triton (block pointers, inline assembly under the
+    interpreter) or a question to torch.cuda about a GPU the grade does not run on is the
+    grade's limit or Triton's, not a kata left unimplemented: it is said so.
+    """
+    cause = exc.__cause__
+    in_kernel = type(exc).__name__ in ("InterpreterError", "CompilationError") and isinstance(cause, Exception)
+    error: Exception = cause if in_kernel and isinstance(cause, Exception) else exc
+    if stage is not None:
+        stage[0] = "kernel" if in_kernel or isinstance(error, TritonUnsupported) else "launcher"
+    frames = traceback.extract_tb(error.__traceback__)
+    innermost = frames[-1].filename if frames else ""
+    if isinstance(error, NotImplementedError) and f"{os.sep}triton{os.sep}" in innermost:
+        where = ("Triton's CPU interpreter, which runs kernels here without a GPU"
+                 if interpreting() else f"Triton {_triton_version()}")  # fmt: skip
+        return _with_traceback(TritonUnsupported(f"{where} cannot run this: {error}"), error)
+    gpu_asked = any(f"{os.sep}torch{os.sep}cuda{os.sep}" in f.filename for f in frames)
+    if gpu_asked and not any(t.is_cuda for t in inputs):
+        return _with_traceback(TritonUnsupported(
+            f"the launcher asked torch.cuda about a GPU ({type(error).__name__}: {error}), but this case runs the "
+            "kernel on CPU tensors under Triton's interpreter: size the grid from the inputs (for example "
+            "torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else os.cpu_count())"),
+            error)  # fmt: skip
+    return error
+
+
+def _with_traceback(new: Exception, old: BaseException) -> Exception:
+    return new.with_traceback(old.__traceback__)
+
+
+def _triton_version() -> str:
+    return str(getattr(sys.modules.get("triton"), "__version__", ""))
+
+
+def run_program(fn: Any, program: Any, stage: list[str] | None = None) -> RunReply:
+    """A Program of kind "launcher": each step calls the launcher once per autotune config."""
+    names = [str(n) for n in program.args]
+    output_names = [str(n) for n in program.kwargs.get("outputs", [])]
+    if stage is not None:
+        stage[0] = "launcher"
+    replies = []
+    for step in program.steps:
+        inputs = [t if t.device.type == program.device else _moved(t, program.device) for t in step.inputs]
+        pristine = [_copied(t) for t in inputs]  # a launcher may write into its inputs (Liger's dX into dY)
+        index, passes = 0, 1
+        while index < passes:
+            with tuning.tuning_pass(index) as current:
+                sent = inputs if index == 0 else [_copied(t) for t in pristine]
+                try:
+                    result, findings, watch = run_launcher(fn, sent, list(step.extra), names, output_names, stage)
+                except Exception as exc:
+                    raise _in_config(exc, current.label()) from None
+            passes = current.configs
+            outputs = _outputs(result, program.cls, output_names)
+            if program.kwargs.get("time") and index == 0 and sent and sent[0].is_cuda:
+                findings.append(_timings(fn, sent, list(step.extra)))
+            replies.append(_reply(outputs, output_names, findings, current.label(), watch))
+            index += 1
+    return RunReply(True, replies)
+
+
+def _in_config(exc: Exception, label: str) -> Exception:
+    """The exception of one config's pass, naming the config (its type kept)."""
+    if label and exc.args and isinstance(exc.args[0], str):
+        exc.args = (f"{exc.args[0]} (autotune config {label})", *exc.args[1:])
+    return exc
+
+
+def _outputs(result: Any, launcher: str, output_names: list[str]) -> list[torch.Tensor]:
+    outputs = [] if result is None else list(result) if isinstance(result, (tuple, list)) else [result]
+    for position, value in enumerate(outputs):
+        if not isinstance(value, torch.Tensor):
+            name = output_names[position] if position < len(output_names) else f"output {position + 1}"
+            expected = f"({', '.join(output_names)})" if output_names else "tensors"
+            what = "None" if value is None else f"a {type(value).__name__}"
+            raise TypeError(f"{launcher} returned {what} for {name}: expected {expected}, each a tensor")
+    return outputs
+
+
+def _reply(outputs: list[torch.Tensor], output_names: list[str], findings: list[str], label: str, watch: Watch
+           ) -> StepReply:  # fmt: skip
+    guarded = guard.STATUS_ACTIVE == guard._Guard.status and interpreting()
+    margins = []
+    names = _allocation_names(watch, outputs, output_names)
+    for index, (base, _view) in enumerate(watch.allocated[:MAX_ALLOCATIONS]):
+        margins.append(KernelMargin(names.get(f"@{index}", ""), _plain(base[:MARGIN]), _plain(base[-MARGIN:])))
+    return StepReply(outputs=[_plain(t) for t in outputs], findings=findings, config=label,
+                     launches=list(watch.launches),
+                     written=[watch.coverage(t) if guarded else None for t in outputs],
+                     margins=margins)  # fmt: skip
+
+
+def _plain(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().as_subclass(torch.Tensor).to("cpu").clone()
+
+
+def _copied(t: torch.Tensor) -> torch.Tensor:
+    """A copy with the same layout: its whole storage copied, gaps and all."""
+    return _moved(t, t.device.type)
+
+
+def _moved(t: torch.Tensor, device: str) -> torch.Tensor:
+    """A strided input keeps its layout on the device: its whole storage moves, gaps and all."""
+    base = torch.empty(0, dtype=t.dtype, device=device)
+    storage = t.untyped_storage()
+    flat = torch.empty(0, dtype=t.dtype, device=t.device).set_(storage, 0, (storage.nbytes() // t.element_size(),),
+                                                               (1,))  # fmt: skip
+    moved = flat.to(device, copy=True)
+    return base.set_(moved.untyped_storage(), t.storage_offset(), t.shape, t.stride())
+
+
+#: The speed case's shape: 256 MB per fp16 tensor, well past a GPU's L2 cache (50 MB on an
+#: H100, where a 32 MB copy measured 1.7x faster per byte than a 256 MB one: docs/gpu.md).
+TIMED_SHAPE = (16384, 8192)
+
+
+def _timings(fn: Any, inputs: list[torch.Tensor], extra: list[Any], repeats: int = 30) -> str:
+    """`time|launcher ms|copy ms|eager ms|` on a TIMED_SHAPE input of x's dtype made on the GPU.
+
+    Medians of CUDA-event timings after a warm-up. The copy reads x and writes a tensor of x's
+    size: the bytes a fused norm must move at least. Measured in the worker, so a submission
+    could fake it: it is reported, never scored.
+    """
+    dtype, device = inputs[0].dtype, inputs[0].device
+    generator = torch.Generator(device=device).manual_seed(0)
+    x = torch.randn(TIMED_SHAPE, generator=generator, device=device, dtype=torch.float32).to(dtype)
+    w = torch.ones(TIMED_SHAPE[1], dtype=dtype, device=device)
+    eps = float(extra[0]) if extra else 1e-5
+    out = torch.empty_like(x)
+
+    def eager() -> Any:
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps) * w.float()).to(dtype)
+
+    def median_ms(call: Any) -> float:
+        for _ in range(3):
+            call()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(repeats):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            call()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+        return sorted(times)[len(times) // 2]
+
+    kernel = median_ms(lambda: fn(x, w, *extra))
+    copy = median_ms(lambda: out.copy_(x))
+    return f"time|{kernel:.6f}|{copy:.6f}|{median_ms(eager):.6f}|"
