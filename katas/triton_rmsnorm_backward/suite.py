@@ -9,6 +9,8 @@ program's plain store overwrites the previous one (the GPU would lose updates at
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 import torch
 
@@ -25,8 +27,8 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance
-from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided
+from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance, dtype_name
+from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided, under_config
 
 LAUNCHER = "rmsnorm_backward"
 
@@ -48,7 +50,12 @@ DY_NOT_WEIGHTED = MISTAKES["triton-bwd-dy-not-weighted"]
 MEAN_OVER_BLOCK = MISTAKES["triton-bwd-mean-over-block-size"]
 DW_OVERWRITTEN = MISTAKES["triton-bwd-dweight-not-accumulated"]
 DW_NO_RSTD = MISTAKES["triton-bwd-dweight-without-rstd"]
-OUTPUT_FP32 = MISTAKES["triton-bwd-dx-in-float32"]
+DX_FP32 = MISTAKES["triton-bwd-dx-in-float32"]
+DW_FP32 = MISTAKES["triton-bwd-dweight-in-float32"]
+MISSING_OTHER = MISTAKES["triton-bwd-missing-other"]
+OUTPUTS = ("dx", "dweight")
+#: The misconception a wrong dtype names, by output.
+IN_FLOAT32 = {"dx": DX_FP32, "dweight": DW_FP32}
 
 #: Gradients in half precision go through more rounding than a forward: the block tolerances.
 HALF_TOL = {torch.bfloat16: TOLERANCES["block bfloat16"], torch.float16: TOLERANCES["block float16"]}
@@ -95,14 +102,15 @@ def random_weight(d: int, key: int) -> torch.Tensor:
 
 
 def launch(harness: Harness, dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
-           ) -> StepReply:  # fmt: skip
+           ) -> list[StepReply]:  # fmt: skip
+    """One reply per autotune config the launcher's kernels list (one without autotune)."""
     from normkata.grading.contract import Step
 
-    program = harness.program(LAUNCHER, ["dy", "x", "weight", "rstd"], {"outputs": ["dx", "dweight"]},
+    program = harness.program(LAUNCHER, ["dy", "x", "weight", "rstd"], {"outputs": list(OUTPUTS)},
                               steps=[Step([dy, x, weight, rstd])])  # fmt: skip
     program.kind = "launcher"
     call = f"{LAUNCHER}(dy, x, weight, rstd)"
-    return harness.submit(program, call).steps[0]
+    return harness.submit(program, call).steps
 
 
 def _skip_cpu_on_gpu(device: str) -> None:
@@ -122,32 +130,90 @@ def backward_case(harness: Harness, x: Input, *, dy_key: int, weight_key: int = 
     dy = randn((n, d), dy_key).to(dtype)
     rstd = rstd_of(x.tensor)
     sent_dy, sent_x = (strided(dy, pad + 2), strided(x.tensor, pad)) if pad else (dy, x.tensor)
-    got = launch(harness, sent_dy, sent_x, weight, rstd)
-    call = f"{LAUNCHER}(dy, x, weight, rstd)"
     on = x.describe(harness.device) + (say(", rows of dy and x strided by {a} and {b} with NaN in the gaps",
                                            "，dy 与 x 的行步长分别为 {a} 和 {b}，间隔中为 NaN",
                                            a=d + pad + 2, b=d + pad) if pad else "")  # fmt: skip
-    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE)
+    for got in launch(harness, sent_dy, sent_x, weight, rstd):
+        check_reply(harness, got, Sent(dy, x.tensor, weight, rstd, sent_dy, sent_x), on + under_config(got))
+
+
+@dataclass
+class Sent:
+    """A case's inputs: the values, and dy and x as the launcher got them (strided or not)."""
+
+    dy: torch.Tensor
+    x: torch.Tensor
+    weight: torch.Tensor
+    rstd: torch.Tensor
+    sent_dy: torch.Tensor
+    sent_x: torch.Tensor
+
+
+def check_reply(harness: Harness, got: StepReply, sent: Sent, on: str) -> None:
+    """One config's reply: every access, who wrote the outputs, each output's dtype, NaN, values."""
+    call = f"{LAUNCHER}(dy, x, weight, rstd)"
+    d, dtype = sent.x.shape[1], sent.x.dtype
+    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE, output_names=OUTPUTS)
     if len(got.outputs) != 2:
         fail(say("{call} on {on}: returned {k} tensor(s), expected (dx, dweight)",
                  "{call}，{on}：返回了 {k} 个张量，应返回 (dx, dweight)", call=call, on=on, k=len(got.outputs)))
-    dx, dweight = got.outputs
-    for name, tensor in (("dx", dx), ("dweight", dweight)):
+    for name, tensor in zip(OUTPUTS, got.outputs, strict=True):
         if tensor.dtype != dtype:
+            want = say("{dtype}, x's dtype", "{dtype}，即 x 的数据类型", dtype=dtype_name(dtype)) if name == "dx" \
+                else say("{dtype}, weight's dtype", "{dtype}，即 weight 的数据类型", dtype=dtype_name(dtype))
             message = say("{call} on {on}: {name} is {got}, expected {want}.",
                           "{call}，{on}：{name} 是 {got}，应为 {want}。", call=call, on=on, name=name,
-                          got=str(tensor.dtype).removeprefix("torch."),
-                          want=str(dtype).removeprefix("torch."))  # fmt: skip
-            fail(message + (" " + harness.diagnose(OUTPUT_FP32) if tensor.dtype == torch.float32 else ""))
-    expected_dx, expected_dw = reference(dy, x.tensor, weight, rstd)
-    dx_suspects, dw_suspects = suspects(dy, x.tensor, weight, rstd)
-    if pad and tuple(dx.shape) == (n, d) and bool((torch.isnan(dx) & torch.isfinite(expected_dx)).any()):
-        fail(say("{call} on {on}: dx holds NaN where the reference is finite (NaN sits only in the gaps between rows).",
-                 "{call}，{on}：dx 在参考结果为有限值的位置出现 NaN（NaN 只在行与行的间隔中）。", call=call, on=on)
-             + " " + harness.diagnose(STRIDE_IGNORED))  # fmt: skip
+                          got=dtype_name(tensor.dtype), want=want)  # fmt: skip
+            fail(message + (" " + harness.diagnose(IN_FLOAT32[name]) if tensor.dtype == torch.float32 else ""))
+    dx, dweight = got.outputs
+    expected_dx, expected_dw = reference(sent.dy, sent.x, sent.weight, sent.rstd)
+    explain_nan(harness, got, sent, call, on)
+    dx_suspects, dw_suspects = suspects(sent.dy, sent.x, sent.weight, sent.rstd)
     tol: Tolerance = HALF_TOL.get(dtype, TOLERANCES["gradient"])
     harness.assert_close(dx, expected_dx, tol=tol, call=call, on=on, what="dx", suspects=dx_suspects)
     harness.assert_close(dweight, expected_dw, tol=tol, call=call, on=on, what="dweight", suspects=dw_suspects)
+
+
+def explain_nan(harness: Harness, got: StepReply, sent: Sent, call: str, on: str) -> None:
+    """NaN where the reference is finite has a few causes; name the one the evidence shows.
+
+    Rows read at the wrong stride pick up the NaN in the gaps (its signature: the output
+    computed from rows read that way); a masked load without other= gives NaN in every row's
+    reduction (the guard says it filled masked-off lanes with NaN). Neither is guessed from NaN alone.
+    """
+    expected = reference(sent.dy, sent.x, sent.weight, sent.rstd)
+    for name, tensor, truth in zip(OUTPUTS, got.outputs, expected, strict=True):
+        if tuple(tensor.shape) != tuple(truth.shape):
+            continue
+        bad = torch.isnan(tensor) & torch.isfinite(truth)
+        if not bool(bad.any()):
+            continue
+        message = say("{call} on {on}: {name} holds NaN where the reference is finite.",
+                      "{call}，{on}：{name} 在参考结果为有限值的位置出现 NaN。", call=call, on=on, name=name)
+        cause: Misconception | None = None
+        if name == "dx" and _read_at_wrong_stride(tensor, sent):
+            cause = STRIDE_IGNORED
+        elif any(f.startswith("nan-fill|") for f in got.findings):
+            cause = MISSING_OTHER
+        fail(message + (" " + harness.diagnose(cause) if cause else ""))
+
+
+def _read_at_wrong_stride(dx: torch.Tensor, sent: Sent) -> bool:
+    """dx matches rows of dy and x read at a stride other than their own (packed, or x's for dy)."""
+    n, d = sent.x.shape
+    if sent.sent_x.stride(0) == d and sent.sent_dy.stride(0) == d:
+        return False
+
+    def rows(view: torch.Tensor, stride: int) -> torch.Tensor:
+        return torch.as_strided(view, (n, d), (stride, 1)).double()
+
+    x_stride = sent.sent_x.stride(0)
+    for dy_rows, x_rows in ((rows(sent.sent_dy, d), rows(sent.sent_x, d)),
+                            (rows(sent.sent_dy, x_stride), rows(sent.sent_x, x_stride))):  # fmt: skip
+        wrong, _ = reference(dy_rows, x_rows, sent.weight, sent.rstd)
+        if bool(torch.isclose(dx.double(), wrong, rtol=1e-3, atol=1e-3, equal_nan=True).all()):
+            return True
+    return False
 
 
 SHAPES = [(2, 8), (3, 300), (3, 1), (3, 7), (2, 33)]
@@ -197,4 +263,4 @@ def test_bounds_guard(harness: Harness) -> None:
         got = launch(harness, randn((1, 4), 311), x, torch.ones(4), rstd_of(x))
     except LearnerError:
         pytest.skip(say("your launcher raised: the other cases say why", "你的启动函数抛出了异常：其他用例会说明原因"))
-    skip_unless_guarded(got)
+    skip_unless_guarded(got[0])

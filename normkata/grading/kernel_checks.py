@@ -36,7 +36,7 @@ def under_config(reply: StepReply) -> str:
 
 
 _WHERE = {"after": ("past the end of", "越过了末尾"), "before": ("before the start of", "早于开头")}
-_KIND = {"read": ("read", "读取了"), "write": ("wrote", "写入了"), "atomic": ("updated atomically", "原子更新了")}
+_KIND = {"read": ("read", "读取了"), "write": ("wrote", "写入了"), "atomic": ("accessed atomically", "原子访问了")}
 
 
 def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: int, *, no_mask: Misconception,

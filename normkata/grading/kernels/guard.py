@@ -185,7 +185,8 @@ def _patches() -> list[tuple[Any, str, Any]]:
 
     builder_cls = interpreter.InterpreterBuilder
     raw = interpreter._interpreter
-    masked_load, binary, reduce_sum_of = builder_cls.create_masked_load, builder_cls.binary_op, interpreter.ReduceOps.sum
+    masked_load, binary = builder_cls.create_masked_load, builder_cls.binary_op
+    reduce_sum_of = interpreter.ReduceOps.sum
     to_host, grid_call = interpreter.GridExecutor._init_args_hst, interpreter.GridExecutor.__call__
     device_call, implicit_cvt = interpreter.InterpretedFunction.__call__, interpreter._implicit_cvt
 

@@ -9,6 +9,7 @@ import os
 import sys
 import traceback
 from collections.abc import Iterator
+from types import TracebackType
 from typing import Any
 
 import torch
@@ -126,9 +127,17 @@ def _explained(exc: Exception, inputs: list[torch.Tensor], stage: list[str] | No
     interpreter) or a question to torch.cuda about a GPU the grade does not run on is the
     grade's limit or Triton's, not a kata left unimplemented: it is said so.
     """
-    cause = exc.__cause__
-    in_kernel = type(exc).__name__ in ("InterpreterError", "CompilationError") and isinstance(cause, Exception)
-    error: Exception = cause if in_kernel and isinstance(cause, Exception) else exc
+    error: Exception = exc
+    chain = [exc]
+    # The interpreter wraps an error once per call level (the kernel, each @triton.jit helper
+    # such as tl.sum): the learner's error is the innermost cause, and its traceback is all the
+    # levels' (the kernel's own line is in an outer one).
+    while type(error).__name__ in ("InterpreterError", "CompilationError") and isinstance(error.__cause__, Exception):
+        error = error.__cause__
+        chain.append(error)
+    in_kernel = len(chain) > 1
+    if in_kernel:
+        error = error.with_traceback(_joined(chain[1:]))
     if stage is not None:
         stage[0] = "kernel" if in_kernel or isinstance(error, TritonUnsupported) else "launcher"
     frames = traceback.extract_tb(error.__traceback__)
@@ -145,6 +154,20 @@ def _explained(exc: Exception, inputs: list[torch.Tensor], stage: list[str] | No
             "torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else os.cpu_count())"),
             error)  # fmt: skip
     return error
+
+
+def _joined(chain: list[Exception]) -> TracebackType | None:
+    """One traceback through every exception of `chain`, outermost first."""
+    frames = []
+    for error in chain:
+        tb = error.__traceback__
+        while tb is not None:
+            frames.append((tb.tb_frame, tb.tb_lasti, tb.tb_lineno))
+            tb = tb.tb_next
+    joined: TracebackType | None = None
+    for frame, lasti, lineno in reversed(frames):
+        joined = TracebackType(joined, frame, lasti, lineno)
+    return joined
 
 
 def _with_traceback(new: Exception, old: BaseException) -> Exception:
