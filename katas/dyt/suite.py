@@ -9,6 +9,7 @@ cases (with weight at one and bias at zero, several mistakes give the same outpu
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -31,7 +32,7 @@ from normkata.grading.checks import (
     say,
     seeded,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance, tolerance_for
+from normkata.grading.contract import TOLERANCES, Category, Inspection, Step, Tolerance, tolerance_for
 
 # Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
 CASE_NAMES_ZH = case_names_zh(
@@ -51,6 +52,7 @@ NO_ALPHA = MISTAKES["dyt-no-alpha"]
 ALPHA_FIXED = MISTAKES["dyt-alpha-not-learnable"]
 ALPHA_PER_CHANNEL = MISTAKES["dyt-alpha-per-channel"]
 ALPHA_INIT_IGNORED = MISTAKES["dyt-alpha-init-ignored"]
+ALPHA_ZERO_DIM = MISTAKES["dyt-alpha-zero-dim"]
 
 
 def _shape(normalized_shape: int | tuple[int, ...]) -> tuple[int, ...]:
@@ -102,6 +104,26 @@ def check_forward(harness: Harness, x: Input, normalized_shape: int | tuple[int,
                          suspects=lambda t, st: suspects(t, st))  # fmt: skip
 
 
+def shape_text(shape: list[int]) -> str:
+    """A shape as the learner writes it: (), (1,), (4, 5)."""
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def check_alpha_shape(harness: Harness, call: str, info: Inspection) -> None:
+    """alpha, when a parameter, has shape (1,): a shape finding is stated as shapes, and named
+    (one per channel, or 0-dim) only when the shape shows which mistake it is."""
+    alpha = info.parameters.get("alpha")
+    if alpha is None or alpha.shape == [1]:
+        return
+    message = say("{call}.alpha has shape {shape}, expected (1,).", "{call}.alpha 的形状是 {shape}，应为 (1,)。",
+                  call=call, shape=shape_text(alpha.shape))  # fmt: skip
+    if alpha.shape == []:
+        message += " " + harness.diagnose(ALPHA_ZERO_DIM)
+    elif math.prod(alpha.shape) > 1:
+        message += " " + harness.diagnose(ALPHA_PER_CHANNEL)
+    fail(message)
+
+
 def expect_dyt_parameters(harness: Harness, call: str, args: list[Any], kwargs: dict[str, Any],
                           expected: dict[str, torch.Tensor]) -> None:  # fmt: skip
     """Exactly these parameters, naming the known mistakes before the generic message."""
@@ -111,9 +133,7 @@ def expect_dyt_parameters(harness: Harness, call: str, args: list[Any], kwargs: 
     if alpha is None and ("alpha" in info.buffers or not others):  # a buffer, or a plain float
         fail(say("{call}: `alpha` is not a parameter.", "{call}：`alpha` 不是参数。", call=call)
              + " " + harness.diagnose(ALPHA_FIXED))  # fmt: skip
-    if alpha is not None and alpha.shape != [1]:
-        fail(say("{call}.alpha has shape {shape}, expected (1,).", "{call}.alpha 的形状是 {shape}，应为 (1,)。",
-                 call=call, shape=alpha.shape) + " " + harness.diagnose(ALPHA_PER_CHANNEL))  # fmt: skip
+    check_alpha_shape(harness, call, info)
     if alpha is not None and "alpha" in expected and not torch.equal(alpha.value.double(), expected["alpha"].double()):
         if abs(float(alpha.value.double().flatten()[0]) - 0.5) < 1e-6:
             want = float(expected["alpha"][0])
@@ -152,6 +172,7 @@ def test_tuple_normalized_shape(harness: Harness) -> None:
 def test_without_bias(harness: Harness) -> None:
     call = "DyT(6, bias=False)"
     info = harness.inspect("DyT", [6], {"bias": False})
+    check_alpha_shape(harness, call, info)
     expect_parameters(call, info, {"alpha": torch.full((1,), 0.5), "weight": torch.ones(6)})
     expect_keys(call, "state_dict", info.state_dict, ["alpha", "weight"])
 
@@ -188,8 +209,10 @@ def test_dtype_argument_and_to(harness: Harness, dtype: str) -> None:
     torch_dtype = getattr(torch, dtype)
     expected = {"alpha": torch.full((1,), 0.5, dtype=torch_dtype), "weight": torch.ones(4, dtype=torch_dtype),
                 "bias": torch.zeros(4, dtype=torch_dtype)}  # fmt: skip
-    expect_parameters(f"DyT(4, dtype={dtype})", harness.inspect("DyT", [4], {"dtype": dtype}), expected)
-    expect_parameters(f"DyT(4).to({dtype})", harness.inspect("DyT", [4], dtype=torch_dtype), expected)
+    for call, info in ((f"DyT(4, dtype={dtype})", harness.inspect("DyT", [4], {"dtype": dtype})),
+                       (f"DyT(4).to({dtype})", harness.inspect("DyT", [4], dtype=torch_dtype))):  # fmt: skip
+        check_alpha_shape(harness, call, info)
+        expect_parameters(call, info, expected)
 
 
 # -- forward in fp32 ---------------------------------------------------------------------------

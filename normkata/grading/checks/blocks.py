@@ -25,8 +25,9 @@ from normkata.grading.contract import TOLERANCES, Inspection, Tolerance
 
 TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
 #: eps values a norm ends up with when the given eps does not reach it: a hard-coded 1e-5 or
-#: 1e-6, or nn.RMSNorm's own default (float32's machine epsilon; nn.LayerNorm's is 1e-5).
-NOT_PASSED_EPS = (1e-5, 1e-6, torch.finfo(torch.float32).eps)
+#: 1e-6, nn.RMSNorm's own default (float32's machine epsilon; nn.LayerNorm's is 1e-5), a
+#: hand-written norm's default of 1e-8, or none at all (a norm that drops eps from its formula).
+NOT_PASSED_EPS = (1e-5, 1e-6, torch.finfo(torch.float32).eps, 1e-8, 0.0)
 
 Variant = Callable[[torch.Tensor], torch.Tensor]
 State = dict[str, torch.Tensor]
