@@ -190,7 +190,7 @@ def _patches() -> list[tuple[Any, str, Any]]:
     to_host, grid_call = interpreter.GridExecutor._init_args_hst, interpreter.GridExecutor.__call__
     device_call, implicit_cvt = interpreter.InterpretedFunction.__call__, interpreter._implicit_cvt
 
-    def nan_filled_load(self: Any, ptrs: Any, mask: Any, other: Any, *rest: Any) -> Any:
+    def nan_filled_load(self: Any, ptrs: Any, mask: Any, other: Any, *rest: Any, **named: Any) -> Any:
         watch = active()
         if other is None and watch is not None:
             dtype = ptrs.get_element_ty()
@@ -205,7 +205,7 @@ def _patches() -> list[tuple[Any, str, Any]]:
                 else:
                     fill = np.full(np.shape(ptrs.data), np.nan, dtype=np_dtype)
                 other = interpreter.TensorHandle(fill, dtype)
-        return masked_load(self, ptrs, mask, other, *rest)
+        return masked_load(self, ptrs, mask, other, *rest, **named)
 
     def init_args_hst(self: Any, args_dev: Any, kwargs: Any) -> Any:
         args_hst, kwargs_hst = to_host(self, args_dev, kwargs)

@@ -73,7 +73,7 @@ def _record_compiled_launches() -> None:
             return original(self, *args, **kwargs)
 
     run._normkata = True  # type: ignore[attr-defined]
-    JITFunction.run = run  # type: ignore[method-assign]
+    JITFunction.run = run
 
 
 @contextlib.contextmanager
@@ -143,8 +143,10 @@ def _explained(exc: Exception, inputs: list[torch.Tensor], stage: list[str] | No
     frames = traceback.extract_tb(error.__traceback__)
     innermost = frames[-1].filename if frames else ""
     if isinstance(error, NotImplementedError) and f"{os.sep}triton{os.sep}" in innermost:
-        where = ("Triton's CPU interpreter, which runs kernels here without a GPU"
-                 if interpreting() else f"Triton {_triton_version()}")  # fmt: skip
+        # "... not supported in interpreter mode" is the interpreter's limit; anything else
+        # (block pointers were removed in 3.9) is Triton's own, on a GPU too.
+        where = ("Triton's CPU interpreter, which runs kernels here without a GPU,"
+                 if "interpreter" in str(error) else f"Triton {_triton_version()}")  # fmt: skip
         return _with_traceback(TritonUnsupported(f"{where} cannot run this: {error}"), error)
     gpu_asked = any(f"{os.sep}torch{os.sep}cuda{os.sep}" in f.filename for f in frames)
     if gpu_asked and not any(t.is_cuda for t in inputs):

@@ -83,7 +83,7 @@ def install() -> None:
 
     if getattr(autotuner.Autotuner.run, "_normkata", False):
         return
-    autotuner.Autotuner.run = _run  # type: ignore[method-assign]
+    autotuner.Autotuner.run = _run
 
 
 def _key(tuner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
