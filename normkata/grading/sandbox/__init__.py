@@ -7,12 +7,14 @@ learner's file. From then on the process, and the learner's code in it, is held 
 - **no_new_privs** and no capabilities (root included): nothing it does can gain privileges.
 - **parent-death signal**: SIGKILL when the runner that started it dies.
 - **Landlock** (filesystem): read-only on `Policy.readable`, read-write only in
-  `Policy.scratch`, nothing executable anywhere. Landlock is an allow-list, so the normkata
-  package, the hidden suites and the reference solutions are left out by *not* allowing them:
-  a readable folder that contains one of `Policy.denied` is allowed entry by entry around it
-  (site-packages minus `normkata*`). Where the kernel's ABI has them, TCP bind/connect,
-  abstract UNIX sockets and signals to processes outside the sandbox are denied too.
-- **seccomp**: no new processes (fork, vfork, clone without CLONE_THREAD, clone3, exec), no
+  `Policy.scratch`, nothing executable anywhere but `Policy.executables` and their loader.
+  Landlock is an allow-list, so the normkata package, the hidden suites and the reference
+  solutions are left out by *not* allowing them: a readable folder that contains one of
+  `Policy.denied` is allowed entry by entry around it (site-packages minus `normkata*`).
+  Where the kernel's ABI has them, TCP bind/connect, abstract UNIX sockets and signals to
+  processes outside the sandbox are denied too.
+- **seccomp**: no new processes (fork, vfork, clone without CLONE_THREAD, clone3, exec; a
+  policy that names `executables` may vfork and exec those programs and nothing else), no
   sockets, no signals except to itself, no ptrace or cross-process memory access, no leaving
   the process group, no changing resource limits or the parent-death signal, no mount, module,
   bpf, io_uring or terminal-injection (TIOCSTI) calls, and no change of any file's metadata
@@ -58,6 +60,8 @@ from normkata.grading.sandbox.policy import (
     default_devices,
     default_listable,
     default_readable,
+    elf_interpreter,
+    executable_files,
 )
 from normkata.grading.sandbox.processes import (
     child_pids,
@@ -79,6 +83,8 @@ __all__ = [
     "default_devices",
     "default_listable",
     "default_readable",
+    "elf_interpreter",
+    "executable_files",
     "harden_runner",
     "child_pids",
     "descendants",
@@ -128,7 +134,8 @@ def confine(policy: Policy) -> SandboxLevel:
         import tempfile
 
         tempfile.tempdir = None
-        install_filter(seccomp_module, active, missing)  # last: it forbids prctl and setrlimit calls made above
+        # last: it forbids prctl and setrlimit calls made above
+        install_filter(seccomp_module, active, missing, spawn=bool(policy.executables))
     except Exception as exc:  # a bug here must weaken the report, not crash the worker silently
         missing.append(f"confinement stopped early ({type(exc).__name__}: {exc})")
     return SandboxLevel(tuple(active), tuple(missing))

@@ -10,7 +10,7 @@ import os
 import platform
 from pathlib import Path
 
-from normkata.grading.sandbox.policy import Policy, carve
+from normkata.grading.sandbox.policy import Policy, carve, executable_files
 
 _SYS_LANDLOCK_CREATE_RULESET = 444
 _SYS_LANDLOCK_ADD_RULE = 445
@@ -101,6 +101,7 @@ def restrict(libc: ctypes.CDLL, policy: Policy, active: list[str], missing: list
         rules: list[tuple[Path, int]] = [(p, _READ) for p in readable]
         rules += [(p, _FS_READ_DIR) for p in (*policy.listable, *split)]
         rules += [(p, _DEVICE) for p in policy.devices]
+        rules += [(p, _FS_READ_FILE | _FS_EXECUTE) for p in executable_files(policy.executables)]
         rules.append((policy.scratch, _SCRATCH))
         for path, rights in rules:
             _add_path_rule(libc, ruleset, path, rights & handled)

@@ -40,6 +40,53 @@ class Policy:
     open_files: int = 256
     #: The runner's pid: if it is already gone when confine() runs, the process kills itself.
     parent_pid: int | None = None
+    #: Programs the process may start, nothing else (empty: none at all). For a GPU's kernel
+    #: compiler: Triton's ptxas. Each gets the loader its ELF header names (`executable_files`),
+    #: and the process may spawn as subprocess does (vfork, then exec); see seccomp.py.
+    executables: tuple[Path, ...] = ()
+
+
+def elf_interpreter(path: Path) -> Path | None:
+    """The program loader a dynamically linked ELF executable names (its PT_INTERP), resolved;
+    None for a static executable or a file that is not a 64-bit little-endian ELF."""
+    import struct
+
+    try:
+        with open(path, "rb") as f:
+            header = f.read(64)
+            if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
+                return None
+            phoff, = struct.unpack_from("<Q", header, 32)
+            phentsize, phnum = struct.unpack_from("<HH", header, 54)
+            for index in range(min(phnum, 256)):
+                f.seek(phoff + index * phentsize)
+                p_type, _flags, offset, _vaddr, _paddr, size = struct.unpack("<IIQQQQ", f.read(40))
+                if p_type == 3:  # PT_INTERP: the loader's path, NUL-terminated
+                    f.seek(offset)
+                    loader = f.read(min(size, 4096)).split(b"\0", 1)[0].decode("utf-8", "replace")
+                    return Path(loader).resolve()
+    except (OSError, struct.error):
+        return None
+    return None
+
+
+def executable_files(programs: Iterable[Path]) -> tuple[Path, ...]:
+    """What must be executable for `programs` to start: each (resolved) and the loader it names.
+
+    The kernel opens a dynamic executable's loader for execution too, so the loader is
+    executable as well; started by hand (`ld.so PROGRAM`) it could run any readable program,
+    which then runs under the same seccomp filter, Landlock domain and limits as the process
+    (they are inherited and cannot be dropped): no more than the process could do itself."""
+    found: list[Path] = []
+    for program in programs:
+        resolved = Path(program).resolve()
+        if not resolved.is_file():
+            continue
+        found.append(resolved)
+        loader = elf_interpreter(resolved)
+        if loader is not None and loader.is_file():
+            found.append(loader)
+    return tuple(dict.fromkeys(found))
 
 
 # The protections a "full" level has; the rest of `active` are details (Landlock's ABI, ...).

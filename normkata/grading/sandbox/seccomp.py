@@ -7,7 +7,7 @@ import errno
 import os
 from typing import Any
 
-from normkata.grading.sandbox.kernel import CLONE_THREAD, PR_SET_PDEATHSIG, TIOCLINUX, TIOCSTI
+from normkata.grading.sandbox.kernel import CLONE_THREAD, CLONE_VFORK, CLONE_VM, PR_SET_PDEATHSIG, TIOCLINUX, TIOCSTI
 
 # Denied outright. Names this libseccomp or architecture does not know are skipped.
 _DENIED_SYSCALLS = (
@@ -156,7 +156,14 @@ def import_pyseccomp() -> Any:
     return pyseccomp
 
 
-def install_filter(sc: Any, active: list[str], missing: list[str]) -> None:
+#: What a process that may start its allowed programs (Policy.executables) may call besides:
+#: subprocess's vfork and the exec that follows it. Which programs exec can start is Landlock's
+#: rule (only those files are executable); fork and every other clone stay forbidden.
+_SPAWN_SYSCALLS = ("vfork", "execve", "execveat")
+
+
+def install_filter(sc: Any, active: list[str], missing: list[str], *, spawn: bool = False) -> None:
+    """Deny the calls above; `spawn`: allow vfork-style children and exec (Policy.executables)."""
     if isinstance(sc, str):
         missing.append(f"system calls ({sc})")
         return
@@ -167,10 +174,19 @@ def install_filter(sc: Any, active: list[str], missing: list[str]) -> None:
         # A syscall made with another architecture's numbers (int 0x80, x32) would dodge the rules.
         f.set_attr(sc.Attr.ACT_BADARCH, sc.KILL_PROCESS)
         for name in _DENIED_SYSCALLS:
-            _rule(f, deny, name)
-        # clone: threads only. glibc tries clone3 first and falls back to clone on ENOSYS;
-        # clone3's flags sit in memory that a filter cannot read, hence ENOSYS, not EPERM.
-        _rule(f, deny, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
+            if not (spawn and name in _SPAWN_SYSCALLS):
+                _rule(f, deny, name)
+        # clone: threads only (and, with `spawn`, a vfork: CLONE_VM | CLONE_VFORK, the child
+        # sharing this memory and this process stopped until it execs or exits, which is how
+        # glibc's posix_spawn and CPython's subprocess start a program). glibc tries clone3 first
+        # and falls back to clone on ENOSYS; clone3's flags sit in memory that a filter cannot
+        # read, hence ENOSYS, not EPERM.
+        if spawn:
+            flags = CLONE_THREAD | CLONE_VM | CLONE_VFORK
+            for refused in (0, CLONE_VM, CLONE_VFORK):
+                _rule(f, deny, "clone", sc.Arg(0, sc.MASKED_EQ, flags, refused))
+        else:
+            _rule(f, deny, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
         _rule(f, sc.ERRNO(errno.ENOSYS), "clone3")
         # Signals: only to itself (abort() and raise() use tgkill/kill on our own pid).
         for name in ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"):
@@ -189,7 +205,7 @@ def install_filter(sc: Any, active: list[str], missing: list[str]) -> None:
     except (OSError, ValueError, RuntimeError) as exc:
         missing.append(f"system calls (seccomp: {exc})")
         return
-    active.append("system calls (seccomp)")
+    active.append("system calls (seccomp)" + (", spawning only the allowed programs" if spawn else ""))
 
 
 def _rule(f: Any, action: int, name: str, *args: Any) -> None:
