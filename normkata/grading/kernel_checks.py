@@ -35,7 +35,9 @@ def under_config(reply: StepReply) -> str:
     return say(", under autotune config {config}", "，autotune 配置为 {config}", config=reply.config)
 
 
-_WHERE = {"after": ("past the end of", "越过了末尾"), "before": ("before the start of", "早于开头")}
+#: Where a stray access or write landed, with the tensor in its place in each language.
+_WHERE = {"after": ("past the end of {tensor}", "越过了 {tensor} 的末尾"),
+          "before": ("before the start of {tensor}", "在 {tensor} 的开头之前")}  # fmt: skip
 _KIND = {"read": ("read", "读取了"), "write": ("wrote", "写入了"), "atomic": ("accessed atomically", "原子访问了")}
 
 
@@ -49,13 +51,13 @@ def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: in
         kind, tensor, program, lanes, where = (finding.split("|") + [""] * 5)[:5]
         if kind in _KIND:
             en, zh = _KIND[kind]
-            en_where, zh_where = _WHERE.get(where, _WHERE["after"])
-            message = say("{call} on {on}: program {program} {verb} {lanes} lane(s) {where} {tensor} "
+            en_where, zh_where = (w.format(tensor=tensor) for w in _WHERE.get(where, _WHERE["after"]))
+            message = say("{call} on {on}: program {program} {verb} {lanes} lane(s) {where} "
                           "(the guard switched them off).",
-                          "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh} {tensor}"
+                          "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh}"
                           "（已被越界检查关掉）。",
                           call=call, on=on, program=program, verb=en, verb_zh=zh, lanes=lanes, where=en_where,
-                          where_zh=zh_where, tensor=tensor)  # fmt: skip
+                          where_zh=zh_where)  # fmt: skip
             count = int(lanes) if lanes.isdigit() else 0
             cause: Misconception | None = None
             if where == "after" and count == block - d != 1:  # every lane past the row: no mask at all
@@ -73,8 +75,8 @@ def check_margins(harness: Harness, reply: StepReply, call: str, on: str, no_mas
         for side, values in (("before", margin.before), ("after", margin.after)):
             changed = int((values.double() != SENTINEL).sum())
             if changed:
-                en_where, zh_where = _WHERE[side]
-                fail(say("{call} on {on}: {k} value(s) written {where} {tensor} (its sentinel margin changed).",
+                en_where, zh_where = (w.format(tensor=margin.tensor) for w in _WHERE[side])
+                fail(say("{call} on {on}: {k} value(s) written {where} (its sentinel margin changed).",
                          "{call}，{on}：有 {k} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
                          call=call, on=on, k=changed, where=en_where, where_zh=zh_where, tensor=margin.tensor)
                      + " " + harness.diagnose(no_mask))  # fmt: skip
