@@ -228,10 +228,12 @@ def _outputs(result: Any, launcher: str, output_names: list[str]) -> list[torch.
 def _reply(outputs: list[torch.Tensor], output_names: list[str], findings: list[str], label: str, watch: Watch
            ) -> StepReply:  # fmt: skip
     guarded = guard.STATUS_ACTIVE == guard._Guard.status and interpreting()
-    margins = []
     names = _allocation_names(watch, outputs, output_names)
-    for index, (base, _view) in enumerate(watch.allocated[:MAX_ALLOCATIONS]):
-        margins.append(KernelMargin(names.get(f"@{index}", ""), _plain(base[:MARGIN]), _plain(base[-MARGIN:])))
+    # The outputs' margins first: a launcher that allocates many tensors cannot push them out.
+    order = sorted(range(len(watch.allocated)), key=lambda i: names[f"@{i}"] not in output_names)
+    bases = [watch.allocated[i][0] for i in order[:MAX_ALLOCATIONS]]
+    margins = [KernelMargin(names[f"@{i}"], _plain(base[:MARGIN]), _plain(base[-MARGIN:]))
+               for i, base in zip(order, bases, strict=False)]  # fmt: skip
     return StepReply(outputs=[_plain(t) for t in outputs], findings=findings, config=label,
                      launches=list(watch.launches),
                      written=[watch.coverage(t) if guarded else None for t in outputs],

@@ -130,7 +130,10 @@ class Watch:
             flags[offsets[(offsets >= 0) & (offsets < flags.size)]] = True
 
     def touched(self, t: torch.Tensor) -> bool:
-        key = storage_key(t)
+        try:
+            key = storage_key(t)
+        except Exception:  # a tensor without storage (sparse, meta) holds nothing a kernel wrote
+            return False
         return key in self.derived or key in self.written
 
     def coverage(self, t: torch.Tensor) -> torch.Tensor:
@@ -184,7 +187,7 @@ class LauncherMode(TorchFunctionMode):
             return result
         if any(isinstance(t, torch.Tensor) and watch.touched(t) for t in tree_leaves((args, kwargs))):
             for out in tree_leaves(result):
-                if isinstance(out, torch.Tensor):
+                if isinstance(out, torch.Tensor) and out.layout == torch.strided and out.device.type != "meta":
                     watch.derived.add(storage_key(out))
         return result
 
