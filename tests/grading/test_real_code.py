@@ -46,3 +46,39 @@ def test_the_learning_loop_schedules_only_what_the_grade_named(runner, db, tmp_p
     assert set(links["dyt-alpha-zero-dim"]) <= scheduled
     others = {item for m in get_kata("dyt").misconceptions if m.id != "dyt-alpha-zero-dim" for item in links[m.id]}
     assert not (scheduled & (others - set(links["dyt-alpha-zero-dim"])))
+
+
+def _graded(service: Grader, kata: str, source: Path, tmp_path: Path) -> object:
+    folder = tmp_path / source.stem
+    folder.mkdir()
+    learner = folder / get_kata(kata).file
+    learner.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    return service.grade(kata, learner, seed=11)
+
+
+@pytest.mark.extra("triton")
+@pytest.mark.parametrize(("trick", "control"), [("bug_reads_via_atomic_cas", "bug_no_mask"),
+                                                 ("bug_repairs_margins", "bug_store_unmasked")])  # fmt: skip
+def test_a_trick_on_the_guard_fails_as_its_control_does(trick: str, control: str, grading_service: Grader,
+                                                         tmp_path: Path) -> None:  # fmt: skip
+    """Unmasked reads through tl.atomic_cas fail as the same reads through tl.load do; a store
+    past y fails the same whether or not the launcher restores what lay after y."""
+    fixtures = katas_dir() / "triton_rmsnorm" / "fixtures"
+    tricked, plain = (_graded(grading_service, "triton_rmsnorm", fixtures / f"{name}.py", tmp_path)
+                      for name in (trick, control))  # fmt: skip
+    for result in (tricked, plain):
+        assert not result.passed and [d.id for d in result.diagnosis] == ["triton-no-mask"]  # type: ignore[attr-defined]
+    assert tricked.score == plain.score  # type: ignore[attr-defined]
+
+
+@pytest.mark.extra("triton")
+def test_a_launcher_that_never_launches_fails_every_case(grading_service: Grader, tmp_path: Path) -> None:
+    from normkata.paths import solutions_dir
+
+    hostile = _graded(grading_service, "triton_rmsnorm",
+                      katas_dir() / "triton_rmsnorm" / "fixtures" / "bug_launcher_computes_in_torch.py", tmp_path)
+    control = _graded(grading_service, "triton_rmsnorm", solutions_dir() / "triton_rmsnorm.py", tmp_path)
+    assert control.passed  # type: ignore[attr-defined]
+    assert hostile.score == 0  # type: ignore[attr-defined]
+    scored = [c for c in hostile.cases if c.category.value not in ("integrity", "CUDA")]  # type: ignore[attr-defined]
+    assert scored and all("no @triton.jit kernel ran" in c.message for c in scored)
