@@ -27,7 +27,8 @@ from tests.conftest import invoke
 SENTINEL = -16384.0
 SCENARIOS = ["unmasked_store", "primitives", "raw_interpreter_read", "plain_torch", "partial_sums", "misses_a_row",
              "writes_margin_in_torch", "autotuned", "autotuned_without_reset", "pruned_heuristics", "libdevice_math",
-             "unsupported_libdevice", "block_pointers", "asks_torch_cuda", "returns_none"]  # fmt: skip
+             "unsupported_libdevice", "block_pointers", "asks_torch_cuda", "asks_triton_driver",
+             "returns_none"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +150,9 @@ def test_what_cannot_run_is_said_in_one_line(replies: dict) -> None:
     assert blocks["message"].startswith("Triton 3.9.0 cannot run this: Block pointers have been removed")
     gpu = replies["asks_torch_cuda"]
     assert gpu["raised"] == "TritonUnsupported" and gpu["stage"] == "launcher"
-    assert "asked torch.cuda about a GPU" in gpu["message"] and "CPU tensors" in gpu["message"]
+    assert "asked torch.cuda or Triton's driver about a GPU" in gpu["message"] and "CPU tensors" in gpu["message"]
+    driver = replies["asks_triton_driver"]  # without a GPU Triton says "0 active drivers"
+    assert driver["raised"] == "TritonUnsupported" and "0 active drivers" in driver["message"]
 
 
 @pytest.mark.extra("triton")

@@ -148,14 +148,23 @@ def _explained(exc: Exception, inputs: list[torch.Tensor], stage: list[str] | No
         where = ("Triton's CPU interpreter, which runs kernels here without a GPU,"
                  if "interpreter" in str(error) else f"Triton {_triton_version()}")  # fmt: skip
         return _with_traceback(TritonUnsupported(f"{where} cannot run this: {error}"), error)
-    gpu_asked = any(f"{os.sep}torch{os.sep}cuda{os.sep}" in f.filename for f in frames)
-    if gpu_asked and not any(t.is_cuda for t in inputs):
+    if _asked_a_gpu(frames) and not any(t.is_cuda for t in inputs):
         return _with_traceback(TritonUnsupported(
-            f"the launcher asked torch.cuda about a GPU ({type(error).__name__}: {error}), but this case runs the "
-            "kernel on CPU tensors under Triton's interpreter: size the grid from the inputs (for example "
-            "torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else os.cpu_count())"),
-            error)  # fmt: skip
+            f"the launcher asked torch.cuda or Triton's driver about a GPU ({type(error).__name__}: {error}), but this "
+            "case runs the kernel on CPU tensors under Triton's interpreter: size the grid from the inputs (for "
+            "example torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else "
+            "os.cpu_count())"), error)  # fmt: skip
     return error
+
+
+#: Where an exception comes from when a launcher asks about a GPU: torch.cuda, or Triton's
+#: driver and GPU backends (`triton.runtime.driver.active...`, "0 active drivers" without one).
+_GPU_MODULES = (f"{os.sep}torch{os.sep}cuda{os.sep}", f"{os.sep}triton{os.sep}runtime{os.sep}driver.py",
+                f"{os.sep}triton{os.sep}backends{os.sep}")  # fmt: skip
+
+
+def _asked_a_gpu(frames: traceback.StackSummary) -> bool:
+    return any(marker in frame.filename for frame in frames for marker in _GPU_MODULES)
 
 
 def _joined(chain: list[Exception]) -> TracebackType | None:
