@@ -90,16 +90,24 @@ def writes_margin_in_torch(x):
     return (y,)
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": 4}, num_warps=2), triton.Config({"BLOCK": 4}, num_warps=8),
-                          triton.Config({"BLOCK": 8}), triton.Config({"BLOCK": 64})],
-                 key=["n"], reset_to_zero=["acc_ptr"])
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 4}, num_warps=2),
+        triton.Config({"BLOCK": 4}, num_warps=8),
+        triton.Config({"BLOCK": 8}),
+        triton.Config({"BLOCK": 64}),
+    ],
+    key=["n"],
+    reset_to_zero=["acc_ptr"],
+)
 @triton.jit
 def tuned_sum(x_ptr, acc_ptr, n, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     for start in range(0, n, BLOCK):
         cols = start + tl.arange(0, BLOCK)
-        tl.atomic_add(acc_ptr + cols * 0 + row, tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0),
-                      mask=cols < n)
+        tl.atomic_add(
+            acc_ptr + cols * 0 + row, tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0), mask=cols < n
+        )
 
 
 def autotuned(x):
@@ -114,8 +122,9 @@ def tuned_sum_no_reset(x_ptr, acc_ptr, n, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     for start in range(0, n, BLOCK):
         cols = start + tl.arange(0, BLOCK)
-        tl.atomic_add(acc_ptr + cols * 0 + row, tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0),
-                      mask=cols < n)
+        tl.atomic_add(
+            acc_ptr + cols * 0 + row, tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0), mask=cols < n
+        )
 
 
 def autotuned_without_reset(x):
@@ -124,8 +133,11 @@ def autotuned_without_reset(x):
     return (acc,)
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": b}) for b in (2, 4, 8, 16)], key=["n"],
-                 prune_configs_by={"early_config_prune": lambda configs, nargs, **kw: configs[1:3]})
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": b}) for b in (2, 4, 8, 16)],
+    key=["n"],
+    prune_configs_by={"early_config_prune": lambda configs, nargs, **kw: configs[1:3]},
+)
 @triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
 @triton.jit
 def pruned_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):

@@ -183,8 +183,17 @@ def _check(reply: StepReply) -> tuple[str, list[str]]:
     mistake = Misconception("no-mask", "t", "t", "h", "h")
     harness = _Harness()
     with pytest.raises(CaseFailure) as failed:
-        check_findings(harness, reply, "launch(x)", "x", 5, no_mask=mistake, off_by_one=mistake,  # type: ignore[arg-type]
-                       missed_rows=Misconception("missed-rows", "t", "t", "h", "h"), output_names=("y",))
+        check_findings(
+            harness,
+            reply,
+            "launch(x)",
+            "x",
+            5,
+            no_mask=mistake,
+            off_by_one=mistake,  # type: ignore[arg-type]
+            missed_rows=Misconception("missed-rows", "t", "t", "h", "h"),
+            output_names=("y",),
+        )
     return str(failed.value), harness.named
 
 

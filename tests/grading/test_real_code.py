@@ -75,8 +75,12 @@ def test_a_trick_on_the_guard_fails_as_its_control_does(trick: str, control: str
 def test_a_launcher_that_never_launches_fails_every_case(grading_service: Grader, tmp_path: Path) -> None:
     from normkata.paths import solutions_dir
 
-    hostile = _graded(grading_service, "triton_rmsnorm",
-                      katas_dir() / "triton_rmsnorm" / "fixtures" / "bug_launcher_computes_in_torch.py", tmp_path)
+    hostile = _graded(
+        grading_service,
+        "triton_rmsnorm",
+        katas_dir() / "triton_rmsnorm" / "fixtures" / "bug_launcher_computes_in_torch.py",
+        tmp_path,
+    )
     control = _graded(grading_service, "triton_rmsnorm", solutions_dir() / "triton_rmsnorm.py", tmp_path)
     assert control.passed  # type: ignore[attr-defined]
     assert hostile.score == 0  # type: ignore[attr-defined]

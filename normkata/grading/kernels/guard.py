@@ -297,7 +297,7 @@ def _f32_to_bf16(data: Any) -> Any:
     return t.view(torch.int16).numpy().view(np.uint16).reshape(array.shape)
 
 
-_SELF_CHECK = '''
+_SELF_CHECK = """
 import triton
 import triton.language as tl
 
@@ -310,7 +310,7 @@ def known_bad(x_ptr, y_ptr, lock_ptr, eps, BLOCK: tl.constexpr):
     tl.store(y_ptr + cols, x + half + eps.to(tl.float32))  # no mask: 4 lanes past the end of y
     tl.atomic_cas(lock_ptr + cols, 0, 1)  # 6 lanes past the end of lock (it has 2)
     tl.atomic_xchg(lock_ptr + cols, 0, mask=cols < 4)  # 2 lanes past the end of lock
-'''
+"""
 
 
 def _self_check() -> str:
