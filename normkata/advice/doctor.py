@@ -64,6 +64,14 @@ class Problem:
 
 
 @dataclass
+class Note:
+    """Information, not a problem: an optional extra this installation chose not to have."""
+
+    what: str
+    how: str
+
+
+@dataclass
 class GradeCheck:
     """One file graded: the kata's reference (must pass) or its starter (must fail)."""
 
@@ -88,6 +96,7 @@ class Report:
     terminal: dict[str, Any] = field(default_factory=dict)
     katas: list[GradeCheck] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -306,6 +315,22 @@ def _copies(kata: Any) -> Iterator[tuple[Path, Path]]:
         yield pair[0], pair[1]
 
 
+def without_missing_extras(report: Report, katas: list[Any]) -> list[Any]:
+    """The katas this installation can grade; for each optional extra it lacks, one note saying
+    what the extra would enable and the one command that installs it (a choice, not a problem)."""
+    from normkata.content.katas import EXTRAS
+
+    needing: dict[str, list[str]] = {}
+    for kata in katas:
+        for package in kata.missing_extras():
+            needing.setdefault(package, []).append(kata.id)
+    for package, ids in needing.items():
+        extra = next((name for name, (_, pkg) in EXTRAS.items() if pkg == package), package)
+        report.notes.append(Note(f"optional extra {extra!r} not installed: it would enable {', '.join(ids)} "
+                                 "(not graded here)", f'pip install "{package}"'))  # fmt: skip
+    return [kata for kata in katas if not kata.missing_extras()]
+
+
 def grade_katas(report: Report, katas: list[Any], device: str, lang: str,
                 advance: Callable[[str], None]) -> None:  # fmt: skip
     """Every kata's reference (must pass) and starter (must fail) through the warm service, the
@@ -323,6 +348,20 @@ def grade_katas(report: Report, katas: list[Any], device: str, lang: str,
             advance(kata.id)
 
 
+def grading_failure_fix(kata: str, exc: Exception) -> str:
+    """What to do when a grade gave no verdict, by why it gave none."""
+    from normkata.errors import InputError
+
+    if isinstance(exc, InputError):
+        return f"the kata's own files are broken: run `normkata content check --deep --kata {kata}` and report it"
+    text = str(exc)
+    if "took longer than" in text:
+        return f"this machine was too busy for the grade's time limit: close other work and run `normkata doctor --kata {kata}`"
+    if "did not start" in text:
+        return "the grader could not start here: check that `python -c \"import torch, pytest\"` works in this environment"
+    return f"the grader failed: report this with the output of `normkata doctor --kata {kata} --json`"
+
+
 def _check(report: Report, kata: str, file: Path, which: str, device: str, lang: str, path: str,
            grade: Callable[..., Any]) -> None:  # fmt: skip
     from normkata.grading.contract import Category, Status
@@ -331,8 +370,7 @@ def _check(report: Report, kata: str, file: Path, which: str, device: str, lang:
     try:
         result = grade(kata, file, device=device, lang=lang)
     except Exception as exc:  # noqa: BLE001  the doctor reports a broken grader, it does not crash on it
-        report.problems.append(Problem(f"{kata}: grading the {which} failed: {exc}",
-                                       "run `normkata grade` on a copy of it to see the full error"))  # fmt: skip
+        report.problems.append(Problem(f"{kata}: grading the {which} failed: {exc}", grading_failure_fix(kata, exc)))
         return
     seconds = round(time.perf_counter() - started, 2)
     cuda = sum(c.category is Category.CUDA and c.status is not Status.SKIPPED for c in result.cases)
