@@ -20,8 +20,7 @@ import pytest
 from normkata.content.katas import get_kata
 from tests.conftest import invoke
 
-needs_triton = pytest.mark.skipif(importlib.util.find_spec("triton") is None,
-                                  reason='needs the triton extra: pip install -e ".[triton]"')  # fmt: skip
+needs_triton = pytest.mark.extra("triton")
 
 LEARNER = '''
 import torch
