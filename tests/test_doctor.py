@@ -84,6 +84,7 @@ def test_an_unknown_kata_is_bad_input(runner) -> None:
     assert result.stderr.strip().splitlines()[-1].startswith("Error: --kata: no kata 'rmsnrom'")
 
 
+@pytest.mark.slow
 @pytest.mark.one_off_runner  # doctor's one-off path is the real one here
 def test_references_pass_and_starters_fail_through_both_paths(runner, confined) -> None:
     code, report = doctor_json(runner, "--kata", "rmsnorm", "--device", "cpu")
@@ -98,6 +99,7 @@ def test_references_pass_and_starters_fail_through_both_paths(runner, confined) 
     assert report["katas"][0]["score"] == report["katas"][0]["max_score"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.one_off_runner  # doctor's one-off path is the real one here
 def test_a_reference_that_fails_is_reported(runner, confined, tmp_path: Path, monkeypatch) -> None:
     wrong = tmp_path / "solutions"
@@ -139,6 +141,7 @@ def test_the_tested_triton_or_none_is_no_problem(runner, confined, monkeypatch) 
         assert code == 0 and report["problems"] == [], report["problems"]
 
 
+@pytest.mark.slow
 def test_an_optional_extra_not_installed_is_a_note_not_a_problem(runner, confined, monkeypatch) -> None:
     """The README's quick start installs no extra: doctor there exits 0, saying what the extra
     would enable and the one command that adds it, and grades every other kata."""
@@ -170,8 +173,17 @@ def test_each_grading_failure_gets_its_own_advice(runner, confined, monkeypatch,
     def failing_grade(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise InputError("suite.py: broken") if error == "input" else GraderError(error)
 
+    class NoService:  # the failure is the grade's; no grading service is started for it
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        grade = staticmethod(failing_grade)
+
     monkeypatch.setattr("normkata.grading.client.grade_once", failing_grade)
-    monkeypatch.setattr("normkata.grading.client.Grader.grade", failing_grade)
+    monkeypatch.setattr("normkata.grading.client.Grader", NoService)
     code, report = doctor_json(runner, "--kata", "rmsnorm", "--device", "cpu")
     assert code == 1
     assert [p["what"].split(":")[0] for p in report["problems"]] == ["rmsnorm"] * 3
