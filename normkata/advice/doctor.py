@@ -356,9 +356,11 @@ def grading_failure_fix(kata: str, exc: Exception) -> str:
         return f"the kata's own files are broken: run `normkata content check --deep --kata {kata}` and report it"
     text = str(exc)
     if "took longer than" in text:
-        return f"this machine was too busy for the grade's time limit: close other work and run `normkata doctor --kata {kata}`"
+        return (f"this machine was too busy for the grade's time limit: close other work and run "
+                f"`normkata doctor --kata {kata}`")
     if "did not start" in text:
-        return "the grader could not start here: check that `python -c \"import torch, pytest\"` works in this environment"
+        return ('the grader could not start here: check that `python -c "import torch, pytest"` works in this '
+                "environment")
     return f"the grader failed: report this with the output of `normkata doctor --kata {kata} --json`"
 
 
