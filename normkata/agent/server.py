@@ -16,7 +16,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -69,6 +69,7 @@ def build_server(tutor: Tutor) -> MCPServer:
         instructions=f"{t('agent.rules', lang)}\n\n{t('agent.flow', lang)}",
         version=__version__,
         log_level="WARNING",  # stderr; every call would log at INFO
+        middleware=[one_line_tool_errors],
     )
 
     def result(call: Callable[[], Reply]) -> CallToolResult:
@@ -142,6 +143,19 @@ def build_server(tutor: Tutor) -> MCPServer:
         return read(lambda: tutor.learner_file(kata), lang)
 
     return server
+
+
+async def one_line_tool_errors(ctx: Any, call_next: Any) -> Any:
+    """Every tool error on one line, the SDK's own too (arguments that fail validation are
+    reported by pydantic over several lines, with a link to its documentation). The chain
+    answers the wire's form: a dict, `isError` and `content` as the protocol names them."""
+    result = await call_next(ctx)
+    if isinstance(result, dict) and result.get("isError") and isinstance(result.get("content"), list):
+        text = " ".join(str(block.get("text", "")) for block in result["content"] if isinstance(block, dict))
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        shown = " ".join(line for line in lines if not line.startswith("For further information visit"))
+        return {**result, "content": [{"type": "text", "text": shown}]}
+    return result
 
 
 def read(call: Callable[[], str], lang: str) -> str:
