@@ -142,3 +142,38 @@ def test_stdout_carries_only_protocol_messages(tmp_path: Path) -> None:
     assert all(json.loads(line)["jsonrpc"] == "2.0" for line in rest.splitlines() if line.strip()), rest
     assert "Traceback" not in errors, errors
     assert server.returncode == 0
+
+
+TORCH_PROBE = """
+import sys
+from pathlib import Path
+
+import anyio
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from normkata.agent.server import build_server
+from normkata.agent.tutor import Tutor
+
+server = build_server(Tutor(Path(sys.argv[1]), "en"))
+
+
+async def every_tool_but_grade():
+    for name, arguments in [("list_katas", {}), ("start_kata", {"kata": "rmsnorm"}), ("instructions", {"kata": "dyt"}),
+                            ("hint", {}), ("solution", {}), ("standing", {}), ("quiz_question", {})]:
+        try:
+            await server.call_tool(name, arguments)
+        except ToolError as refused:  # the solution, before a pass
+            assert name == "solution", refused
+
+
+anyio.run(every_tool_but_grade)
+print("TORCH-LOADED=%s" % ("torch" in sys.modules))
+"""
+
+
+def test_the_server_answers_without_importing_torch(tmp_path: Path) -> None:
+    """Torch runs in the grader's processes; the server stays light (its start is the assistant's wait)."""
+    run = subprocess.run([sys.executable, "-c", TORCH_PROBE, str(tmp_path / "workspace")], capture_output=True,
+                         text=True, timeout=120, env={**os.environ, **server_environment()})  # fmt: skip
+    assert run.stdout.strip() == "TORCH-LOADED=False", run.stdout + run.stderr
