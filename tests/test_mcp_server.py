@@ -177,3 +177,16 @@ def test_the_server_answers_without_importing_torch(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", TORCH_PROBE, str(tmp_path / "workspace")], capture_output=True,
                          text=True, timeout=120, env={**os.environ, **server_environment()})  # fmt: skip
     assert run.stdout.strip() == "TORCH-LOADED=False", run.stdout + run.stderr
+
+
+def test_a_bug_is_one_line_for_the_assistant_and_a_traceback_on_stderr(caplog: pytest.LogCaptureFixture) -> None:
+    from normkata.agent.server import one_line
+    from normkata.errors import InputError
+
+    assert one_line(InputError("first\n  second"), "en") == "first second"
+    try:
+        raise RuntimeError("boom\nat line 2")
+    except RuntimeError as bug:
+        said = one_line(bug, "en")
+    assert said == "normkata failed (RuntimeError: boom at line 2); the server's stderr has the details"
+    assert [record.exc_info[0] for record in caplog.records if record.exc_info] == [RuntimeError]

@@ -113,7 +113,7 @@ def build_server(tutor: Tutor) -> MCPServer:
     ) -> CallToolResult:
         return result(lambda: tutor.solution(kata, give_up))
 
-    @server.tool(description=QUIZ_QUESTION, annotations=RECORDS)
+    @server.tool(description=QUIZ_QUESTION, annotations=READ_ONLY)
     def quiz_question(
         topic: Annotated[str | None, Field(description="Only this topic (its id or title, e.g. rmsnorm).")] = None,
         id: Annotated[str | None, Field(description="This question, by its id.")] = None,  # noqa: A002
