@@ -116,13 +116,13 @@ def build_server(tutor: Tutor) -> MCPServer:
     @server.tool(description=QUIZ_QUESTION, annotations=READ_ONLY)
     def quiz_question(
         topic: Annotated[str | None, Field(description="Only this topic (its id or title, e.g. rmsnorm).")] = None,
-        id: Annotated[str | None, Field(description="This question, by its id.")] = None,  # noqa: A002
+        id: Annotated[str | None, Field(description="This question, by its id.")] = None,
     ) -> CallToolResult:
         return result(lambda: tutor.quiz_question(topic, id))
 
     @server.tool(description=CHECK_ANSWER, annotations=RECORDS)
     def check_answer(
-        id: Annotated[str, Field(description="The question's id, from quiz_question.")],  # noqa: A002
+        id: Annotated[str, Field(description="The question's id, from quiz_question.")],
         answer: Annotated[str, Field(description="The learner's answer, as they gave it (letters such as B or "
                                      "AC, true/false, or a number).")],  # fmt: skip
     ) -> CallToolResult:

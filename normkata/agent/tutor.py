@@ -199,7 +199,7 @@ class Tutor:
 
     # -- the quiz ----------------------------------------------------------------------------------
 
-    def quiz_question(self, topic: str | None = None, id: str | None = None) -> Reply:  # noqa: A002  (the tool's argument)
+    def quiz_question(self, topic: str | None = None, id: str | None = None) -> Reply:
         """A question as `normkata quiz --topic T -n 1` (or `--id`) draws it, without its answer."""
         from normkata.content.bank import check_topic, load_bank, select
         from normkata.content.model import letter
@@ -230,7 +230,7 @@ class Tutor:
         lines.append(f"{answer_format} (id: {question.id})")
         return Reply(data, "\n".join(lines))
 
-    def check_answer(self, id: str, answer: str) -> Reply:  # noqa: A002  (the tool's argument)
+    def check_answer(self, id: str, answer: str) -> Reply:
         """Mark the learner's answer and save it with the question's next review, as the quiz does."""
         from normkata.content.bank import load_bank
         from normkata.practice.answers import UnreadableAnswer, expected_text
