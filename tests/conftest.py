@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from normkata.content.katas import EXTRAS, load_katas
+from normkata.content.katas import load_katas
+from normkata.extras import OPTIONAL_EXTRAS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -131,17 +131,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 # The optional extras a test may need, by the module that proves each is installed. The README's
 # quick start installs none of them; `.ci/run` then installs each and runs the tests that need it.
-EXTRA_MODULES = {name: module for name, (module, _) in EXTRAS.items()} | {"mcp": "mcp"}
 KATA_EXTRAS = {kata.id: kata.requires for kata in load_katas()[0] if kata.requires}
-
-
-def extra_installed(extra: str) -> bool:
-    return importlib.util.find_spec(EXTRA_MODULES[extra]) is not None
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """`@pytest.mark.extra("triton")`: skipped, naming the extra and its install line, without it."""
     for mark in item.iter_markers("extra"):
         for extra in mark.args:
-            if not extra_installed(extra):
+            if not OPTIONAL_EXTRAS[extra].installed():
                 pytest.skip(f'needs the optional {extra} extra: pip install -e ".[{extra}]"')

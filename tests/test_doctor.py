@@ -145,19 +145,20 @@ def test_the_tested_triton_or_none_is_no_problem(runner, confined, monkeypatch) 
 def test_an_optional_extra_not_installed_is_a_note_not_a_problem(runner, confined, monkeypatch) -> None:
     """The README's quick start installs no extra: doctor there exits 0, saying what the extra
     would enable and the one command that adds it, and grades every other kata."""
-    monkeypatch.setattr("normkata.content.katas.Kata.missing_extras",
-                        lambda self: ["normkata[triton]"] if "triton" in self.requires else [])  # fmt: skip
+    monkeypatch.setattr("normkata.extras.Extra.installed", lambda self: self.name != "triton")
     code, report = doctor_json(runner, "--kata", "triton_rmsnorm", "--kata", "triton_rmsnorm_backward",
                                "--kata", "rmsnorm", "--device", "cpu")  # fmt: skip
     assert code == 0, report["problems"]
     assert report["notes"] == [{
-        "what": "optional extra 'triton' not installed: it would enable triton_rmsnorm, triton_rmsnorm_backward "
-                "(not graded here)",
+        "what": "optional extra 'triton' not installed: it would enable the kernel katas (Triton 3.9.0's interpreter "
+                "runs them on any CPU); not graded here: triton_rmsnorm, triton_rmsnorm_backward",
         "how": 'pip install "normkata[triton]"',
     }]  # fmt: skip
     assert {k["kata"] for k in report["katas"]} == {"rmsnorm"}
-    shown = invoke(runner, ["doctor", "--kata", "triton_rmsnorm", "--no-katas"])
+    monkeypatch.setattr("normkata.extras.Extra.installed", lambda self: False)
+    shown = invoke(runner, ["doctor", "--kata", "triton_rmsnorm"])
     assert shown.exit_code == 0 and "All is well." in shown.stdout
+    assert shown.stdout.count("note: optional extra") == 2 and 'pip install "normkata[mcp]"' in shown.stdout
 
 
 @pytest.mark.parametrize(("error", "advice"), [

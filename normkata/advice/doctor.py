@@ -317,17 +317,17 @@ def _copies(kata: Any) -> Iterator[tuple[Path, Path]]:
 
 def without_missing_extras(report: Report, katas: list[Any]) -> list[Any]:
     """The katas this installation can grade; for each optional extra it lacks, one note saying
-    what the extra would enable and the one command that installs it (a choice, not a problem)."""
-    from normkata.content.katas import EXTRAS
+    what the extra would enable (and which katas go ungraded) and the one command that installs it:
+    a choice the quick start leaves to the learner, not a problem."""
+    from normkata.extras import OPTIONAL_EXTRAS
 
-    needing: dict[str, list[str]] = {}
-    for kata in katas:
-        for package in kata.missing_extras():
-            needing.setdefault(package, []).append(kata.id)
-    for package, ids in needing.items():
-        extra = next((name for name, (_, pkg) in EXTRAS.items() if pkg == package), package)
-        report.notes.append(Note(f"optional extra {extra!r} not installed: it would enable {', '.join(ids)} "
-                                 "(not graded here)", f'pip install "{package}"'))  # fmt: skip
+    for extra in OPTIONAL_EXTRAS.values():
+        if extra.installed():
+            continue
+        ungraded = [kata.id for kata in katas if extra.name in kata.requires]
+        also = f"; not graded here: {', '.join(ungraded)}" if ungraded else ""
+        report.notes.append(Note(f"optional extra {extra.name!r} not installed: it would enable {extra.enables}{also}",
+                                 f'pip install "{extra.package}"'))  # fmt: skip
     return [kata for kata in katas if not kata.missing_extras()]
 
 

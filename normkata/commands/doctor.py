@@ -59,9 +59,9 @@ def doctor(ctx: click.Context, device: str, only: tuple[str, ...], no_katas: boo
         report.storage = checks.storage_facts(report, ctx.obj.workspace if ctx.obj else None)
         report.terminal = checks.terminal_facts()
     chosen = checks.choose_device(device, report.torch, report)
+    gradeable = checks.without_missing_extras(report, [k for k in katas if not only or k.id in only])
     if chosen is not None and not no_katas:
-        selected = checks.without_missing_extras(report, [k for k in katas if not only or k.id in only])
-        _grade(console, report, selected, chosen, lang)
+        _grade(console, report, gradeable, chosen, lang)
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
