@@ -5,6 +5,7 @@ The package stands in layers; each imports only what stands below it (pyproject.
 
     cli, __main__      the root command; subcommands load lazily
     commands/          one module per command group: options, prompts, rendering
+    agent/             the same for a coding assistant: `normkata mcp`'s tools (the `mcp` extra)
     advice/            where the learner stands, what to do next, what is wrong (doctor)
     classroom/ labs/ workbench/
                        grading a class; the documents' experiments; a learner working on katas

@@ -67,6 +67,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "normkata.commands.lab:bench",
         "Time RMSNorm vs LayerNorm: torch's ops, the references and your kata files.",
     ),
+    "mcp": (
+        "normkata.commands.mcp:mcp_server",
+        "Serve katas, grading, hints and the quiz to a coding assistant (MCP on stdio).",
+    ),
     "content": ("normkata.commands.content:content", "Validate question banks, interview cards and katas."),
     "doctor": (
         "normkata.commands.doctor:doctor",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
+from normkata.content.katas import load_katas
+from normkata.extras import OPTIONAL_EXTRAS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -103,25 +105,38 @@ def grading_service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
         yield service
 
 
+def _kata_of(item: pytest.Item) -> str | None:
+    """The kata a parametrized test is about: a `kata` parameter, or a parameter that has one."""
+    params = getattr(item, "callspec", None)
+    for value in (params.params.values() if params else ()):
+        kata = value if isinstance(value, str) else getattr(value, "kata", None)
+        if isinstance(kata, str) and kata in KATA_EXTRAS:
+            return kata
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects: `-m extra` must see the marks added here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slow tests (real processes, grades, waits on a terminal) run first, the quick ones
+    """A test parametrized by a kata that needs an optional extra is marked `extra(...)` (so it is
+    skipped, saying so, without it).
+
+    The slow tests (real processes, grades, waits on a terminal) run first, the quick ones
     last: `-n auto` hands tests out in this order, so the last minute is many small tests both
     workers share, not one worker waiting on a `watch` while the other has finished."""
+    for item in items:
+        for extra in KATA_EXTRAS.get(_kata_of(item) or "", ()):
+            item.add_marker(pytest.mark.extra(extra))
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 # The optional extras a test may need, by the module that proves each is installed. The README's
 # quick start installs none of them; `.ci/run` then installs each and runs the tests that need it.
-EXTRA_MODULES = {"triton": "triton", "mcp": "mcp"}
-
-
-def extra_installed(extra: str) -> bool:
-    return importlib.util.find_spec(EXTRA_MODULES[extra]) is not None
+KATA_EXTRAS = {kata.id: kata.requires for kata in load_katas()[0] if kata.requires}
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """`@pytest.mark.extra("triton")`: skipped, naming the extra and its install line, without it."""
     for mark in item.iter_markers("extra"):
         for extra in mark.args:
-            if not extra_installed(extra):
+            if not OPTIONAL_EXTRAS[extra].installed():
                 pytest.skip(f'needs the optional {extra} extra: pip install -e ".[{extra}]"')

@@ -32,7 +32,7 @@ def test_quick_checks_on_a_healthy_home(runner, confined) -> None:
     assert report["torch"]["version"].startswith("2.") and report["torch"]["build"] in ("cpu", "cuda")
     assert report["storage"]["database_check"] == "not created yet"
     assert report["storage"]["bank_cache"] in ("fresh", "rebuilt")
-    assert set(report) == {"ok", "python", "torch", "sandbox", "storage", "terminal", "katas", "problems"}
+    assert set(report) == {"ok", "python", "torch", "sandbox", "storage", "terminal", "katas", "problems", "notes"}
 
 
 def test_the_real_probe_confines_a_process_as_a_worker_is(runner) -> None:
@@ -84,6 +84,7 @@ def test_an_unknown_kata_is_bad_input(runner) -> None:
     assert result.stderr.strip().splitlines()[-1].startswith("Error: --kata: no kata 'rmsnrom'")
 
 
+@pytest.mark.slow
 @pytest.mark.one_off_runner  # doctor's one-off path is the real one here
 def test_references_pass_and_starters_fail_through_both_paths(runner, confined) -> None:
     code, report = doctor_json(runner, "--kata", "rmsnorm", "--device", "cpu")
@@ -98,6 +99,7 @@ def test_references_pass_and_starters_fail_through_both_paths(runner, confined) 
     assert report["katas"][0]["score"] == report["katas"][0]["max_score"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.one_off_runner  # doctor's one-off path is the real one here
 def test_a_reference_that_fails_is_reported(runner, confined, tmp_path: Path, monkeypatch) -> None:
     wrong = tmp_path / "solutions"
@@ -137,3 +139,53 @@ def test_the_tested_triton_or_none_is_no_problem(runner, confined, monkeypatch) 
         monkeypatch.setattr("normkata.advice.doctor._triton_version", lambda v=version: v)
         code, report = doctor_json(runner, "--no-katas")
         assert code == 0 and report["problems"] == [], report["problems"]
+
+
+@pytest.mark.slow
+def test_an_optional_extra_not_installed_is_a_note_not_a_problem(runner, confined, monkeypatch) -> None:
+    """The README's quick start installs no extra: doctor there exits 0, saying what the extra
+    would enable and the one command that adds it, and grades every other kata."""
+    monkeypatch.setattr("normkata.extras.Extra.installed", lambda self: self.name != "triton")
+    code, report = doctor_json(runner, "--kata", "triton_rmsnorm", "--kata", "triton_rmsnorm_backward",
+                               "--kata", "rmsnorm", "--device", "cpu")  # fmt: skip
+    assert code == 0, report["problems"]
+    assert report["notes"] == [{
+        "what": "optional extra 'triton' not installed: it would enable the kernel katas (Triton 3.9.0's interpreter "
+                "runs them on any CPU); not graded here: triton_rmsnorm, triton_rmsnorm_backward",
+        "how": 'pip install "normkata[triton]"',
+    }]  # fmt: skip
+    assert {k["kata"] for k in report["katas"]} == {"rmsnorm"}
+    monkeypatch.setattr("normkata.extras.Extra.installed", lambda self: False)
+    shown = invoke(runner, ["doctor", "--kata", "triton_rmsnorm"])
+    assert shown.exit_code == 0 and "All is well." in shown.stdout
+    assert shown.stdout.count("note: optional extra") == 2 and 'pip install "normkata[mcp]"' in shown.stdout
+
+
+@pytest.mark.parametrize(("error", "advice"), [
+    ("input", "run `normkata content check --deep --kata rmsnorm`"),
+    ("grading took longer than 60 s and was stopped", "this machine was too busy for the grade's time limit"),
+    ("the grading service did not start: ImportError", 'check that `python -c "import torch, pytest"` works'),
+    ("the grader failed: worker died", "report this with the output of `normkata doctor --kata rmsnorm --json`"),
+])  # fmt: skip
+def test_each_grading_failure_gets_its_own_advice(runner, confined, monkeypatch, error: str, advice: str) -> None:
+    from normkata.errors import InputError
+    from normkata.grading.errors import GraderError
+
+    def failing_grade(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise InputError("suite.py: broken") if error == "input" else GraderError(error)
+
+    class NoService:  # the failure is the grade's; no grading service is started for it
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        grade = staticmethod(failing_grade)
+
+    monkeypatch.setattr("normkata.grading.client.grade_once", failing_grade)
+    monkeypatch.setattr("normkata.grading.client.Grader", NoService)
+    code, report = doctor_json(runner, "--kata", "rmsnorm", "--device", "cpu")
+    assert code == 1
+    assert [p["what"].split(":")[0] for p in report["problems"]] == ["rmsnorm"] * 3
+    assert all(advice in p["fix"] for p in report["problems"]), report["problems"]

@@ -1,4 +1,5 @@
-"""The CLI answers these commands without importing torch (checked in a fresh interpreter)."""
+"""The CLI answers these commands without importing torch, nor the optional MCP SDK (checked in a
+fresh interpreter)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ try:
 finally:
     sys.stdout.flush()
     sys.stderr.write("TORCH-LOADED=%s\\n" % ("torch" in sys.modules))
+    sys.stderr.write("MCP-LOADED=%s\\n" % ("mcp" in sys.modules))
 """
 
 
@@ -40,12 +42,14 @@ finally:
         (["kata", "rmsnorm"], ""),
         (["hint", "rmsnorm"], ""),
         (["solution", "rmsnorm", "--yes"], ""),
+        (["mcp", "--help"], ""),
     ],
     ids=lambda v: " ".join(v) if isinstance(v, list) else None,
 )
 def test_command_does_not_import_torch(args: list[str], stdin: str) -> None:
     run = subprocess.run([sys.executable, "-c", PROBE, *args], input=stdin, capture_output=True, text=True, timeout=60)
     assert "TORCH-LOADED=False" in run.stderr, run.stderr
+    assert "MCP-LOADED=False" in run.stderr, run.stderr
     assert "Traceback" not in run.stderr, run.stderr
 
 

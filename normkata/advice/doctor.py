@@ -64,6 +64,14 @@ class Problem:
 
 
 @dataclass
+class Note:
+    """Information, not a problem: an optional extra this installation chose not to have."""
+
+    what: str
+    how: str
+
+
+@dataclass
 class GradeCheck:
     """One file graded: the kata's reference (must pass) or its starter (must fail)."""
 
@@ -88,6 +96,7 @@ class Report:
     terminal: dict[str, Any] = field(default_factory=dict)
     katas: list[GradeCheck] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -306,6 +315,22 @@ def _copies(kata: Any) -> Iterator[tuple[Path, Path]]:
         yield pair[0], pair[1]
 
 
+def without_missing_extras(report: Report, katas: list[Any]) -> list[Any]:
+    """The katas this installation can grade; for each optional extra it lacks, one note saying
+    what the extra would enable (and which katas go ungraded) and the one command that installs it:
+    a choice the quick start leaves to the learner, not a problem."""
+    from normkata.extras import OPTIONAL_EXTRAS
+
+    for extra in OPTIONAL_EXTRAS.values():
+        if extra.installed():
+            continue
+        ungraded = [kata.id for kata in katas if extra.name in kata.requires]
+        also = f"; not graded here: {', '.join(ungraded)}" if ungraded else ""
+        report.notes.append(Note(f"optional extra {extra.name!r} not installed: it would enable {extra.enables}{also}",
+                                 f'pip install "{extra.package}"'))  # fmt: skip
+    return [kata for kata in katas if not kata.missing_extras()]
+
+
 def grade_katas(report: Report, katas: list[Any], device: str, lang: str,
                 advance: Callable[[str], None]) -> None:  # fmt: skip
     """Every kata's reference (must pass) and starter (must fail) through the warm service, the
@@ -323,6 +348,22 @@ def grade_katas(report: Report, katas: list[Any], device: str, lang: str,
             advance(kata.id)
 
 
+def grading_failure_fix(kata: str, exc: Exception) -> str:
+    """What to do when a grade gave no verdict, by why it gave none."""
+    from normkata.errors import InputError
+
+    if isinstance(exc, InputError):
+        return f"the kata's own files are broken: run `normkata content check --deep --kata {kata}` and report it"
+    text = str(exc)
+    if "took longer than" in text:
+        return (f"this machine was too busy for the grade's time limit: close other work and run "
+                f"`normkata doctor --kata {kata}`")
+    if "did not start" in text:
+        return ('the grader could not start here: check that `python -c "import torch, pytest"` works in this '
+                "environment")
+    return f"the grader failed: report this with the output of `normkata doctor --kata {kata} --json`"
+
+
 def _check(report: Report, kata: str, file: Path, which: str, device: str, lang: str, path: str,
            grade: Callable[..., Any]) -> None:  # fmt: skip
     from normkata.grading.contract import Category, Status
@@ -331,8 +372,7 @@ def _check(report: Report, kata: str, file: Path, which: str, device: str, lang:
     try:
         result = grade(kata, file, device=device, lang=lang)
     except Exception as exc:  # noqa: BLE001  the doctor reports a broken grader, it does not crash on it
-        report.problems.append(Problem(f"{kata}: grading the {which} failed: {exc}",
-                                       "run `normkata grade` on a copy of it to see the full error"))  # fmt: skip
+        report.problems.append(Problem(f"{kata}: grading the {which} failed: {exc}", grading_failure_fix(kata, exc)))
         return
     seconds = round(time.perf_counter() - started, 2)
     cuda = sum(c.category is Category.CUDA and c.status is not Status.SKIPPED for c in result.cases)

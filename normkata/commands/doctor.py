@@ -59,9 +59,9 @@ def doctor(ctx: click.Context, device: str, only: tuple[str, ...], no_katas: boo
         report.storage = checks.storage_facts(report, ctx.obj.workspace if ctx.obj else None)
         report.terminal = checks.terminal_facts()
     chosen = checks.choose_device(device, report.torch, report)
+    gradeable = checks.without_missing_extras(report, [k for k in katas if not only or k.id in only])
     if chosen is not None and not no_katas:
-        selected = [k for k in katas if not only or k.id in only]
-        _grade(console, report, selected, chosen, lang)
+        _grade(console, report, gradeable, chosen, lang)
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -108,6 +108,8 @@ def _show(console: Console, report: Report) -> None:
     ]
     for line in lines:
         console.print(line)
+    for note in report.notes:
+        console.print(f"[muted]note:[/] {escape(note.what)}\n  [muted]to add it: {escape(note.how)}[/]")
     if report.katas:
         table = Table("kata", "file", "device", "path", "verdict", "score", "CUDA cases", "seconds")
         for check in report.katas:

@@ -79,6 +79,8 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
     started = bench.start(chosen, force)
     if started.written:
         console.print(f"[kata.pass]{t('kata.written', lang, path=started.file)}[/]")
+        if started.guide:
+            console.print(f"[muted]{t('agent.agents_md.written', lang, path=started.guide)}[/]")
     else:
         console.print(f"[warn]{t('kata.exists', lang, path=started.file)}[/]")
     console.print(f"[next]{t('kata.next', lang, kata=chosen.id)}[/]")

@@ -10,6 +10,7 @@ from typing import Any
 from normkata.content.model import ContentIssue, Message, Text, TextList
 from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, load_yaml
 from normkata.errors import InputError
+from normkata.extras import OPTIONAL_EXTRAS
 from normkata.paths import katas_dir, solutions_dir
 
 KATA_FORMAT_VERSION = 1
@@ -29,7 +30,8 @@ _KEYS = {
 #: Keys a kata may leave out.
 _OPTIONAL = {"requires", "misconceptions"}
 #: What each name in `requires` needs importable, and the extra that installs it.
-EXTRAS = {"triton": ("triton", "normkata[triton]")}
+#: extra -> (the module that proves it installed, the requirement that installs it)
+EXTRAS = {name: (extra.module, extra.package) for name, extra in OPTIONAL_EXTRAS.items()}
 _FILES = ("instructions.en.md", "instructions.zh.md", "starter.py", "suite.py")
 
 
@@ -63,9 +65,7 @@ class Kata:
 
     def missing_extras(self) -> list[str]:
         """The extras this kata needs that are not installed (`pip install "normkata[triton]"`)."""
-        import importlib.util
-
-        return [EXTRAS[name][1] for name in self.requires if importlib.util.find_spec(EXTRAS[name][0]) is None]
+        return [OPTIONAL_EXTRAS[name].package for name in self.requires if not OPTIONAL_EXTRAS[name].installed()]
 
     @property
     def starter(self) -> Path:

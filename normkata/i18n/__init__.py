@@ -38,6 +38,7 @@ def _import_catalogs() -> None:
     as it is imported. They stand inside this package, below it: plain data on `text`."""
     from normkata.i18n.catalogs import (  # noqa: F401
         advice,
+        agent,
         classroom,
         content,
         grading,

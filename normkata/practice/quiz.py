@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rich.markup import escape
 
@@ -22,6 +22,9 @@ from normkata.practice.answers import (
 from normkata.practice.session import Practice, ask_each, show_item_header
 from normkata.practice.srs import quiz_rating, schedule
 from normkata.ui.paragraph import Paragraph
+
+if TYPE_CHECKING:
+    from normkata.record.store import Store
 
 
 # The small records are NamedTuples: a third of a frozen dataclass's creation cost, paid by
@@ -107,14 +110,14 @@ def ask_question(practice: Practice, question: Question, index: int, total: int)
     console, lang = practice.console, practice.lang
     _show_question(practice, question, index, total)
     while True:
-        raw = practice.prompter.ask(_prompt(question, lang))
+        raw = practice.prompter.ask(answer_prompt(question, lang))
         if raw is None:
             return None
         if not raw.strip():
             value, given, correct = None, "", False
             break
         try:
-            value = parse_answer(question, raw)
+            value, given, correct, short = mark(question, raw)
         except UnreadableAnswer as why:
             if practice.prompter.interactive:
                 console.print(f"[warn]{escape(t('quiz.invalid', lang, why=why.text(lang)))}[/]")
@@ -122,27 +125,46 @@ def ask_question(practice: Practice, question: Question, index: int, total: int)
             console.print(f"[warn]{escape(t('quiz.invalid.recorded', lang, why=why.text(lang)))}[/]")
             value, given, correct = None, raw.strip(), False
             break
-        given, correct = _stored(question, value), is_correct(question, value)
-        short = None if correct else short_of_precision(question, raw, value)
         if short is not None:
-            kind, asked = question.precision or ("decimals", 0)
-            note = t(f"quiz.short.{kind}", lang, typed=raw.strip(), n=short, asked=asked)
+            note = short_note(question, raw, short, lang)
             if practice.prompter.interactive:  # right as far as it goes: say so, and let them try again
                 console.print(f"[warn]{escape(note + t('quiz.short.again', lang))}[/]")
                 continue
             console.print(f"[warn]{escape(note)}[/]")
         break
-    practice.store.record_answer(
-        practice.session_id,
-        question.id,
-        question.topic,
-        given,
-        correct,
-        schedule(practice.store, question.id, quiz_rating(correct), duration_ms=practice.elapsed_ms()),
-    )
+    save_answer(practice.store, practice.session_id, question, given, correct, practice.elapsed_ms())
     skipped = not raw.strip()
     _show_feedback(practice, question, value, correct, skipped=skipped)
     return AnswerRecord(question.id, question.topic, given, correct, _stored(question, question.answer), skipped)
+
+
+class Marked(NamedTuple):
+    value: object
+    given: str  # as saved
+    correct: bool
+    #: The digits a wrong number was typed to when it is right that far but the question asks for more.
+    short: int | None
+
+
+def mark(question: Question, raw: str) -> Marked:
+    """A typed answer read and marked (UnreadableAnswer when it is no answer of the question's type)."""
+    value = parse_answer(question, raw)
+    correct = is_correct(question, value)
+    short = None if correct else short_of_precision(question, raw, value)
+    return Marked(value, _stored(question, value), correct, short)
+
+
+def short_note(question: Question, raw: str, short: int, lang: str) -> str:
+    """The note for a number right as far as it was typed (`quiz.short.*`): fewer digits than asked."""
+    kind, asked = question.precision or ("decimals", 0)
+    return t(f"quiz.short.{kind}", lang, typed=raw.strip(), n=short, asked=asked)
+
+
+def save_answer(store: Store, session_id: int, question: Question, given: str, correct: bool,
+                duration_ms: int | None) -> None:  # fmt: skip
+    """The answer and the question's next FSRS review, saved together."""
+    review = schedule(store, question.id, quiz_rating(correct), duration_ms=duration_ms)
+    store.record_answer(session_id, question.id, question.topic, given, correct, review)
 
 
 def _stored(question: Question, value: object) -> str:
@@ -154,7 +176,7 @@ def _stored(question: Question, value: object) -> str:
     return "".join(value) if isinstance(value, tuple) else str(value)
 
 
-def _prompt(question: Question, lang: str) -> str:
+def answer_prompt(question: Question, lang: str) -> str:
     """The prompt names every form parse_answer reads: letters and their numbers."""
     letters = letters_for(question)
     span = f"{letters[0]}-{letters[-1]}" if letters else ""

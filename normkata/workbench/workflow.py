@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from normkata.errors import InputError
 from normkata.i18n import t
 from normkata.record.attempts import Hint, KataLog, KataStatus
+from normkata.workbench.agents_guide import write_agents_guide
 
 if TYPE_CHECKING:
     from normkata.content.katas import Kata
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 class Started:
     file: Path
     written: bool  # False: the learner's file was there already and was kept
+    guide: Path | None = None  # AGENTS.md, when it was written now (workbench/agents_guide.py)
 
 
 class Workbench:
@@ -91,8 +93,9 @@ class Workbench:
         if written:
             self.workspace.mkdir(parents=True, exist_ok=True)
             target.write_text(kata.starter.read_text(encoding="utf-8"), encoding="utf-8")
+        guide = write_agents_guide(self.workspace, self.lang) if written else None
         self.log.event(kata.id, "started", str(target))
-        return Started(target, written)
+        return Started(target, written, guide)
 
     def statuses(self, *, strict: bool = False) -> list[tuple[Kata, KataStatus]]:
         """Every kata in the catalog's order with its status; `strict`: a broken kata folder is an InputError."""

@@ -31,13 +31,6 @@ KATAS = list(LEARNER_FILE)
 pytestmark = pytest.mark.slow
 
 
-def skip_without_extras(kata: str) -> None:
-    """Kernel katas need the `triton` extra: without it their fixtures are skipped, saying so."""
-    missing = next(k for k in load_katas()[0] if k.id == kata).missing_extras()
-    if missing:
-        pytest.skip(f"{kata} needs {', '.join(missing)}")
-
-
 def seed_of(fixture: Fixture) -> int:
     """A fixed seed per fixture: every run of the suite sees the same inputs."""
     return zlib.crc32(fixture.id.encode()) % 100_000
@@ -66,7 +59,6 @@ def _problems(result: dict) -> list[str]:
 
 @pytest.mark.parametrize("fixture", all_fixtures(), ids=lambda f: f.id)
 def test_fixture_verdict(fixture: Fixture, grading_service: Grader, tmp_path: Path) -> None:
-    skip_without_extras(fixture.kata)
     name = f"{fixture.name}.py" if fixture.group == "hostile" else LEARNER_FILE[fixture.kata]
     learner_file = tmp_path / name
     source = fixture.source.replace("{SOLUTION}", str(solutions_dir() / "rmsnorm.py"))
@@ -96,7 +88,6 @@ def test_enough_fixtures_per_kata() -> None:
 
 @pytest.mark.parametrize("kata", KATAS)
 def test_reference_passes_and_starter_scores_zero(kata: str, grading_service: Grader, tmp_path: Path) -> None:
-    skip_without_extras(kata)
     reference = tmp_path / "reference" / LEARNER_FILE[kata]
     reference.parent.mkdir()
     shutil.copy(solutions_dir() / f"{kata}.py", reference)
