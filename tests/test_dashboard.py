@@ -21,8 +21,7 @@ def test_fresh_dashboard_suggests_a_quiz(runner) -> None:
     assert result.exit_code == 0
     assert "normkata: where you stand" in result.stdout
     assert "Due for review: 0" in result.stdout
-    for kata in ("rmsnorm", "prenorm"):  # the column is as wide as the catalog's longest kata id
-        assert re.search(rf"│ {kata} +│ not started │ - +│", result.stdout), kata
+    assert f"Katas passed: 0 of {len(load_katas()[0])}" in result.stdout  # summarised: `normkata kata` lists them
     assert "Next: normkata quiz -n 5  (a short quiz shows where you stand)" in result.stdout
     assert "Mastery: the share of a topic's questions last answered right" in result.stdout
     assert "Katas passed: 0 of" in result.stdout
@@ -63,4 +62,4 @@ def test_mastery_counts_good_cards_and_right_answers(runner) -> None:
 
 def test_dashboard_in_chinese(runner) -> None:
     result = invoke(runner, ["--lang", "zh"])
-    assert "normkata：你的进度" in result.stdout and "未开始" in result.stdout
+    assert "normkata：你的进度" in result.stdout and "已通过的编程练习：0/" in result.stdout

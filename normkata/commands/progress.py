@@ -19,49 +19,85 @@ if TYPE_CHECKING:
 
 
 def show_dashboard(lang: str | None) -> None:
-    """Mastery per topic (and how it is computed), items due, katas passed and the suggested next step."""
+    """Mastery per topic in the order of study (and, with an interview date, the predicted recall
+    on the day), items due, katas in one line, the learning loop and the next step: at most 40
+    rows at 80 columns (tests/test_dashboard.py holds it)."""
+    from rich import box
+    from rich.cells import cell_len
+    from rich.markup import escape
     from rich.table import Table
 
     from normkata.advice.progress import KATA_SHARE
     from normkata.i18n import t
+    from normkata.practice.curriculum import ordered
 
     lang, report, bank, console = _load(lang)
-    table = Table(title=t("dash.title", lang), title_style="heading")
-    table.add_column(t("dash.topic", lang))
-    for key in ("dash.questions", "dash.seen", "dash.cards", "dash.mastery"):
-        table.add_column(t(key, lang), justify="right")
-    for topic in report.topics:
-        table.add_row(
-            bank.topic_title(topic.topic, lang),
-            str(topic.questions),
-            str(topic.seen),
-            f"{topic.cards_rated}/{topic.cards}",
-            _bar(topic.mastery),
-        )
+    title = t("dash.title", lang)
+    if report.until is not None:
+        title += t("dash.title.until", lang, date=report.until.isoformat(), left=_days(report.days_left, lang))
+    headers = [t(key, lang) for key in ("dash.questions", "dash.seen", "dash.cards", "dash.mastery")]
+    if report.until is not None:
+        headers.append(t("dash.on_the_day", lang, date=report.until.strftime("%m-%d")))
+    by_id = {topic.topic: topic for topic in report.topics}
+    rows = []
+    for topic_id in ordered(by_id):
+        topic = by_id[topic_id]
+        row = [str(topic.questions), str(topic.seen), f"{topic.cards_rated}/{topic.cards}", _bar(topic.mastery)]
+        if report.until is not None:
+            row.append(f"{report.topic_recall_on_the_day.get(topic.topic, 0.0):.0%}")
+        rows.append((bank.topic_title(topic.topic, lang), row))
+    # The numbers keep their width; the topic's title takes what is left of the line, cut short
+    # with an ellipsis rather than wrapped, so that every topic is one row.
+    numbers = [max(cell_len(h), *(cell_len(r[i]) for _, r in rows)) for i, h in enumerate(headers)]
+    columns = len(numbers) + 1  # each with a cell of padding either side but the two edges, and a space between
+    room = console.width - sum(numbers) - 3 * columns + 3
+    table = Table(title=escape(title), title_style="heading", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column(t("dash.topic", lang), no_wrap=True, overflow="ellipsis",
+                     width=max(8, min(room, max(cell_len(name) for name, _ in rows))))  # fmt: skip
+    for header, width in zip(headers, numbers, strict=True):
+        table.add_column(header, justify="right", no_wrap=True, min_width=width)
+    for name, row in rows:
+        table.add_row(escape(name), *row)
     console.print(table)
-    console.print(t("dash.due", lang, n=report.due))
-    if report.katas:
-        katas = Table(title=t("kata.list.title", lang), title_style="heading")
-        for key in ("kata.col.kata", "kata.col.status", "kata.col.best"):
-            katas.add_column(t(key, lang))
-        for k in report.katas:
-            best = f"{k.best_score:.0%}" if k.best_score is not None else "-"
-            katas.add_row(k.kata, t(f"kata.status.{k.status}", lang), best)
-        console.print(katas)
-        passed = sum(k.status == "passed" for k in report.katas)
-        console.print(t("dash.katas.passed", lang, passed=passed, total=len(report.katas)))
-    else:
-        console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
-    console.print(t("dash.studied", lang, time=_duration(report.seconds_studied, lang),
-                    mock=_duration(report.seconds_mock, lang)))  # fmt: skip
+    console.print(t("dash.due", lang, n=report.due) + " · " + _katas_line(report, lang))
+    _show_loop(console, report, lang)
+    studied = t("dash.studied", lang, time=_duration(report.seconds_studied, lang),
+                mock=_duration(report.seconds_mock, lang))  # fmt: skip
     if report.mocks:
         share = f"{report.last_mock_share:.0%}" if report.last_mock_share is not None else "-"
-        console.print(t("dash.mocks", lang, n=report.mocks, share=share))
+        mocks = t("dash.mocks", lang, n=report.mocks, share=share)
     else:
-        console.print(t("dash.mocks.none", lang))
-    _show_loop(console, report, lang)
+        mocks = t("dash.mocks.none", lang)
+    console.print(f"{studied} {mocks}")
     console.print(f"[muted]{t('dash.mastery.how', lang, share=f'{KATA_SHARE:.0%}')}[/]")
+    if report.until is not None:
+        how = t("dash.on_the_day.how", lang, date=report.until.isoformat(), recall=f"{report.recall_on_the_day:.0%}")
+        console.print(f"[muted]{how}[/]")
     console.print(f"[next]{t('dash.next', lang, cmd=report.next.shown(lang), why=report.next.why(lang))}[/]")
+
+
+def _days(left: int, lang: str) -> str:
+    from normkata.i18n import t
+
+    return t("deadline.left.today", lang) if left <= 0 else t("deadline.left.days", lang, n=left)
+
+
+#: Katas named in the dashboard's one line about them; `normkata kata` lists every one.
+KATAS_NAMED = 3
+
+
+def _katas_line(report: Report, lang: str) -> str:
+    """ "Katas: 2 of 15 passed; in progress: layernorm (62%), dyt (10%)": the katas summarised."""
+    from normkata.i18n import t
+
+    passed = sum(k.status == "passed" for k in report.katas)
+    line = t("dash.katas.passed", lang, passed=passed, total=len(report.katas))
+    started = [k for k in report.katas if k.status == "in progress"]
+    if started:
+        named = [f"{k.kata} ({k.best_score or 0:.0%})" for k in started[:KATAS_NAMED]]
+        more = t("dash.katas.more", lang, n=len(started) - KATAS_NAMED) if len(started) > KATAS_NAMED else ""
+        line += t("dash.katas.started", lang, katas=t("list.sep", lang).join(named) + more)
+    return line
 
 
 def _duration(seconds: int, lang: str) -> str:
@@ -76,9 +112,13 @@ def _duration(seconds: int, lang: str) -> str:
     return f"{minutes} min" if minutes else f"{seconds} s"
 
 
+#: Misconceptions of this week named on the dashboard (the rest are counted).
+MET_SHOWN = 3
+
+
 def _show_loop(console: Console, report: Report, lang: str) -> None:
-    """The learning loop: katas due to be written again; mistakes graded this week and whether
-    the items that explain them were reviewed since."""
+    """The learning loop: katas due to be written again; mistakes graded this week, by title,
+    and whether the items that explain them were reviewed since."""
     from rich.markup import escape
 
     from normkata.i18n import t
@@ -94,15 +134,16 @@ def _show_loop(console: Console, report: Report, lang: str) -> None:
         console.print(f"[muted]{t('dash.loop.met.none', lang)}[/]")
         return
     console.print(t("dash.loop.met", lang))
-    for met in report.met_this_week:
+    for met in report.met_this_week[:MET_SHOWN]:
         if not met.items:
             state, style = t("dash.loop.no_items", lang), "muted"
         elif met.reviewed:
             state, style = t("dash.loop.reviewed", lang), "kata.pass"
         else:
             state, style = t("dash.loop.not_reviewed", lang), "warn"
-        items = ", ".join(met.items)
-        console.print(f"  {escape(met.misconception)} ({escape(met.kata)}): {escape(items)}  [{style}]{state}[/]")
+        console.print(f"  {escape(met.title.get(lang))} ({escape(met.kata)}): [{style}]{state}[/]")
+    if len(report.met_this_week) > MET_SHOWN:
+        console.print(f"[muted]  {t('dash.loop.met.more', lang, n=len(report.met_this_week) - MET_SHOWN)}[/]")
 
 
 def _bar(share: float, width: int = 10) -> str:

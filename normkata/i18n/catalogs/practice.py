@@ -124,20 +124,32 @@ CATALOG = catalog(
             "还没有可复习的内容：先做一次测验或面试卡片。",
         ),
         "review.header": Text("{n} item(s) due", "{n} 项到期"),
+        "review.header.some": Text("{n} of the {due} item(s) due", "到期的 {due} 项中的 {n} 项"),
+        "review.summary.still": Text(
+            "Still due: {n} item(s) (`normkata review`).", "仍有 {n} 项到期（`normkata review`）。"
+        ),
+        "review.on_the_day": Text(
+            "Interview on {date} ({left}): what you reviewed is predicted at {recall} on the day.",
+            "面试日期 {date}（{left}）：刚复习的内容当天预计记得 {recall}。",
+        ),
         "card.unknown_id": Text(
             "--id: no interview card {id!r} in the bank{hint}", "--id：题库中没有面试卡片 {id!r}{hint}"
         ),
         "review.summary.done": Text("Reviewed all {done} due item(s).", "已复习全部 {done} 项到期内容。"),
         "review.summary.stopped": Text(
-            "Reviewed {done} of {due} due item(s); the rest stay due.",
-            "已复习 {due} 项到期内容中的 {done} 项；其余仍待复习。",
+            "Reviewed {done} of {due} due item(s).",
+            "已复习 {due} 项到期内容中的 {done} 项。",
         ),
         "review.summary.questions": Text("Questions: {right} of {n} right.", "题目：{n} 道中答对 {right} 道。"),
         "review.summary.cards": Text("Cards: {n} rated ({ratings}).", "卡片：已自评 {n} 张（{ratings}）。"),
         "review.summary.next": Text("Next item due: {when}.", "下一项到期：{when}。"),
         "review.summary.again": Text(
-            "What you missed is due again in a minute: run `normkata review` once more to fix it.",
-            "刚才答错的内容一分钟后再次到期：再运行一次 `normkata review` 巩固。",
+            "What you missed ({n}) is due again in a minute: run `normkata review` once more to fix it.",
+            "刚才答错的 {n} 项一分钟后再次到期：再运行一次 `normkata review` 巩固。",
+        ),
+        "mock.on_the_day": Text(
+            "Interview on {date} ({left}): the cards predicted lowest on that day come first.",
+            "面试日期 {date}（{left}）：按当天预计记忆从低到高出题。",
         ),
         "mock.title": Text(
             "Mock interview: {minutes} min, {n} question(s) planned and more while time is left. Answer as you "
