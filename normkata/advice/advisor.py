@@ -4,10 +4,9 @@ Candidates come in one order, which `next` and `plan --minutes` share:
 
 1. leeches (forgotten `LEECH_LAPSES` times after being learnt), most lapses first;
 2. a mistake a grade named, with the first item that explains it;
-   (a learner who has answered no question yet, whatever else they did first, then gets a
-   diagnostic quiz spread over the core topics: advice.start)
-3. the reviews FSRS says are due;
-4. katas due to be written again, then katas started but not passed;
+3. the reviews FSRS says are due, then katas due to be written again;
+4. a learner who has answered no question yet, whatever else came first (cards, a kata): a
+   diagnostic quiz spread over the core topics; then katas started but not passed;
 5. the topics not yet strong: first those with answers, weakest first by the number each step
    shows (FSRS's recall now of the items answered, an item whose last attempt went wrong
    counting 0), then those not studied yet in the order of study (normkata.practice.curriculum):
@@ -117,14 +116,14 @@ def _candidates(standing: Standing) -> Iterator[Step]:
         command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
         yield Step(command, _minutes([item]), "advice.leech", {"item": item.id, "n": item.lapses}, (item,))
     yield from _lessons(standing)
-    if not any(i.seen for i in standing.items if i.kind == "question"):
-        # No question answered yet, whatever came first (cards, a kata): where does the learner stand?
-        first = _first_questions(standing, DIAGNOSTIC)
-        yield _quiz_step(f"normkata quiz -n {DIAGNOSTIC}", first, "advice.start", {})
     due = standing.due()
     if due:
         yield _review(due, len(due))
     yield from _katas_again(standing)
+    if not any(i.seen for i in standing.items if i.kind == "question"):
+        # No question answered yet, whatever came first (cards, a kata): where does the learner stand?
+        first = _first_questions(standing, DIAGNOSTIC)
+        yield _quiz_step(f"normkata quiz -n {DIAGNOSTIC}", first, "advice.start", {})
     started = [k for k in standing.katas if k.status == "in progress"]
     for kata in started:
         best = f"{kata.best or 0:.0%}"

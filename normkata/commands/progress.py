@@ -68,7 +68,7 @@ def show_dashboard(lang: str | None) -> None:
         mocks = t("dash.mocks", lang, n=report.mocks, share=share)
     else:
         mocks = t("dash.mocks.none", lang)
-    console.print(f"{studied} {mocks}")
+    console.print(t("dash.studied_mocks", lang, studied=studied, mocks=mocks))
     console.print(f"[muted]{t('dash.mastery.how', lang, share=f'{KATA_SHARE:.0%}')}[/]")
     if report.until is not None:
         how = t("dash.on_the_day.how", lang, date=report.until.isoformat(), recall=f"{report.recall_on_the_day:.0%}")
@@ -94,7 +94,7 @@ def _katas_line(report: Report, lang: str) -> str:
     line = t("dash.katas.passed", lang, passed=passed, total=len(report.katas))
     started = [k for k in report.katas if k.status == "in progress"]
     if started:
-        named = [f"{k.kata} ({k.best_score or 0:.0%})" for k in started[:KATAS_NAMED]]
+        named = [t("dash.katas.one", lang, kata=k.kata, best=f"{k.best_score or 0:.0%}") for k in started[:KATAS_NAMED]]
         more = t("dash.katas.more", lang, n=len(started) - KATAS_NAMED) if len(started) > KATAS_NAMED else ""
         line += t("dash.katas.started", lang, katas=t("list.sep", lang).join(named) + more)
     return line
@@ -141,7 +141,8 @@ def _show_loop(console: Console, report: Report, lang: str) -> None:
             state, style = t("dash.loop.reviewed", lang), "kata.pass"
         else:
             state, style = t("dash.loop.not_reviewed", lang), "warn"
-        console.print(f"  {escape(met.title.get(lang))} ({escape(met.kata)}): [{style}]{state}[/]")
+        line = t("dash.loop.met.line", lang, title=met.title.get(lang), kata=met.kata)
+        console.print(f"{escape(line)}[{style}]{state}[/]")
     if len(report.met_this_week) > MET_SHOWN:
         console.print(f"[muted]  {t('dash.loop.met.more', lang, n=len(report.met_this_week) - MET_SHOWN)}[/]")
 

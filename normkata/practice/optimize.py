@@ -8,8 +8,8 @@ the defaults unchanged below one mini-batch. A learner with two weeks of practic
 such reviews, not 512, so the fit here uses mini-batches of BATCH and asks an honest question
 instead of a size: the reviews are split by time, the earlier TRAIN_SHARE fitted and the later
 ones held out, and the fitted parameters are kept only when their log loss on the held-out
-reviews beats the defaults'. benchmarks/fsrs_fit.py measures where that starts to happen
-(docs/learners.md gives the figures). The optimizer needs torch, pandas and tqdm
+reviews beats the defaults'. benchmarks/fsrs_fit.py measures where that starts to help
+(MIN_REVIEWS; docs/learners.md gives the figures). The optimizer needs torch, pandas and tqdm
 (`fsrs[optimizer]`); torch is imported only here, never by the rest of the CLI.
 """
 
@@ -23,19 +23,20 @@ from datetime import datetime
 
 from normkata.record.store import Store, iso, utcnow
 
-#: Countable reviews below which no fit is tried: the held-out part (a quarter) would be under
-#: 10 reviews, too few for its log loss to tell two parameter sets apart.
-MIN_REVIEWS = 40
+#: Countable reviews below which no fit is tried. benchmarks/fsrs_fit.py (docs/learners.md has
+#: the table): at 50 the fits the held-out test keeps still hurt a learner who forgets as the
+#: defaults assume (future log loss +0.015 to +0.023); from 100 they help a learner who forgets
+#: faster (-0.023 to -0.028, half of what their true parameters would) and barely touch one
+#: who does not (+0.003, one fit in four or eight kept).
+MIN_REVIEWS = 100
 #: py-fsrs 6: `max_seq_len = 64`, only the first 64 reviews of each card are used.
 MAX_PER_ITEM = 64
-#: Mini-batch size handed to py-fsrs's optimizer (its own is 512). benchmarks/fsrs_fit.py: on
-#: 100-400 reviews, 64 fitted as well as 32 in half the steps.
-BATCH = 64
+#: Mini-batch size handed to py-fsrs's optimizer (its own is 512; below one batch it returns the
+#: defaults). benchmarks/fsrs_fit.py: 16, 32 and 64 fit alike from 100 reviews; 32 is under the
+#: 75 reviews a 100-review record trains on.
+BATCH = 32
 #: The earlier share of the countable reviews, by time, that the fit learns from; the rest is held out.
 TRAIN_SHARE = 0.75
-#: Standard errors by which the held-out improvement must clear zero (one-sided 5%): a fit that
-#: beats the defaults on a few dozen reviews by luck is not kept (benchmarks/fsrs_fit.py).
-SURE = 1.645
 
 
 @dataclass(frozen=True)
@@ -119,17 +120,6 @@ def predict(history: dict[str, list[Logged]], parameters: Sequence[float] | None
                       sum(losses) / len(losses), losses)  # fmt: skip
 
 
-def surely_better(before: Prediction, after: Prediction) -> bool:
-    """Whether `after` predicts the same reviews better than `before` beyond chance: its mean log
-    loss is lower and the review-by-review improvement is at least SURE standard errors above 0."""
-    gains = [b - a for b, a in zip(before.losses, after.losses, strict=True)]
-    if len(gains) < 2:
-        return False
-    mean = sum(gains) / len(gains)
-    spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1))
-    return mean > 0 and (spread == 0 or mean / (spread / math.sqrt(len(gains))) >= SURE)
-
-
 class OptimizerMissing(Exception):
     """py-fsrs's optimizer cannot run here (fsrs[optimizer] is not installed)."""
 
@@ -147,7 +137,7 @@ def fit(history: dict[str, list[Logged]], batch: int = BATCH) -> list[float]:
             for reviews in history.values() for r in reviews]  # fmt: skip
     # The batch size is a module setting of py-fsrs 6, read when the fit starts; set for this fit only.
     saved = optimizer.mini_batch_size
-    optimizer.mini_batch_size = batch
+    optimizer.mini_batch_size = max(1, min(batch, countable_reviews(history)))
     try:
         return [float(value) for value in Optimizer(logs).compute_optimal_parameters()]
     finally:
@@ -163,7 +153,8 @@ class Fitted:
 
     @property
     def better(self) -> bool:
-        return surely_better(self.before, self.after)
+        """Whether the fitted parameters predict the held-out reviews better (lower log loss)."""
+        return self.after.log_loss < self.before.log_loss
 
 
 def optimize(store: Store) -> Fitted | int:

@@ -168,7 +168,10 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
             make_due(store, bank, items)
             kind = t("advice.kind.question" if bank.question(items[0]) else "advice.kind.card", lang)
             more = t("loop.teach.more", lang, n=len(items) - 1) if len(items) > 1 else ""
-            notes.append(Note("next", t("loop.teach", lang, mistake=named.title, kind=kind,
+            from normkata.content.suite_names import suite_names
+
+            mistake = suite_names(result.kata).misconception(named.id, lang) or named.title
+            notes.append(Note("next", t("loop.teach", lang, mistake=mistake, kind=kind,
                                         title=item_title(bank, items[0], lang), more=more,
                                         cmd=item_command(bank, items[0]))))  # fmt: skip
     return notes

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 DEBOUNCE_MS = 30
 #: A file that changed with no event for this long means the filesystem sends none.
 SILENT_CHANGE_S = 3.0
-KEYS = "hnlsrqy"
 
 
 @dataclass
@@ -307,5 +306,5 @@ def _read_keys(events: queue.Queue[Event], stop: threading.Event, interactive: b
         typed = [data.decode("latin-1")] if interactive else data.decode("utf-8", "replace").splitlines()
         for text in typed:
             key = text.strip()[:1].lower()
-            if key and key in KEYS:
+            if key:  # on_key decides: any key answers `s`'s confirmation; one it has no action for does nothing
                 events.put(Event("key", key))

@@ -208,9 +208,9 @@ CATALOG = catalog(
         "export.explanation": Text("Why", "解析"),
         "interrupted": Text("Interrupted: what you answered is saved.", "已中断：已作答的内容均已保存。"),
         "optimize.too_few": Text(
-            "FSRS fitting needs {need} reviews on a later day than the item's previous review; you have {have}: "
-            "{more} more. Until then the default parameters are used.",
-            "拟合 FSRS 参数需要 {need} 次与上次复习不在同一天的复习；你现在有 {have} 次，还差 {more} 次。"
+            "Fitting your own FSRS parameters needs {need} reviews on a later day than the item's previous review; "
+            "you have {have}: {more} more. Until then the default parameters are used.",
+            "拟合你自己的 FSRS 参数需要 {need} 次与上次复习不在同一天的复习；你现在有 {have} 次，还差 {more} 次。"
             "在此之前使用默认参数。",
         ),
         "optimize.missing": Text(
@@ -219,14 +219,20 @@ CATALOG = catalog(
         ),
         "optimize.fitting": Text("Fitting FSRS parameters on {n} reviews...", "正在用 {n} 次复习拟合 FSRS 参数……"),
         "optimize.result": Text(
-            "On your {n} reviews you recalled {recalled}; the default parameters predicted {before}, "
-            "yours predict {after} (log loss {loss_before} -> {loss_after}).",
-            "在你的 {n} 次复习中，你实际记住了 {recalled}；默认参数预测 {before}，你的参数预测 {after}"
-            "（对数损失 {loss_before} -> {loss_after}）。",
+            "Fitted on your first {train} reviews, tested on the {n} after them: log loss {loss_before} with the "
+            "default parameters, {loss_after} with yours (lower is better). You recalled {recalled} of those; "
+            "the defaults predicted {before}, yours {after}.",
+            "用你前 {train} 次复习拟合，再用之后的 {n} 次检验：默认参数的对数损失为 {loss_before}，你的参数为 "
+            "{loss_after}（越低越好）。这些复习你实际记住了 {recalled}；默认参数预测 {before}，你的参数预测 {after}。",
         ),
         "optimize.saved": Text(
-            "Your parameters are saved and used from now on for every schedule.",
-            "你的参数已保存，此后所有排期都将使用它们。",
+            "Yours predict your later reviews better: saved, and used from now on for every schedule.",
+            "你的参数对之后复习的预测更准：已保存，此后所有排期都将使用它们。",
+        ),
+        "optimize.kept_defaults": Text(
+            "Yours do not predict your later reviews better than the defaults, so the defaults stay; "
+            "try again after more reviews.",
+            "你的参数对之后复习的预测不比默认参数更准，因此继续使用默认参数；复习更多之后再试。",
         ),
     },
 )
