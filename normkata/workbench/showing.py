@@ -14,14 +14,15 @@ if TYPE_CHECKING:
     from normkata.workbench.workflow import Workbench
 
 
-def show_solution(console: Console, bench: Workbench, kata: Kata, lang: str) -> None:
-    """The reference under a heading; after a pass, the learner's file beside it as a diff."""
+def show_solution(console: Console, bench: Workbench, kata: Kata, lang: str, mine: Path | None = None) -> None:
+    """The reference under a heading; after a pass, the learner's file (`mine`, else the
+    workspace's) beside it as a diff."""
     from rich.syntax import Syntax
 
     reference = kata.solution.read_text(encoding="utf-8")
     console.rule(f"[heading]{t('solution.heading', lang, kata=kata.id, title=kata.title.get(lang))}[/]")
     console.print(Syntax(reference, "python", line_numbers=True))
-    mine = bench.file(kata)
+    mine = mine or bench.file(kata)
     if bench.passed(kata) and mine.is_file():
         _show_diff(console, mine, reference, lang)
 

@@ -228,7 +228,7 @@ class Watcher:
     def _show_solution(self) -> None:
         from normkata.workbench.showing import show_solution
 
-        show_solution(self.console, self.bench, self.kata, self.settings.lang)
+        show_solution(self.console, self.bench, self.kata, self.settings.lang, self.file)
 
     def _say(self, message: str, style: str = "muted") -> None:
         from rich.markup import escape
