@@ -139,3 +139,26 @@ def test_the_chinese_dashboard_fits_80_columns(runner, monkeypatch) -> None:
     assert len(text.splitlines()) <= 38 and max(cell_len(line) for line in text.splitlines()) <= 80
     assert "  用了无偏方差（除以 n - 1）（layernorm）：之后未复习" in text
     assert "进行中：layernorm（33%），batchnorm（0%），dyt（11%）" in "".join(text.split())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_24_row_terminal_gets_the_whole_compact_dashboard(runner, monkeypatch, lang: str) -> None:
+    """80x24: two topics a row, the loop in one line; everything above the prompt."""
+    from datetime import timedelta
+
+    from rich.cells import cell_len
+
+    from normkata.advice.deadline import today
+    from normkata.record.store import utcnow
+
+    monkeypatch.delenv("NORMKATA_QUIZZES")
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+    busy_record()
+    invoke(runner, ["plan", "--until", (today(utcnow()) + timedelta(days=5)).isoformat()])
+    text = invoke(runner, ["--lang", lang]).stdout
+    lines = text.splitlines()
+    assert len(lines) <= 22, text  # the command line above it and the prompt below
+    assert max(cell_len(line) for line in lines) <= 80
+    assert sum(line.count("%") for line in lines[3:11]) == 16 * 2  # sixteen topics, mastery and recall on the day
+    assert ("Next: " if lang == "en" else "下一步：") in text

@@ -153,9 +153,9 @@ def _lessons(standing: Standing) -> Iterator[Step]:
         item = next((by_id[i] for i in lesson.unreviewed if i in by_id), None)
         if item is None:
             continue
-        kind = Text(t(f"advice.kind.{item.kind}", "en"), t(f"advice.kind.{item.kind}", "zh"))
+        this = Text(t(f"advice.this.{item.kind}", "en"), t(f"advice.this.{item.kind}", "zh"))
         command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
-        fields = {"kata": lesson.kata, "title": lesson.title, "kind": kind, "item": item.id}
+        fields = {"kata": lesson.kata, "title": lesson.title, "this": this, "item": item.id}
         yield Step(command, _minutes([item]), "advice.lesson", fields, (item,))
 
 

@@ -281,9 +281,9 @@ def _lessons(standing: Standing, units: list[_Unit], simulation: _Simulation, mo
         unit = next((by_id[i] for i in lesson.unreviewed if i in by_id), None)
         if unit is None or unit.seconds > left * 60:
             continue
-        kind = Text(t(f"advice.kind.{unit.kind}", "en"), t(f"advice.kind.{unit.kind}", "zh"))
+        this = Text(t(f"advice.this.{unit.kind}", "en"), t(f"advice.this.{unit.kind}", "zh"))
         command = f"normkata {'quiz' if unit.kind == 'question' else 'interview'} --id {unit.id}"
-        fields = {"kata": lesson.kata, "title": lesson.title, "kind": kind, "item": unit.id}
+        fields = {"kata": lesson.kata, "title": lesson.title, "this": this, "item": unit.id}
         steps.append(DatedStep(command, _minutes([unit]), "advice.lesson", fields, 0.0, (unit.id,)))
         left -= _minutes([unit])
         simulation.review(unit, moment)

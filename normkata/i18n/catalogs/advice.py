@@ -50,6 +50,14 @@ CATALOG = catalog(
             "当天：若现在停下，FSRS 预计到 {date} 你对各主题题目与卡片的记忆程度（总体 {recall}）；"
             "`normkata plan` 以此为目标。",
         ),
+        "dash.compact.loop": Text(
+            "Katas to write again: {katas} · mistakes graded this week: {met}, {open} not reviewed since",
+            "需要再写一遍的编程练习：{katas} · 本周评测指出的误区：{met} 个，其中 {open} 个之后未复习",
+        ),
+        "dash.compact.none": Text("none due", "暂无到期"),
+        "dash.compact.more": Text(
+            "A window of {rows} rows shows the whole dashboard.", "窗口有 {rows} 行时显示完整的进度面板。"
+        ),
         "dash.loop.met.more": Text("and {n} more (normkata history)", "另有 {n} 个（normkata history）"),
         "advice.start": Text("a short quiz shows where you stand", "先做一个简短测验，看看自己的水平"),
         "advice.leech": Text(
@@ -97,10 +105,12 @@ CATALOG = catalog(
             "{kata}：用新的起始代码再写一遍（之前已通过；FSRS 判定自 {when} 起到期）",
         ),
         "advice.lesson": Text(
-            "your last {kata} grade named a mistake, {title}: this {kind} explains it",
-            "你上次 {kata} 的评分指出了一个错误（{title}）：这道{kind}讲清了原因",
+            "your last {kata} grade named a mistake, {title}: {this} explains it",
+            "你上次 {kata} 的评分指出了一个错误（{title}）：{this}讲清了原因",
         ),
         "advice.kind.card": Text("card", "卡片"),
+        "advice.this.card": Text("this card", "这张卡片"),
+        "advice.this.question": Text("this question", "这道题"),
         "advice.kind.question": Text("question", "题目"),
         # -- a plan toward the interview date (plan --until, issue 37) --
         "dated.review": Text(
