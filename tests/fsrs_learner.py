@@ -35,7 +35,8 @@ def synthetic_history(kind: str, countable: int, seed: int) -> dict[str, list[Lo
     from normkata.practice.srs import scheduler
 
     rng = random.Random(seed)
-    truth, schedule = scheduler(learner_parameters(kind)), scheduler(None)
+    # No fuzz: py-fsrs draws it from the global `random`, and the same seed must give the same learner.
+    truth, schedule = scheduler(learner_parameters(kind), fuzz=False), scheduler(None, fuzz=False)
     history: dict[str, list[Logged]] = {}
     start = datetime(2026, 1, 1, 19, tzinfo=timezone.utc)
     item = 0

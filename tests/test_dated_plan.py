@@ -165,3 +165,14 @@ def test_recall_on_the_day_is_fsrs_retrievability_at_the_interview(store) -> Non
 def test_the_interview_moment_is_nine_in_the_morning_local_time() -> None:
     moment = interview_moment(date(2030, 5, 20), datetime(2030, 5, 1, tzinfo=timezone.utc))
     assert moment.astimezone().hour == 9 and moment.astimezone().date() == date(2030, 5, 20)
+
+
+def test_an_interview_tomorrow_says_new_material_cannot_be_reviewed_before_it(runner) -> None:
+    plan = plan_json(runner, "--until", ahead(1))
+    (day,) = plan["days"]
+    news = [step["why"] for step in day["steps"] if "--new" in step["command"]]
+    assert news and all("no session is left to review them before the interview" in why for why in news)
+    assert day["steps"][-1]["command"].startswith("normkata mock --minutes ")
+    three = plan_json(runner, "--until", ahead(3))
+    news = [step["why"] for step in three["days"][0]["steps"] if "--new" in step["command"]]
+    assert news and all("met early enough to be reviewed before the day" in why for why in news)

@@ -287,7 +287,7 @@ def test_optimize_keeps_the_defaults_when_the_fit_predicts_worse(
     from normkata.practice import optimize
     from tests.fsrs_learner import learner_parameters, synthetic_history, write_history
 
-    write_history(store, synthetic_history("default", 120, seed=1))  # a learner the defaults describe
+    write_history(store, synthetic_history("default", 200, seed=0))  # a learner the defaults describe
     monkeypatch.setattr(optimize, "fit", lambda history: learner_parameters("fast"))
     text = " ".join(invoke(runner, ["review", "--optimize"]).stdout.split())
     assert "Yours do not predict your later reviews better than the defaults, so the defaults stay" in text

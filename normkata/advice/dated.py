@@ -230,7 +230,9 @@ def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | N
             left, left_over = _last_look(units, simulation, moment, deadline.day, steps, left)
         if index < learning_days:
             share = math.ceil(sum(p.minutes for p in pieces) / (learning_days - index))
-            left = _learn(pieces, simulation, moment, standing.titles, steps, left, share)
+            # Met today, reviewed on a session FIRST_INTERVAL_DAYS later: only when one is left before the interview.
+            late = index + FIRST_INTERVAL_DAYS > len(days_ahead) - 1
+            left = _learn(pieces, simulation, moment, standing.titles, steps, left, share, late)
         if mock:
             studied = [u for u in items if u.card is not None]
             recall = sum(simulation.recall(u) for u in studied) / len(studied) if studied else 0.0
@@ -387,7 +389,7 @@ def _in_study_order(items: Sequence[ItemStanding], topic: str, kind: str) -> lis
 
 
 def _learn(pieces: list[_Piece], simulation: _Simulation, moment: datetime, titles: dict[str, Text],
-           steps: list[DatedStep], left: int, share: int) -> int:  # fmt: skip
+           steps: list[DatedStep], left: int, share: int, late: bool = False) -> int:  # fmt: skip
     """New material for one day: about `share` minutes of it (the rest spread over the days after),
     never more than `left`, in the order of study. A piece too long for the day is cut (questions,
     cards) or, a kata, keeps its place for a day with room while the pieces after it go on."""
@@ -407,7 +409,7 @@ def _learn(pieces: list[_Piece], simulation: _Simulation, moment: datetime, titl
                 taken = piece.units[:1]  # a day's share shorter than one card still meets one
             if not taken:
                 break
-            steps.append(_new_items_step(piece, taken, titles))
+            steps.append(_new_items_step(piece, taken, titles, late))
             for unit in taken:
                 simulation.review(unit, moment)
             piece.units = piece.units[len(taken) :]
@@ -430,11 +432,13 @@ def _kata_step(piece: _Piece) -> DatedStep:
                      items=(f"kata:{kata.id}",))
 
 
-def _new_items_step(piece: _Piece, taken: list[_Unit], titles: dict[str, Text]) -> DatedStep:
+def _new_items_step(piece: _Piece, taken: list[_Unit], titles: dict[str, Text], late: bool) -> DatedStep:
+    """A quiz of new questions or cards never rated; `late`: no session is left to review them."""
     n = len(taken)
     if piece.kind == "question":
         command, key = f"normkata quiz --topic {piece.topic} --new -n {n}", "dated.new_questions"
     else:
         command, key = f"normkata interview --topic {piece.topic} --new -n {n}", "dated.new_cards"
+    key += ".late" if late else ""
     title = titles.get(piece.topic, Text(piece.topic, piece.topic))
     return DatedStep(command, _minutes(taken), key, {"topic": title, "n": n}, items=tuple(u.id for u in taken))

@@ -134,9 +134,17 @@ CATALOG = catalog(
             "{topic}：{n} 张从未自评的面试卡片，尽早接触，面试前还来得及复习",
         ),
         "dated.mock": Text(
-            "the last evening: rehearse under time (following the plan, {recall} of what you studied is "
-            "predicted on {date})",
-            "最后一晚：限时演练一次（按计划进行，预计到 {date} 你能记得所学内容的 {recall}）",
+            "the last session before the interview: rehearse under time (following the plan, {recall} of what "
+            "you studied is predicted on {date})",
+            "面试前的最后一次练习：限时演练一次（按计划进行，预计到 {date} 你能记得所学内容的 {recall}）",
+        ),
+        "dated.new_questions.late": Text(
+            "{topic}: {n} question(s) never answered (no session is left to review them before the interview)",
+            "{topic}：{n} 道从未做过的题（面试前已没有复习它们的时间）",
+        ),
+        "dated.new_cards.late": Text(
+            "{topic}: {n} interview card(s) never rated (no session is left to review them before the interview)",
+            "{topic}：{n} 张从未自评的面试卡片（面试前已没有复习它们的时间）",
         ),
         "deadline.bad_date": Text(
             "--until {value}: not a date; give it as YYYY-MM-DD (or `none` to forget the date)",
@@ -172,9 +180,9 @@ CATALOG = catalog(
         ),
         "deadline.day": Text(
             "{weekday} {date}{today} · {planned} of {minutes} min",
-            "{date}（{weekday}）{today} · {minutes} 分钟中安排 {planned} 分钟",
+            "{date}（{weekday}{today}）· {minutes} 分钟中安排 {planned} 分钟",
         ),
-        "deadline.day.today": Text(" (today)", "（今天）"),
+        "deadline.day.today": Text(" (today)", "，今天"),
         "deadline.day.empty": Text("  nothing planned: today's minutes are spent", "  没有安排：今天的时间已用完"),
         "deadline.col.recall": Text("On the day", "当天记得"),
         "deadline.step": Text(
