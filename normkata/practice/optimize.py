@@ -24,10 +24,9 @@ from datetime import datetime
 from normkata.record.store import Store, iso, utcnow
 
 #: Countable reviews below which no fit is tried. benchmarks/fsrs_fit.py (docs/learners.md has
-#: the table): at 50 the fits the held-out test keeps still hurt a learner who forgets as the
-#: defaults assume (future log loss +0.015 to +0.023); from 100 they help a learner who forgets
-#: faster (-0.023 to -0.028, half of what their true parameters would) and barely touch one
-#: who does not (+0.003, one fit in four or eight kept).
+#: the table): at 50 the held-out test keeps 5 fits in 8 for a learner who forgets as the
+#: defaults assume, and they hurt it (future log loss +0.012); from 100 it keeps 2 in 8 of those
+#: and most fits for a learner who forgets faster, which they help (-0.023 to -0.039).
 MIN_REVIEWS = 100
 #: py-fsrs 6: `max_seq_len = 64`, only the first 64 reviews of each card are used.
 MAX_PER_ITEM = 64

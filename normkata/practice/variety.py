@@ -44,12 +44,10 @@ class Facts:
     """Which questions of a bank are on one fact."""
 
     def __init__(self, corpus: Sequence[Question], links: Mapping[str, Sequence[str]]) -> None:
-        words = {q.id: _words(q) for q in corpus}
-        documents = Counter(w for found in words.values() for w in set(found))
-        total = max(1, len(corpus))
-        self._vectors = {item: _unit({w: (1 + math.log(n)) * math.log(total / documents[w])
-                                      for w, n in Counter(found).items()})
-                         for item, found in words.items()}  # fmt: skip
+        self._words = {q.id: _words(q) for q in corpus}
+        self._documents = Counter(w for found in self._words.values() for w in set(found))
+        self._total = max(1, len(corpus))
+        self._vectors: dict[str, dict[str, float]] = {}  # made when first compared: a quiz compares a few
         self._mistakes: dict[str, set[str]] = {}
         for mistake, items in links.items():
             for item in items:
@@ -59,8 +57,15 @@ class Facts:
         """1 for two questions linked to one named mistake, else the cosine of their words."""
         if self._mistakes.get(a, set()) & self._mistakes.get(b, set()):
             return 1.0
-        va, vb = self._vectors.get(a, {}), self._vectors.get(b, {})
+        va, vb = self._vector(a), self._vector(b)
         return sum(weight * vb.get(word, 0.0) for word, weight in va.items())
+
+    def _vector(self, item: str) -> dict[str, float]:
+        if item not in self._vectors:
+            counts = Counter(self._words.get(item, ()))
+            self._vectors[item] = _unit({w: (1 + math.log(n)) * math.log(self._total / self._documents[w])
+                                         for w, n in counts.items()})  # fmt: skip
+        return self._vectors[item]
 
     def spread(self, ordered: Iterable[Question], n: int) -> list[Question]:
         """`n` questions of `ordered`, in its order, none on a fact already asked while others are left."""
