@@ -457,7 +457,9 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
     learner.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
     failed = invoke(runner, ["grade"])
     assert failed.exit_code == 1
-    assert "Now due, to learn why: `card-rms-eps`" in " ".join(failed.stdout.split())
+    assert ("Now due, to learn why (eps added outside the square root): the card “How do you choose RMSNorm's eps, "
+            "and what can go wrong with it?” and 1 more (`normkata interview --id card-rms-eps`)"
+            in " ".join(failed.stdout.split()))  # fmt: skip
     assert json.loads(invoke(runner, ["next", "--json"]).stdout)["command"] == "normkata interview --id card-rms-eps"
 
     shutil.copy(GRADING_FIXTURES / "rmsnorm" / "fixtures" / "correct_llama_style.py", learner)
