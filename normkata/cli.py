@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "next": ("normkata.commands.advice:next_command", "Show the single most useful next step, and why."),
     "plan": (
         "normkata.commands.advice:plan",
-        "Plan the minutes left before an interview: weakest first, quiz, cards and katas mixed.",
+        "Plan the minutes left before an interview, or every day to it: quiz, cards and katas mixed.",
     ),
     "mock": (
         "normkata.commands.mock:mock",

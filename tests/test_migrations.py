@@ -128,7 +128,11 @@ OLD_ATTEMPTS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("applied", range(len(MIGRATIONS)))
+#: The schemas from before attempts kept case ids (m010), each of which an upgrade converts.
+BEFORE_CASE_IDS = [m.__name__ for m in MIGRATIONS].index("m010_case_ids") + 1
+
+
+@pytest.mark.parametrize("applied", range(BEFORE_CASE_IDS))
 def test_every_earlier_schema_keeps_kata_history_readable(tmp_path: Path, applied: int) -> None:
     """Attempts from any earlier release read by id: the same case graded in two languages is one case."""
     import json

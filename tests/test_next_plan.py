@@ -88,7 +88,7 @@ def test_due_reviews_come_first_then_the_weakest_topic(runner, store) -> None:
         "steps": [
             {"command": "normkata review", "minutes": 2, "why": "2 item(s) due: FSRS expects you to forget these first"},
             {"command": "normkata quiz --topic mini -n 5", "minutes": 4,
-             "why": "Mini: 0% expected recall, 3 question(s) never answered"},
+             "why": "Mini: 0% expected recall on the 2 item(s) you answered or rated, 3 question(s) never answered"},
             {"command": "normkata interview --topic mini -n 1", "minutes": 3,
              "why": "Mini: 0 of 1 interview card(s) rated Good or Easy"},
         ]
@@ -102,7 +102,7 @@ def test_a_step_that_does_not_fit_is_cut_to_the_minutes_left(runner, store) -> N
         "steps": [
             {"command": "normkata review", "minutes": 2, "why": "2 item(s) due: FSRS expects you to forget these first"},
             {"command": "normkata quiz --topic mini -n 1", "minutes": 1,
-             "why": "Mini: 0% expected recall, 3 question(s) never answered"},
+             "why": "Mini: 0% expected recall on the 2 item(s) you answered or rated, 3 question(s) never answered"},
         ]
     }  # fmt: skip
 
@@ -127,6 +127,7 @@ def test_seven_lapses_are_not_yet_a_leech(runner, store) -> None:
 
 
 def test_a_kata_in_progress_comes_before_the_weakest_topic(runner, store) -> None:
+    answer(store, "mini-single", correct=True)  # past the diagnostic, nothing due
     (first, *_rest) = load_katas()[0]
     KataLog(store).attempt(grade_result(first.id, {"forward": "failed"}, score=2, max_score=5), "cpu")
     assert next_json(runner) == {
@@ -155,7 +156,7 @@ def test_plan_table_and_bad_minutes(runner, store) -> None:
     answer(store, "mini-single", correct=False)
     result = invoke(runner, ["plan", "--minutes", "3"])
     assert result.exit_code == 0
-    assert "A plan for 3 minutes, weakest first" in result.stdout
+    assert "A plan for 3 minutes: what is due first, then your topics weakest first" in result.stdout
     assert "normkata review" in result.stdout and "3 of 3 minutes planned." in result.stdout
     for bad in (["plan"], ["plan", "--minutes", "0"], ["plan", "--minutes", "soon"]):
         result = invoke(runner, bad)

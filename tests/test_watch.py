@@ -145,24 +145,52 @@ def test_keys_in_a_terminal(learner_file: Path, isolated_home: Path) -> None:
            "NO_COLOR": "1"}  # fmt: skip
     child = spawn_normkata(["watch", "rmsnorm", "--file", str(learner_file)], env, timeout=LINE_TIMEOUT)
     try:
+        # Issue 37: a line while the grader warms up (28-30 s of nothing on a loaded machine before).
+        child.expect("Warming up the grader")
+        child.expect(r"Grader ready in [\d.]+ s\.")
         child.expect("Keys: h hint")
         child.expect(r"✗ NOT YET: \d+ of \d+ cases pass\.")
         child.send("h")  # one keystroke, no Enter
-        child.expect(r"Hint 1/3")
-        child.send("s")
-        child.expect("The solution opens after a pass")
+        child.expect(r"Hint 1/3|Hint for the mistake your last rmsnorm grade named")
+        child.send("s")  # as `normkata solution`: before a pass, it asks
+        child.expect("Press y to see the reference solution anyway")
+        child.send("x")
+        child.expect("Solution not shown. Keep going!")
         child.send("l")
         child.expect(r"→ rmsnorm")
         learner_file.write_text(GOOD, encoding="utf-8")
         child.expect(r"✓ PASSED: (\d+) of \1 cases pass\.")
+        child.send("h")
+        child.expect("rmsnorm is passed: no hint needed")
         child.send("s")
+        child.expect("Reference solution: rmsnorm")
         child.expect("def forward")
+        child.expect("against the reference")  # your passing file beside it, as `solution` shows
         child.send("q")
         child.expect("Stopped watching.")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+
+
+def test_s_before_a_pass_gives_up_on_y_as_solution_does(learner_file: Path, isolated_home: Path, db: Database) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100",
+           "NO_COLOR": "1"}  # fmt: skip
+    child = spawn_normkata(["watch", "rmsnorm", "--file", str(learner_file)], env, timeout=LINE_TIMEOUT)
+    try:
+        child.expect(r"✗ NOT YET: \d+ of \d+ cases pass\.")
+        child.send("s")
+        child.expect("Press y to see the reference solution anyway")
+        child.send("y")
+        child.expect("Reference solution: rmsnorm")
+        child.expect("def forward")
+        child.send("q")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert [row["kind"] for row in db.execute("SELECT kind FROM kata_events WHERE kata = 'rmsnorm'")] == ["gave_up"]
 
 
 def test_a_kata_passed_before_opens_its_solution_in_watch(runner, learner_file: Path, isolated_home: Path,

@@ -177,8 +177,9 @@ def _suite_words() -> list[tuple[str, str, str]]:
         words += [(f"{kata.id} case {case}", case, zh) for case, zh in names.zh_titles.items()]
         meta = kata.folder / "kata.yaml"
         shared = names.suite.parents[2] / "normkata" / "grading" / "checks"
-        for mid, (en, zh) in _misconceptions(names.suite, _stamp(meta), _stamp(shared)).items():
+        for mid, (en, zh, hint_en, hint_zh) in _misconceptions(names.suite, _stamp(meta), _stamp(shared)).items():
             words.append((f"{kata.id} misconception {mid}", en, zh))
+            words.append((f"{kata.id} misconception hint {mid}", hint_en, hint_zh))
         for m in kata.misconceptions:
             words.append((f"{kata.id} hint {m.id}", m.hint.en, m.hint.zh))
     return words

@@ -1,19 +1,21 @@
-"""What to do next, and a plan for the time left: weakest first, from the learner's standing.
+"""What to do next, and a plan for the minutes left, from the learner's standing.
 
-Candidates come in one order, which `next` and `plan` share:
+Candidates come in one order, which `next` and `plan --minutes` share:
 
 1. leeches (forgotten `LEECH_LAPSES` times after being learnt), most lapses first;
-2. the reviews FSRS says are due;
-3. katas started but not passed;
-4. per topic not yet strong: first the topics where answers show a weakness (weakest first,
-   an item's strength being FSRS's recall now if its last attempt went well, else 0), then the
-   others in the order of study (normkata.practice.curriculum): a quiz, then its interview cards, then
-   the katas that come with that topic;
-5. katas not started whose topics are all strong; 6. a mock interview.
+2. a mistake a grade named, with the first item that explains it;
+3. the reviews FSRS says are due, then katas due to be written again;
+4. a learner who has answered no question yet, whatever else came first (cards, a kata): a
+   diagnostic quiz spread over the core topics; then katas started but not passed;
+5. the topics not yet strong: first those with answers, weakest first by the number each step
+   shows (FSRS's recall now of the items answered, an item whose last attempt went wrong
+   counting 0), then those not studied yet in the order of study (normkata.practice.curriculum):
+   a quiz, then its interview cards, then the katas that come with that topic;
+6. katas not started whose topics are all strong; 7. a mock interview.
 
-A learner who has not started gets a diagnostic quiz first, spread over the core topics.
-`next` is the first candidate; `plan` takes them in turn while they fit, trimming a quiz, a
-review or the cards to the minutes left, so plan's first step is always next's advice.
+`next` is the first candidate; `plan` takes them in turn while they fit, trimming a
+quiz, a review or the cards to the minutes left, so plan's first step is always next's advice.
+With an interview date (advice/dated.py), `next` is the first step of today's plan toward it.
 """
 
 from __future__ import annotations
@@ -21,11 +23,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from normkata.advice.standing import ItemStanding, KataStanding, Standing, load_standing
 from normkata.content.model import Text
 from normkata.i18n import t
 from normkata.practice import curriculum
+
+if TYPE_CHECKING:
+    from normkata.advice.dated import DatedStep
 
 #: Seconds a learner spends on one item: a quiz question, an interview card said aloud.
 SECONDS = {"question": 40, "card": 150}
@@ -33,8 +39,9 @@ SECONDS = {"question": 40, "card": 150}
 STRONG = 0.8
 #: At most this many questions, or cards, in one step: then another topic gets its turn.
 MAX_QUESTIONS, MAX_CARDS = 10, 3
-#: Questions in the diagnostic quiz a learner who has not started is offered.
-DIAGNOSTIC = 5
+#: Questions in the diagnostic quiz a learner who has not started is offered; a plan never cuts
+#: it below DIAGNOSTIC_MIN, so that it still spans that many core topics.
+DIAGNOSTIC, DIAGNOSTIC_MIN = 5, 3
 #: `normkata review` serves this many by default.
 REVIEW_DEFAULT = 20
 MOCK_MINUTES, MOCK_MIN_MINUTES = 20, 5
@@ -91,10 +98,19 @@ def plan(standing: Standing, minutes: int) -> list[Step]:
     return steps
 
 
+def next_for(standing: Standing) -> Step | DatedStep:
+    """`next`: with an interview date, the first step of today's plan toward it (when today has
+    minutes left), else the first candidate."""
+    if standing.deadline is not None:
+        from normkata.advice.dated import dated_plan
+
+        today = dated_plan(standing, standing.deadline).days[0]
+        if today.steps:
+            return today.steps[0]
+    return next_step(standing)
+
+
 def _candidates(standing: Standing) -> Iterator[Step]:
-    if not standing.started:
-        first = _first_questions(standing, DIAGNOSTIC)
-        yield _quiz_step(f"normkata quiz -n {DIAGNOSTIC}", first, "advice.start", {})
     leeches = sorted((i for i in standing.items if i.leech), key=lambda i: (-i.lapses, i.id))
     for item in leeches:
         command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
@@ -104,6 +120,10 @@ def _candidates(standing: Standing) -> Iterator[Step]:
     if due:
         yield _review(due, len(due))
     yield from _katas_again(standing)
+    if not any(i.seen for i in standing.items if i.kind == "question"):
+        # No question answered yet, whatever came first (cards, a kata): where does the learner stand?
+        first = _first_questions(standing, DIAGNOSTIC)
+        yield _quiz_step(f"normkata quiz -n {DIAGNOSTIC}", first, "advice.start", {})
     started = [k for k in standing.katas if k.status == "in progress"]
     for kata in started:
         best = f"{kata.best or 0:.0%}"
@@ -133,9 +153,9 @@ def _lessons(standing: Standing) -> Iterator[Step]:
         item = next((by_id[i] for i in lesson.unreviewed if i in by_id), None)
         if item is None:
             continue
-        kind = Text(t(f"advice.kind.{item.kind}", "en"), t(f"advice.kind.{item.kind}", "zh"))
+        this = Text(t(f"advice.this.{item.kind}", "en"), t(f"advice.this.{item.kind}", "zh"))
         command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
-        fields = {"kata": lesson.kata, "title": lesson.title, "kind": kind, "item": item.id}
+        fields = {"kata": lesson.kata, "title": lesson.title, "this": this, "item": item.id}
         yield Step(command, _minutes([item]), "advice.lesson", fields, (item,))
 
 
@@ -155,25 +175,27 @@ def _first_questions(standing: Standing, n: int) -> list[ItemStanding]:
 
 
 def _weakest_topics(standing: Standing) -> list[str]:
-    """Topics whose mean strength is below STRONG: first those where answers show a weakness
-    (the mean strength of the items seen is below STRONG), weakest first; then the rest in
-    the order of study, so that a thin record starts with the fundamentals."""
-    evidence: dict[str, float] = {}
-    weak = []
+    """Topics whose mean strength is below STRONG: first those with answers, weakest first by
+    `_answered_recall` (the number their quiz step shows); then those not studied yet, in the
+    order of study, so that a thin record starts with the fundamentals."""
+    answered: list[str] = []
+    fresh: list[str] = []
     for topic in standing.topics:
         items = [i for i in standing.items if i.topic == topic]
-        if not items or 1 - sum(i.strength for i in items) / len(items) <= 1 - STRONG:
+        if not items or sum(i.strength for i in items) / len(items) >= STRONG:
             continue
-        weak.append(topic)
-        seen = [i for i in items if i.seen]
-        if seen and 1 - sum(i.strength for i in seen) / len(seen) > 1 - STRONG:
-            evidence[topic] = 1 - sum(i.strength for i in seen) / len(seen)
+        (answered if any(i.seen for i in items) else fresh).append(topic)
 
-    def key(topic: str) -> tuple[int, float, int]:
-        rank = curriculum.rank(topic, standing.topics)
-        return (0, -evidence[topic], rank) if topic in evidence else (1, 0.0, rank)
+    def rank(topic: str) -> int:
+        return curriculum.rank(topic, standing.topics)
 
-    return sorted(weak, key=key)
+    return sorted(answered, key=lambda t_: (_answered_recall(standing, t_), rank(t_))) + sorted(fresh, key=rank)
+
+
+def _answered_recall(standing: Standing, topic: str) -> float:
+    """A topic's expected recall on what the learner has answered or rated: the mean strength of its items seen."""
+    seen = [i for i in standing.items if i.topic == topic and i.seen]
+    return sum(i.strength for i in seen) / len(seen) if seen else 0.0
 
 
 def _weak(items: list[ItemStanding]) -> list[ItemStanding]:
@@ -183,11 +205,15 @@ def _weak(items: list[ItemStanding]) -> list[ItemStanding]:
 
 def _topic_quiz(topic: str, questions: list[ItemStanding], standing: Standing) -> Step:
     everything = standing.of_topic(topic, "question")
-    recall = sum(i.strength for i in everything) / len(everything)
     unseen = sum(not i.seen for i in everything)
-    fields: dict[str, object] = {"topic": standing.titles[topic], "recall": f"{recall:.0%}", "unseen": unseen}
+    seen = sum(i.seen for i in standing.items if i.topic == topic)
     chosen = questions[:MAX_QUESTIONS]
-    return _quiz_step(f"normkata quiz --topic {topic} -n {len(chosen)}", chosen, "advice.topic_quiz", fields)
+    command = f"normkata quiz --topic {topic} -n {len(chosen)}"
+    if not seen:
+        return _quiz_step(command, chosen, "advice.topic_new", {"topic": standing.titles[topic], "unseen": unseen})
+    recall = f"{_answered_recall(standing, topic):.0%}"
+    fields: dict[str, object] = {"topic": standing.titles[topic], "recall": recall, "seen": seen, "unseen": unseen}
+    return _quiz_step(command, chosen, "advice.topic_quiz", fields)
 
 
 def _quiz_step(command: str, items: list[ItemStanding], key: str, fields: dict[str, object]) -> Step:
@@ -240,7 +266,7 @@ def _trim(step: Step, left: int) -> Step | None:
     n = len(step.items)
     while n and _minutes(step.items[:n]) > left:
         n -= 1
-    if n == 0:
+    if n == 0 or (step.why_key == "advice.start" and n < DIAGNOSTIC_MIN):
         return None
     kept = step.items[:n]
     if step.why_key == "advice.review":
@@ -256,7 +282,7 @@ def next_step_line(lang: str) -> str:
 
     store = open_store()
     try:
-        step = next_step(load_standing(load_bank(), store))
+        step = next_for(load_standing(load_bank(), store))
     finally:
         store.close()
     return t("dash.next", lang, cmd=step.shown(lang), why=step.why(lang))

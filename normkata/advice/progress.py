@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 
-from normkata.advice.advisor import Step, next_step
+from normkata.advice.advisor import Step, next_for
+from normkata.advice.dated import DatedStep
 from normkata.advice.standing import load_standing
 from normkata.content.bank import Bank
 from normkata.practice.srs import GOOD_RATING, due_cutoff
@@ -47,7 +49,7 @@ class Report:
     due: int
     counts: dict[str, int]
     katas: list[KataStatus]
-    next: Step
+    next: Step | DatedStep
     #: The learning loop: katas due to be written again, and misconceptions graded this week.
     katas_due: list[DueKata] = field(default_factory=list)
     met_this_week: list[Lesson] = field(default_factory=list)
@@ -57,6 +59,12 @@ class Report:
     #: Seconds spent answering: every review log's duration (quiz, cards, review) plus the mocks.
     seconds_studied: int = 0
     seconds_mock: int = 0
+    #: The interview date (`plan --until`), the days left, and the predicted recall on that day of
+    #: every question and card, overall and per topic, if nothing more is done.
+    until: date | None = None
+    days_left: int = 0
+    recall_on_the_day: float = 0.0
+    topic_recall_on_the_day: dict[str, float] = field(default_factory=dict)
 
     def to_json(self, lang: str = "en") -> dict:
         return {
@@ -77,7 +85,11 @@ class Report:
             "last_mock_share": self.last_mock_share,
             "seconds_studied": self.seconds_studied,
             "seconds_mock": self.seconds_mock,
-        }
+            **({"until": self.until.isoformat(), "days_left": self.days_left,
+                "predicted_recall_on_the_day": round(self.recall_on_the_day, 4),
+                "topic_recall_on_the_day": {k: round(v, 4) for k, v in self.topic_recall_on_the_day.items()}}
+               if self.until else {}),
+        }  # fmt: skip
 
 
 def build_report(bank: Bank, store: Store) -> Report:
@@ -118,6 +130,16 @@ def build_report(bank: Bank, store: Store) -> Report:
     answering = store.db.execute("SELECT COALESCE(SUM(duration_ms), 0) FROM review_logs").fetchone()[0]
     mock_seconds = sum(row["seconds_used"] or 0 for row in mocks)
     studied = round(answering / 1000) + mock_seconds
-    return Report(topics, due, store.counts(), katas, next_step(standing), katas_due=list(standing.katas_due),
-                  met_this_week=met, mocks=len(mocks), last_mock_share=share, seconds_studied=studied,
-                  seconds_mock=mock_seconds)  # fmt: skip
+    report = Report(topics, due, store.counts(), katas, next_for(standing), katas_due=list(standing.katas_due),
+                    met_this_week=met, mocks=len(mocks), last_mock_share=share, seconds_studied=studied,
+                    seconds_mock=mock_seconds)  # fmt: skip
+    if standing.deadline is None:
+        return report
+    from dataclasses import replace
+
+    from normkata.advice.dated import recall_on_the_day
+    from normkata.advice.deadline import days_left
+
+    overall, per_topic = recall_on_the_day(standing, standing.deadline)
+    return replace(report, until=standing.deadline.day, days_left=days_left(standing.deadline.day, standing.now),
+                   recall_on_the_day=overall, topic_recall_on_the_day=per_topic)  # fmt: skip

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
+from normkata.advice.deadline import HABIT_DAYS, Deadline
+from normkata.advice.deadline import load as load_deadline
 from normkata.content.bank import Bank
 from normkata.content.katas import load_katas
 from normkata.content.model import Text
 from normkata.practice.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
 from normkata.record.attempts import KataLog
-from normkata.record.store import Store, iso
+from normkata.record.store import Store, iso, utcnow
 from normkata.workbench.due import DueKata, due_katas
+from normkata.workbench.due import item_id as kata_item
 from normkata.workbench.lessons import Lesson, load_links, pending_lessons
 
 
@@ -26,6 +29,7 @@ class ItemStanding:
     lapses: int
     due: str | None  # ISO date of the next review; None when never reviewed
     difficulty: str = "medium"
+    card_json: str | None = None  # the FSRS card (fsrs.Card JSON); None when never reviewed
 
     @property
     def strength(self) -> float:
@@ -45,6 +49,7 @@ class KataStanding:
     topics: tuple[str, ...]
     status: str  # not started | in progress | passed
     best: float | None
+    card_json: str | None = None  # its FSRS card (item `kata:<id>`) once passed
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,13 @@ class Standing:
     katas_due: tuple[DueKata, ...] = ()
     #: Mistakes a grade named whose teaching items were not reviewed since, latest first (teaching).
     lessons: tuple[Lesson, ...] = ()
+    #: The interview date `plan --until` remembers, and the moment this standing was read.
+    deadline: Deadline | None = None
+    now: datetime = field(default_factory=utcnow)
+    #: The learner's FSRS parameters (`review --optimize`); None: fsrs's defaults.
+    parameters: tuple[float, ...] | None = None
+    #: Finished practice sessions of the last weeks, (start, end): the learner's habit and today's minutes.
+    spans: tuple[tuple[datetime, datetime], ...] = ()
 
     @property
     def started(self) -> bool:
@@ -73,15 +85,17 @@ class Standing:
 
 
 def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Standing:
+    moment = now or utcnow()
     answers, ratings, lapses = store.latest_answers(), store.latest_ratings(), store.lapses()
     schedules = {row["item_id"]: row for row in store.srs_states()}
-    recall = retrievability({item: row["card_json"] for item, row in schedules.items()}, now, store.fsrs_parameters())
+    parameters = store.fsrs_parameters()
+    recall = retrievability({item: row["card_json"] for item, row in schedules.items()}, moment, parameters)
 
     def item(item_id: str, kind: str, topic: str, good: bool | None, difficulty: str) -> ItemStanding:
         row = schedules.get(item_id)
         return ItemStanding(
             item_id, kind, topic, good is not None, bool(good), recall.get(item_id, 0.0),
-            lapses.get(item_id, 0), row["due"] if row else None, difficulty,
+            lapses.get(item_id, 0), row["due"] if row else None, difficulty, row["card_json"] if row else None,
         )  # fmt: skip
 
     items = [item(q.id, "question", q.topic, answers.get(q.id), q.difficulty) for q in bank.questions]
@@ -93,8 +107,13 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
     katas = []
     for kata in load_katas()[0]:
         status = log.status(kata.id)
-        katas.append(KataStanding(kata.id, kata.title, kata.minutes, kata.topics, status.status, status.best_score))
+        row = schedules.get(kata_item(kata.id))
+        katas.append(KataStanding(kata.id, kata.title, kata.minutes, kata.topics, status.status, status.best_score,
+                                  row["card_json"] if row else None))  # fmt: skip
     titles = {topic: info.title for topic, info in bank.topics.items()}
     links, _issues = load_links()
-    return Standing(list(bank.topics), titles, items, katas, iso(due_cutoff(now)),
-                    tuple(due_katas(store, due_cutoff(now))), tuple(pending_lessons(store, links)))  # fmt: skip
+    cutoff = due_cutoff(moment)
+    return Standing(list(bank.topics), titles, items, katas, iso(cutoff), tuple(due_katas(store, cutoff)),
+                    tuple(pending_lessons(store, links)), load_deadline(store), moment,
+                    tuple(parameters) if parameters else None,
+                    tuple(store.session_spans(moment - timedelta(days=HABIT_DAYS + 1))))  # fmt: skip

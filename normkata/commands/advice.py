@@ -1,4 +1,4 @@
-"""`normkata next` and `normkata plan`: what to do now, and with the minutes left."""
+"""`normkata next` and `normkata plan`: what to do now, with the minutes left, or every day to the interview."""
 
 from __future__ import annotations
 
@@ -7,82 +7,152 @@ from typing import TYPE_CHECKING
 
 import click
 
+from normkata.errors import InputError
 from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
+    from datetime import date
+
+    from rich.console import Console
+
+    from normkata.advice.dated import DatedPlan, DatedStep
     from normkata.advice.standing import Standing
+    from normkata.record.store import Store
 
 
-def _standing(lang: str) -> Standing:
-    from normkata.advice.standing import load_standing
-    from normkata.content.bank import load_bank
+def _open(lang: str) -> Store:
     from normkata.practice.session import report_damage
     from normkata.record.store import open_store
 
-    bank = load_bank()
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
-    try:
-        return load_standing(bank, store)
-    finally:
-        store.close()
+    return open_store(on_damage=lambda d: report_damage(d, lang))
+
+
+def _standing(store: Store) -> Standing:
+    from normkata.advice.standing import load_standing
+    from normkata.content.bank import load_bank
+
+    return load_standing(load_bank(), store)
 
 
 @click.command("next")
-@click.option("--json", "as_json", is_flag=True, help='Print {"command": ..., "why": ...}.')
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"command", "why"} (and "until": the interview date, when one is set).')  # fmt: skip
 @lang_option
 def next_command(as_json: bool, lang: str | None) -> None:
     """Show the single most useful next step, and why.
 
-    In this order: a leech (an item forgotten 8 times after it was learnt), the reviews FSRS
-    says are due, a kata you started, your weakest topic, a kata not started, a mock interview.
+    With an interview date (`normkata plan --until DATE`): today's first step of the plan toward
+    it, the item predicted lowest on the day first. Without one, in this order: a leech (an item
+    forgotten 8 times after it was learnt), a mistake a grade named, the reviews FSRS says are
+    due, a kata you started, your weakest topic, a kata not started, a mock interview.
 
     \b
     Examples:
       normkata next
       normkata next --json
     """
-    from normkata.advice.advisor import next_step
+    from normkata.advice.advisor import next_for
     from normkata.i18n import t
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
-    step = next_step(_standing(lang))
+    store = _open(lang)
+    try:
+        standing = _standing(store)
+    finally:
+        store.close()
+    step = next_for(standing)
     if as_json:
-        click.echo(json.dumps({"command": step.shown(lang), "why": step.why(lang)}, ensure_ascii=False))
+        shown: dict[str, object] = {"command": step.shown(lang), "why": step.why(lang)}
+        if standing.deadline is not None:
+            shown["until"] = standing.deadline.day.isoformat()
+        click.echo(json.dumps(shown, ensure_ascii=False))
         return
     make_console().print(f"[next]{t('dash.next', lang, cmd=step.shown(lang), why=step.why(lang))}[/]")
 
 
 @click.command()
-@click.option(
-    "--minutes", type=click.IntRange(min=1), required=True, help="Minutes left before the interview (at least 1)."
-)
-@click.option("--json", "as_json", is_flag=True, help='Print {"steps": [{"command", "minutes", "why"}]}.')
+@click.option("--minutes", type=click.IntRange(min=1), default=None,
+              help="Minutes for one sitting now, at least 1 (with an interview date: today's minutes).")  # fmt: skip
+@click.option("--until", "until", metavar="DATE", default=None,
+              help="Plan every day to your interview on DATE (YYYY-MM-DD); remembered. `--until none` forgets it.")
+@click.option("--minutes-per-day", type=click.IntRange(min=5, max=720), default=None,
+              help="Minutes each day toward the interview (default: your habit of the last two weeks, else 45).")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"until", "days": [{"date", "minutes", "steps"}]}; with --minutes {"steps": [...]}.')
 @lang_option
-def plan(minutes: int, as_json: bool, lang: str | None) -> None:
-    """Plan the minutes left before an interview: weakest first, quiz, cards and katas mixed.
+def plan(minutes: int | None, until: str | None, minutes_per_day: int | None, as_json: bool, lang: str | None) -> None:
+    """Plan the minutes left before an interview, or every day to it: quiz, cards and katas mixed.
 
-    Each step has its command and its minutes, and they add up to at most --minutes. Weakness
-    comes from your answers, FSRS's recall estimate and your kata results; a step that does not
-    fit is shortened (fewer questions or cards) or left out.
+    --until DATE plans each day from today to the eve of the interview, each within its minutes,
+    from FSRS's predicted recall of every question, card, kata and named mistake ON THE DAY:
+    what would be forgotten by then is reviewed before it, what is solid is left alone, new
+    material is spread over the days so it can be reviewed, and the last evening is a mock. The
+    date is remembered (bare `plan`, `next`, `review`, `mock` and the dashboard use it).
+
+    --minutes N plans one sitting: the steps add up to at most N (a step that does not fit is
+    shortened or left out). Without a date: leeches, named mistakes, due reviews, katas started,
+    then your topics weakest first by the number each step shows.
 
     \b
     Examples:
-      normkata plan --minutes 45
-      normkata plan --minutes 20 --json
+      normkata plan --until 2026-06-12
+      normkata plan --until 2026-06-12 --minutes-per-day 60 --json
+      normkata plan                      # the remembered date's plan
+      normkata plan --minutes 45         # one sitting
+      normkata plan --until none         # forget the date
     """
+    from normkata.advice import deadline as deadlines
+    from normkata.i18n import t
+    from normkata.record.store import utcnow
+    from normkata.ui.terminal import make_console
+
+    lang = current_lang(lang)
+    console = make_console()
+    store = _open(lang)
+    try:
+        remembered = deadlines.load(store)
+        if until is not None:
+            try:
+                day = deadlines.parse_until(until, utcnow())
+            except deadlines.BadDate as bad:
+                raise InputError(t(bad.key, lang, **bad.fields)) from None
+            if day is None:
+                deadlines.remember(store, None)
+                console.print(t("deadline.forgotten" if remembered else "deadline.none_to_forget", lang))
+                if minutes is None:
+                    return
+            else:
+                deadlines.remember(store, deadlines.Deadline(day, minutes_per_day))
+                if not as_json:
+                    console.print(f"[muted]{t('deadline.set', lang, date=day.isoformat())}[/]")
+        elif minutes_per_day is not None:
+            if remembered is None:
+                raise InputError(t("deadline.needs", lang))
+            deadlines.remember(store, deadlines.Deadline(remembered.day, minutes_per_day))
+        standing = _standing(store)
+    finally:
+        store.close()
+    if standing.deadline is None:
+        if minutes is None:
+            raise InputError(t("deadline.needs", lang))
+        _one_sitting(console, standing, minutes, as_json, lang)
+    elif minutes is not None:
+        _today(console, standing, minutes, as_json, lang)
+    else:
+        _every_day(console, standing, as_json, lang)
+
+
+def _one_sitting(console: Console, standing: Standing, minutes: int, as_json: bool, lang: str) -> None:
     from rich.table import Table
 
     from normkata.advice.advisor import plan as make_plan
     from normkata.i18n import t
-    from normkata.ui.terminal import make_console
 
-    lang = current_lang(lang)
-    steps = make_plan(_standing(lang), minutes)
+    steps = make_plan(standing, minutes)
     if as_json:
         click.echo(json.dumps({"steps": [s.to_json(lang) for s in steps]}, ensure_ascii=False, indent=2))
         return
-    console = make_console()
     if not steps:
         console.print(t("plan.nothing", lang, minutes=minutes))
         return
@@ -95,3 +165,96 @@ def plan(minutes: int, as_json: bool, lang: str | None) -> None:
         table.add_row(str(number), step.shown(lang), str(step.minutes), step.why(lang))
     console.print(table)
     console.print(t("plan.total", lang, used=sum(s.minutes for s in steps), minutes=minutes))
+
+
+def _today(console: Console, standing: Standing, minutes: int, as_json: bool, lang: str) -> None:
+    """`plan --minutes N` with an interview date: today's part of the plan toward it, within N."""
+    from normkata.advice.dated import dated_plan
+    from normkata.i18n import t
+
+    assert standing.deadline is not None
+    made = dated_plan(standing, standing.deadline, today_minutes=minutes)
+    first = made.days[0]
+    if as_json:
+        click.echo(json.dumps({"until": made.until.isoformat(), "steps": [s.to_json(lang) for s in first.steps]},
+                              ensure_ascii=False, indent=2))  # fmt: skip
+        return
+    _title(console, made, lang)
+    if not first.steps:
+        console.print(t("plan.nothing", lang, minutes=minutes))
+        return
+    _steps_table(console, first.steps, lang)
+    console.print(t("plan.total", lang, used=first.planned, minutes=minutes))
+
+
+def _every_day(console: Console, standing: Standing, as_json: bool, lang: str) -> None:
+    from rich.markup import escape
+
+    from normkata.advice.dated import dated_plan
+    from normkata.advice.deadline import today
+    from normkata.i18n import t
+
+    assert standing.deadline is not None
+    made = dated_plan(standing, standing.deadline)
+    if as_json:
+        click.echo(json.dumps(made.to_json(lang), ensure_ascii=False, indent=2))
+        return
+    _title(console, made, lang)
+    first = today(standing.now)
+    for day in made.days:
+        heading = t("deadline.day", lang, weekday=_weekday(day.day.weekday(), lang), date=day.day.isoformat(),
+                    today=t("deadline.day.today", lang) if day.day == first else "", planned=day.planned,
+                    minutes=day.minutes)  # fmt: skip
+        console.print()
+        console.print(f"[heading]{escape(heading)}[/]")
+        if day.steps:
+            _steps_table(console, day.steps, lang)
+        else:
+            console.print(f"[muted]{t('deadline.day.empty', lang)}[/]")
+    console.print()
+    console.print(t("deadline.summary", lang, date=made.until.isoformat(), now=f"{made.recall_now:.0%}",
+                    planned=f"{made.recall_planned:.0%}", solid=made.left_alone))  # fmt: skip
+    if made.left_over:
+        console.print(f"[warn]{t('deadline.left_over', lang, n=made.left_over)}[/]")
+    if made.new_left:
+        console.print(f"[muted]{t('deadline.new_left', lang, n=made.new_left)}[/]")
+
+
+def _title(console: Console, made: DatedPlan, lang: str) -> None:
+    from rich.markup import escape
+
+    console.print(f"[heading]{escape(deadline_line(made.until, made.minutes_per_day, made.minutes_from, lang))}[/]")
+
+
+def deadline_line(until: date, minutes: int, source: str, lang: str) -> str:
+    """ "Interview on 2026-06-12 (in 3 day(s)): 45 min a day (the default; ...)"."""
+    from normkata.advice.deadline import days_left
+    from normkata.i18n import t
+    from normkata.record.store import utcnow
+
+    left = days_left(until, utcnow())
+    when = t("deadline.left.today", lang) if left <= 0 else t("deadline.left.days", lang, n=left)
+    return t("deadline.title", lang, date=until.isoformat(), left=when, minutes=minutes,
+             source=t(f"deadline.source.{source}", lang))  # fmt: skip
+
+
+def _steps_table(console: Console, steps: list[DatedStep], lang: str) -> None:
+    """Each step on two lines, so that 80 columns hold it: the command, then its minutes, the
+    predicted recall on the day of what it covers, and why."""
+    from normkata.i18n import t
+    from normkata.ui.paragraph import Paragraph
+
+    for number, step in enumerate(steps, start=1):
+        console.print(Paragraph(step.shown(lang), "next", prefix=f"{number:>2}. "))
+        meta = t("deadline.step", lang, minutes=step.minutes, recall=f"{step.predicted_recall:.0%}", why=step.why(lang))
+        console.print(Paragraph(meta, "muted", prefix="    "))
+
+
+_WEEKDAYS = {
+    "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
+    "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
+}
+
+
+def _weekday(number: int, lang: str) -> str:
+    return _WEEKDAYS["zh" if lang == "zh" else "en"][number]

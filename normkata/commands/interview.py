@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import date
 from typing import TYPE_CHECKING
 
 import click
@@ -22,9 +23,11 @@ if TYPE_CHECKING:
 @topic_option
 @click.option("-n", "count", type=click.IntRange(min=1), default=5, show_default=True, help="How many cards.")
 @click.option("--id", "ids", multiple=True, metavar="ID", help="Practise this card (repeatable), in the order given.")
+@click.option("--new", "new_only", is_flag=True, help="Only cards you have never rated.")
 @seed_option
 @lang_option
-def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | None, lang: str | None) -> None:
+def interview(topic: str | None, count: int, ids: tuple[str, ...], new_only: bool, seed: int | None,
+              lang: str | None) -> None:  # fmt: skip
     """Practise interview questions: answer, compare with key points, rate yourself.
 
     Cards you rated Again or Hard come first, then cards never rated in the order of study
@@ -37,6 +40,7 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
       normkata interview --topic prenorm
       normkata interview -n 3 --lang zh
       normkata interview --id card-why-rmsnorm
+      normkata interview --topic rmsnorm --new -n 2
     """
     from normkata.content.bank import check_topic, select
     from normkata.i18n import t
@@ -49,7 +53,11 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], seed: int | N
     if ids:
         cards = [_named_card(practice, item_id) for item_id in ids]
     else:
-        cards = _in_order(practice, select(practice.bank.cards, topic=topic, seed=seed), seed)[:count]
+        pool = select(practice.bank.cards, topic=topic, seed=seed)
+        if new_only:
+            rated = practice.store.latest_ratings()
+            pool = [c for c in pool if c.id not in rated]
+        cards = _in_order(practice, pool, seed)[:count]
     if not cards:
         raise InputError(t("card.none", lang))
     result = run_cards(practice, cards)
@@ -93,14 +101,18 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
         optimize_command(lang)
         return
     practice = open_practice("review", lang)
+    deadline = _deadline(practice)
     if kata_name:
         items: list[Question | Card | Kata] = [_passed_kata(practice, kata_name)]
+        due = 1
     else:
         # Rows whose item left the bank are skipped; each row is looked up once. Katas come
-        # last: each takes minutes, a question seconds.
-        rows = practice.store.due_items(due_cutoff())
+        # last: each takes minutes, a question seconds. With an interview date, the items
+        # predicted lowest on that day come first.
+        rows = _on_the_day_first(practice, practice.store.due_items(due_cutoff()), deadline)
         items = [item for row in rows if row["kind"] != "kata" and (item := _item(practice, row))]
         items += [kata for row in rows if row["kind"] == "kata" and (kata := _due_kata(row))]
+        due = len(items)
         items = items[:count]
     if not items:
         upcoming = practice.store.next_due()
@@ -109,14 +121,58 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
         practice.store.end_session(practice.session_id)
         _more_practice(practice)
         return
-    practice.console.print(f"[heading]{t('review.header', lang, n=len(items))}[/]")
+    header = t("review.header", lang, n=len(items)) if len(items) == due else t("review.header.some", lang,
+                                                                                 n=len(items), due=due)  # fmt: skip
+    practice.console.print(f"[heading]{header}[/]")
     outcomes: list[AnswerRecord | int | KataOutcome]
     outcomes, interrupted = ask_each(practice, items, _ask_any)
     practice.store.end_session(practice.session_id)
-    _summary(practice, outcomes, len(items), interrupted)
+    reviewed = [item.id for item in items[: len(outcomes)]]
+    _summary(practice, outcomes, due, interrupted, reviewed)
+    if deadline is not None and reviewed:
+        _on_the_day(practice, deadline, reviewed)
     if interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
-    _closing(practice, [item.id for item in items[: len(outcomes)]])
+    _closing(practice, reviewed)
+
+
+def _deadline(practice: Practice) -> date | None:
+    from normkata.advice.deadline import load
+
+    found = load(practice.store)
+    return found.day if found else None
+
+
+def _on_the_day_first(practice: Practice, rows: list[sqlite3.Row], day: date | None) -> list[sqlite3.Row]:
+    """The due rows, lowest predicted recall on the interview day first (as they were without a date)."""
+    if day is None:
+        return rows
+    recall = _recall_on(practice, day, [row["item_id"] for row in rows])
+    return sorted(rows, key=lambda row: recall.get(row["item_id"], 0.0))
+
+
+def _recall_on(practice: Practice, day: date, item_ids: list[str]) -> dict[str, float]:
+    from normkata.advice.deadline import interview_moment
+    from normkata.practice.srs import retrievability
+    from normkata.record.store import utcnow
+
+    wanted = set(item_ids)
+    cards = {row["item_id"]: row["card_json"] for row in practice.store.srs_states() if row["item_id"] in wanted}
+    return retrievability(cards, interview_moment(day, utcnow()), practice.store.fsrs_parameters())
+
+
+def _on_the_day(practice: Practice, day: date, item_ids: list[str]) -> None:
+    """ "Interview on 2026-06-12 (in 3 day(s)): what you reviewed is predicted at 93% on the day." """
+    from normkata.advice.deadline import days_left
+    from normkata.i18n import t
+    from normkata.record.store import utcnow
+
+    recall = _recall_on(practice, day, item_ids)
+    mean = sum(recall.values()) / len(recall) if recall else 0.0
+    left = days_left(day, utcnow())
+    when = t("deadline.left.today", practice.lang) if left <= 0 else t("deadline.left.days", practice.lang, n=left)
+    line = t("review.on_the_day", practice.lang, date=day.isoformat(), left=when, recall=f"{mean:.0%}")
+    practice.console.print(f"[muted]{line}[/]")
 
 
 def _closing(practice: Practice, item_ids: list[str]) -> None:
@@ -141,8 +197,10 @@ def _more_practice(practice: Practice) -> None:
     practice.console.print(f"[next]{text}[/]")
 
 
-def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome], due: int, interrupted: bool) -> None:
-    """What this review did, in one block: answered of due, questions right, cards by rating, next due."""
+def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome], due: int, interrupted: bool,
+             reviewed: list[str]) -> None:  # fmt: skip
+    """What this review did, in one block: answered of due, questions right, cards by rating, what
+    is still due, and when the next item is."""
     from normkata.i18n import t
     from normkata.practice.srs import due_cutoff, when
     from normkata.record.store import iso
@@ -165,11 +223,18 @@ def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome
     if katas:
         by = ", ".join(f"{k.kata} {t(f'rating.{k.rating}', lang) if k.rating else '-'}" for k in katas)
         console.print(t("loop.summary.katas", lang, n=len(katas), ratings=by))
+    missed = {a.id for a in answers if not a.correct}
+    missed |= {item for item, o in zip(reviewed, outcomes, strict=False) if isinstance(o, int) and o == 1}
+    if missed:  # an Again comes back in a minute (one learning step)
+        console.print(f"[muted]{t('review.summary.again', lang, n=len(missed))}[/]")
+    cutoff = due_cutoff()
+    still = [row for row in practice.store.due_items(cutoff) if row["item_id"] not in missed]
+    if still:
+        console.print(t("review.summary.still", lang, n=len(still)))
+        return
     upcoming = practice.store.next_due()
-    if upcoming and upcoming > iso(due_cutoff()):
+    if upcoming and upcoming > iso(cutoff):
         console.print(f"[muted]{t('review.summary.next', lang, when=when(upcoming, lang))}[/]")
-    elif upcoming and key == "review.summary.done":  # missed again just now: back in a minute, not "now"
-        console.print(f"[muted]{t('review.summary.again', lang)}[/]")
 
 
 def _ask_any(

@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
-
-if TYPE_CHECKING:
-    from rich.console import Console
 
 from normkata.ui.options import current_lang, lang_option, workspace
 
@@ -99,7 +94,8 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
 def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) -> None:
     """Show the next hint for a kata (three levels, each more direct).
 
-    NAME defaults to the kata you worked on last.
+    NAME defaults to the kata you worked on last. After a grade that named a mistake, the first
+    hint is that mistake's; after a pass, it says the kata is passed (--level still shows one).
 
     \b
     Examples:
@@ -112,15 +108,20 @@ def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) 
 
     from normkata.i18n import t
     from normkata.ui.terminal import make_console
-    from normkata.workbench.workflow import Workbench
+    from normkata.workbench.workflow import NamedHint, Passed, Workbench
 
     lang = current_lang(lang)
     bench = Workbench.open(workspace(), lang)
     chosen, console = bench.kata(name, "hint"), make_console()
     shown, none_left = bench.hints(chosen, every=show_all, level=level)
+    if isinstance(shown, Passed):
+        console.print(f"[kata.pass]{escape(t('hint.passed', lang, kata=chosen.id))}[/]")
+        return
     for hint_ in shown:
-        console.print(f"[heading]{hint_.heading(chosen.id, lang)}[/]")
+        console.print(f"[heading]{escape(hint_.heading(chosen.id, lang))}[/]")
         console.print(escape(hint_.text))
+        if isinstance(hint_, NamedHint):
+            console.print(f"[muted]{t('hint.named.more', lang, kata=chosen.id)}[/]")
     if none_left:
         console.print(f"[muted]{t('hint.none_left', lang, kata=chosen.id)}[/]")
 
@@ -139,10 +140,9 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
       normkata solution
       normkata solution layernorm --yes
     """
-    from rich.syntax import Syntax
-
     from normkata.i18n import t
     from normkata.ui.terminal import make_console
+    from normkata.workbench.showing import show_solution
     from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
@@ -153,32 +153,4 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
             console.print(t("solution.kept", lang))
             return
         bench.give_up(chosen)
-    reference = chosen.solution.read_text(encoding="utf-8")
-    console.rule(f"[heading]{t('solution.heading', lang, kata=chosen.id, title=chosen.title.get(lang))}[/]")
-    console.print(Syntax(reference, "python", line_numbers=True))
-    mine = bench.file(chosen)
-    if bench.passed(chosen) and mine.is_file():
-        _show_diff(console, mine, reference, lang)
-
-
-def _show_diff(console: Console, mine: Path, reference: str, lang: str) -> None:
-    """Your passing file beside the reference, as a unified diff: what they did differently."""
-    import difflib
-
-    from rich.markup import escape
-    from rich.syntax import Syntax
-
-    from normkata.i18n import t
-
-    try:
-        yours = mine.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return
-    diff = list(difflib.unified_diff(yours.splitlines(), reference.splitlines(), fromfile=f"yours: {mine}",
-                                     tofile="reference", lineterm=""))  # fmt: skip
-    console.print()
-    console.print(f"[heading]{escape(t('solution.diff', lang, path=mine))}[/]", soft_wrap=True)
-    if not diff:
-        console.print(t("solution.same", lang))
-        return
-    console.print(Syntax("\n".join(diff), "diff"))
+    show_solution(console, bench, chosen, lang)

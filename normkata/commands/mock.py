@@ -68,12 +68,23 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     cards = [c for c in practice.bank.cards if topic is None or c.topic == topic]
     standing = load_standing(practice.bank, practice.store)
     strength = {i.id: i.strength for i in standing.items if i.kind == "card"}
+    if standing.deadline is not None:  # the cards predicted lowest on the interview day come first
+        from normkata.advice.dated import item_recall_on_the_day
+
+        strength = {k: v for k, v in item_recall_on_the_day(standing, standing.deadline).items() if k in strength}
     planned = interview_order(cards, minutes, strength)
     if not planned:
         raise InputError(t("card.none", lang))
     log = MockLog(practice.store)
     mock_id = log.start(practice.session_id, topic, minutes)
     practice.console.print(f"[heading]{t('mock.title', lang, n=len(planned), minutes=minutes)}[/]")
+    if standing.deadline is not None:
+        from normkata.advice.deadline import days_left
+
+        left = days_left(standing.deadline.day, standing.now)
+        when = t("deadline.left.today", lang) if left <= 0 else t("deadline.left.days", lang, n=left)
+        line = t("mock.on_the_day", lang, date=standing.deadline.day.isoformat(), left=when)
+        practice.console.print(f"[muted]{line}[/]")
     given: list[Given] = []
     scored = 0
     started = clock()

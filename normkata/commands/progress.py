@@ -13,55 +13,173 @@ from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
     from normkata.advice.progress import Report
     from normkata.content.bank import Bank
 
 
+#: Rows of the full dashboard's terminal (issue 37: it fits 40 rows at 80 columns). A shorter
+#: terminal gets the compact one: two topics a row, the loop in one line, no footnotes.
+FULL_ROWS = 40
+
+
 def show_dashboard(lang: str | None) -> None:
-    """Mastery per topic (and how it is computed), items due, katas passed and the suggested next step."""
-    from rich.table import Table
+    """Mastery per topic in the order of study (and, with an interview date, the predicted recall
+    on the day), items due, katas in one line, the learning loop and the next step: the whole of
+    it in the terminal's rows (tests/test_dashboard.py holds 40 rows and 24 rows at 80 columns)."""
+    import os
+
+    from rich.markup import escape
 
     from normkata.advice.progress import KATA_SHARE
     from normkata.i18n import t
+    from normkata.ui.paragraph import Paragraph
 
     lang, report, bank, console = _load(lang)
-    table = Table(title=t("dash.title", lang), title_style="heading")
-    table.add_column(t("dash.topic", lang))
-    for key in ("dash.questions", "dash.seen", "dash.cards", "dash.mastery"):
-        table.add_column(t(key, lang), justify="right")
-    for topic in report.topics:
-        table.add_row(
-            bank.topic_title(topic.topic, lang),
-            str(topic.questions),
-            str(topic.seen),
-            f"{topic.cards_rated}/{topic.cards}",
-            _bar(topic.mastery),
-        )
-    console.print(table)
-    console.print(t("dash.due", lang, n=report.due))
-    if report.katas:
-        katas = Table(title=t("kata.list.title", lang), title_style="heading")
-        for key in ("kata.col.kata", "kata.col.status", "kata.col.best"):
-            katas.add_column(t(key, lang))
-        for k in report.katas:
-            best = f"{k.best_score:.0%}" if k.best_score is not None else "-"
-            katas.add_row(k.kata, t(f"kata.status.{k.status}", lang), best)
-        console.print(katas)
-        passed = sum(k.status == "passed" for k in report.katas)
-        console.print(t("dash.katas.passed", lang, passed=passed, total=len(report.katas)))
-    else:
-        console.print(t("dash.katas", lang, status=t("dash.katas.none", lang)))
-    console.print(t("dash.studied", lang, time=_duration(report.seconds_studied, lang),
-                    mock=_duration(report.seconds_mock, lang)))  # fmt: skip
+    title = t("dash.title", lang)
+    if report.until is not None:
+        title += t("dash.title.until", lang, date=report.until.isoformat(), left=_days(report.days_left, lang))
+    rows = console.height if console.is_terminal or "LINES" in os.environ else FULL_ROWS
+    if rows < FULL_ROWS:
+        _compact(console, report, bank, title, lang)
+        return
+    console.print(_topics_table(console, report, bank, title, lang))
+    console.print(Paragraph(t("dash.due", lang, n=report.due) + " · " + _katas_line(report, lang)))
+    _show_loop(console, report, lang)
+    studied = t("dash.studied", lang, time=_duration(report.seconds_studied, lang),
+                mock=_duration(report.seconds_mock, lang))  # fmt: skip
     if report.mocks:
         share = f"{report.last_mock_share:.0%}" if report.last_mock_share is not None else "-"
-        console.print(t("dash.mocks", lang, n=report.mocks, share=share))
+        mocks = t("dash.mocks", lang, n=report.mocks, share=share)
     else:
-        console.print(t("dash.mocks.none", lang))
-    _show_loop(console, report, lang)
+        mocks = t("dash.mocks.none", lang)
+    console.print(t("dash.studied_mocks", lang, studied=studied, mocks=mocks))
     console.print(f"[muted]{t('dash.mastery.how', lang, share=f'{KATA_SHARE:.0%}')}[/]")
-    console.print(f"[next]{t('dash.next', lang, cmd=report.next.shown(lang), why=report.next.why(lang))}[/]")
+    if report.until is not None:
+        how = t("dash.on_the_day.how", lang, date=report.until.isoformat(), recall=f"{report.recall_on_the_day:.0%}")
+        console.print(f"[muted]{escape(how)}[/]")
+    _next_line(console, report, lang)
+
+
+def _next_line(console: Console, report: Report, lang: str) -> None:
+    from rich.markup import escape
+
+    from normkata.i18n import t
+
+    console.print(f"[next]{escape(t('dash.next', lang, cmd=report.next.shown(lang), why=report.next.why(lang)))}[/]")
+
+
+def _topic_rows(report: Report, bank: Bank, lang: str, *, bars: bool) -> list[tuple[str, list[str]]]:
+    """(title, cells) per topic in the order of study: questions, seen, cards, mastery (a bar, or
+    its number alone), and with a date the predicted recall on the day."""
+    from normkata.practice.curriculum import ordered
+
+    by_id = {topic.topic: topic for topic in report.topics}
+    rows = []
+    for topic_id in ordered(by_id):
+        topic = by_id[topic_id]
+        row = [_bar(topic.mastery) if bars else f"{topic.mastery:.0%}"]
+        if bars:
+            row = [str(topic.questions), str(topic.seen), f"{topic.cards_rated}/{topic.cards}", *row]
+        if report.until is not None:
+            row.append(f"{report.topic_recall_on_the_day.get(topic.topic, 0.0):.0%}")
+        rows.append((bank.topic_title(topic.topic, lang), row))
+    return rows
+
+
+def _topics_table(console: Console, report: Report, bank: Bank, title: str, lang: str) -> Table:
+    from rich.cells import cell_len
+    from rich.markup import escape
+
+    from normkata.i18n import t
+
+    headers = [t(key, lang) for key in ("dash.questions", "dash.seen", "dash.cards", "dash.mastery")]
+    if report.until is not None:
+        headers.append(t("dash.on_the_day", lang, date=report.until.strftime("%m-%d")))
+    rows = _topic_rows(report, bank, lang, bars=True)
+    widths = [max(cell_len(h), *(cell_len(r[i]) for _, r in rows)) for i, h in enumerate(headers)]
+    table = _table(console, title, [t("dash.topic", lang)], headers, [name for name, _ in rows], widths)
+    for name, row in rows:
+        table.add_row(escape(name), *row)
+    return table
+
+
+def _table(console: Console, title: str, topic_headers: list[str], headers: list[str], names: list[str],
+           widths: list[int] | None = None) -> Table:  # fmt: skip
+    """A borderless table whose numbers keep their width while each topic column takes an equal
+    share of what is left of the line, a title cut with an ellipsis rather than wrapped, so that
+    every row is one line. `headers` repeat once per topic column."""
+    from rich import box
+    from rich.cells import cell_len
+    from rich.markup import escape
+    from rich.table import Table
+
+    numbers = widths or [cell_len(h) for h in headers]
+    groups = len(topic_headers)
+    columns = groups * (len(headers) + 1)  # a cell of padding either side but at the edges, a space between
+    room = (console.width - groups * sum(numbers) - 3 * columns + 3) // groups
+    width = max(8, min(room, max((cell_len(n) for n in names), default=8)))
+    table = Table(title=escape(title), title_style="heading", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for topic_header in topic_headers:
+        table.add_column(topic_header, no_wrap=True, overflow="ellipsis", width=width)
+        for header, number in zip(headers, numbers, strict=True):
+            table.add_column(header, justify="right", no_wrap=True, min_width=number)
+    return table
+
+
+def _compact(console: Console, report: Report, bank: Bank, title: str, lang: str) -> None:
+    """The dashboard for a short terminal (80x24): two topics a row with their mastery (and recall
+    on the day), then due and katas, the loop in one line, and the next step."""
+    from rich.cells import cell_len
+    from rich.markup import escape
+
+    from normkata.i18n import t
+    from normkata.ui.paragraph import Paragraph
+
+    headers = [t("dash.mastery", lang)]
+    if report.until is not None:
+        headers.append(t("dash.on_the_day", lang, date=report.until.strftime("%m-%d")))
+    rows = _topic_rows(report, bank, lang, bars=False)
+    widths = [max(cell_len(h), *(cell_len(r[i]) for _, r in rows)) for i, h in enumerate(headers)]
+    half = (len(rows) + 1) // 2
+    table = _table(console, title, [t("dash.topic", lang)] * 2, headers, [name for name, _ in rows], widths)
+    right_side: list[tuple[str, list[str]] | None] = [*rows[half:], None][:half]
+    for (left, left_cells), right in zip(rows[:half], right_side, strict=True):
+        right_cells = [escape(right[0]), *right[1]] if right else [""] * (len(headers) + 1)
+        table.add_row(escape(left), *left_cells, *right_cells)
+    console.print(table)
+    console.print(Paragraph(t("dash.due", lang, n=report.due) + " · " + _katas_line(report, lang)))
+    if report.katas_due or report.met_this_week:
+        due = ", ".join(k.kata for k in report.katas_due) or t("dash.compact.none", lang)
+        open_ = sum(1 for met in report.met_this_week if met.items and not met.reviewed)
+        console.print(Paragraph(t("dash.compact.loop", lang, katas=due, met=len(report.met_this_week), open=open_)))
+    _next_line(console, report, lang)
+    console.print(f"[muted]{t('dash.compact.more', lang, rows=FULL_ROWS)}[/]")
+
+
+def _days(left: int, lang: str) -> str:
+    from normkata.i18n import t
+
+    return t("deadline.left.today", lang) if left <= 0 else t("deadline.left.days", lang, n=left)
+
+
+#: Katas named in the dashboard's one line about them; `normkata kata` lists every one.
+KATAS_NAMED = 3
+
+
+def _katas_line(report: Report, lang: str) -> str:
+    """ "Katas: 2 of 15 passed; in progress: layernorm (62%), dyt (10%)": the katas summarised."""
+    from normkata.i18n import t
+
+    passed = sum(k.status == "passed" for k in report.katas)
+    line = t("dash.katas.passed", lang, passed=passed, total=len(report.katas))
+    started = [k for k in report.katas if k.status == "in progress"]
+    if started:
+        named = [t("dash.katas.one", lang, kata=k.kata, best=f"{k.best_score or 0:.0%}") for k in started[:KATAS_NAMED]]
+        more = t("dash.katas.more", lang, n=len(started) - KATAS_NAMED) if len(started) > KATAS_NAMED else ""
+        line += t("dash.katas.started", lang, katas=t("list.sep", lang).join(named) + more)
+    return line
 
 
 def _duration(seconds: int, lang: str) -> str:
@@ -76,9 +194,13 @@ def _duration(seconds: int, lang: str) -> str:
     return f"{minutes} min" if minutes else f"{seconds} s"
 
 
+#: Misconceptions of this week named on the dashboard (the rest are counted).
+MET_SHOWN = 3
+
+
 def _show_loop(console: Console, report: Report, lang: str) -> None:
-    """The learning loop: katas due to be written again; mistakes graded this week and whether
-    the items that explain them were reviewed since."""
+    """The learning loop: katas due to be written again; mistakes graded this week, by title,
+    and whether the items that explain them were reviewed since."""
     from rich.markup import escape
 
     from normkata.i18n import t
@@ -94,15 +216,17 @@ def _show_loop(console: Console, report: Report, lang: str) -> None:
         console.print(f"[muted]{t('dash.loop.met.none', lang)}[/]")
         return
     console.print(t("dash.loop.met", lang))
-    for met in report.met_this_week:
+    for met in report.met_this_week[:MET_SHOWN]:
         if not met.items:
             state, style = t("dash.loop.no_items", lang), "muted"
         elif met.reviewed:
             state, style = t("dash.loop.reviewed", lang), "kata.pass"
         else:
             state, style = t("dash.loop.not_reviewed", lang), "warn"
-        items = ", ".join(met.items)
-        console.print(f"  {escape(met.misconception)} ({escape(met.kata)}): {escape(items)}  [{style}]{state}[/]")
+        line = t("dash.loop.met.line", lang, title=met.title.get(lang), kata=met.kata)
+        console.print(f"{escape(line)}[{style}]{state}[/]")
+    if len(report.met_this_week) > MET_SHOWN:
+        console.print(f"[muted]  {t('dash.loop.met.more', lang, n=len(report.met_this_week) - MET_SHOWN)}[/]")
 
 
 def _bar(share: float, width: int = 10) -> str:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     metavar="ID",
     help="Practise this question (repeatable); the questions come in the order given.",
 )
+@click.option("--new", "new_only", is_flag=True, help="Only questions you have never answered.")
 @lang_option
 @click.option("--json", "as_json", is_flag=True, help="Print only a JSON summary (answers read from stdin).")
 def quiz(
@@ -35,6 +36,7 @@ def quiz(
     difficulty: str | None,
     seed: int | None,
     ids: tuple[str, ...],
+    new_only: bool,
     lang: str | None,
     as_json: bool,
 ) -> None:
@@ -42,13 +44,15 @@ def quiz(
 
     Your first quiz (no --topic) is a diagnostic: one question from each core topic (why we
     normalize, BatchNorm, LayerNorm, RMSNorm, Pre-Norm), easy first. --topic takes a topic's
-    id or its title, in English or Chinese.
+    id or its title, in English or Chinese. The questions are drawn over different facts: two
+    that teach the same thing are not asked together while the topic has others.
 
     \b
     Examples:
       normkata quiz -n 5 --topic rmsnorm
       normkata quiz --difficulty hard --lang zh
       normkata quiz --id rms-torch-eps-value --id prec-fp16-max
+      normkata quiz --topic layernorm --new -n 5
       printf 'A\\nB\\nA\\n' | normkata quiz -n 3 --seed 1 --json
     """
     from normkata.content.bank import check_topic, select
@@ -61,13 +65,17 @@ def quiz(
     topic = check_topic(practice.bank, topic, lang)
     if ids:
         questions = [_named(practice.bank, item_id, lang) for item_id in ids]
-    elif topic is None and difficulty is None and _diagnostic(practice):
+    elif topic is None and difficulty is None and not new_only and _diagnostic(practice):
         from normkata.practice.curriculum import diagnostic
 
         # A first quiz shows where the learner stands: spread over the core topics, easy first.
         questions = diagnostic(practice.bank.questions, count, seed)
     else:
-        questions = select(practice.bank.questions, topic=topic, difficulty=difficulty, count=count, seed=seed)
+        pool = select(practice.bank.questions, topic=topic, difficulty=difficulty, seed=seed)
+        if new_only:
+            answered = practice.store.latest_answers()
+            pool = [q for q in pool if q.id not in answered]
+        questions = _over_facts(practice.bank, pool, count)
     if not questions:
         raise InputError(t("quiz.none", lang))
     result = run_quiz(practice, questions)
@@ -93,6 +101,17 @@ def _diagnostic(practice: Practice) -> bool:
 
     has_core = any(q.topic in CORE for q in practice.bank.questions)
     return has_core and not practice.store.latest_answers()
+
+
+def _over_facts(bank: Bank, pool: list[Question], count: int) -> list[Question]:
+    """`count` of `pool`, in its order, spread over different facts (normkata.practice.variety)."""
+    if len(pool) <= count:
+        return pool
+    from normkata.practice.variety import Facts
+    from normkata.workbench.lessons import load_links
+
+    links, _issues = load_links()
+    return Facts(bank.questions, links).spread(pool, count)
 
 
 def _named(bank: Bank, item_id: str, lang: str) -> Question:

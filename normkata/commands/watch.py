@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import click
@@ -24,8 +25,9 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
     """Re-grade a kata every time you save it.
 
     NAME defaults to the kata you worked on last, the file to <workspace>/<kata>.py. Keys:
-    h next hint, n next kata, l list, s solution (after a pass), r re-run, q quit. Each
-    re-grade is recorded like a grade.
+    h next hint (the named mistake's first), n next kata, l list, s solution (as `normkata
+    solution`: before a pass, y confirms giving up), r re-run, q quit. Each re-grade is
+    recorded like a grade.
 
     \b
     Examples:
@@ -49,8 +51,12 @@ def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device
     settings = WatchSettings(lang, device, timeout, jsonl, manual)
     grader = Grader()
     try:
-        with console.status(t("watch.starting", lang)):
-            grader.start()
+        # A line that stays (a spinner alone vanishes, and shows nothing off a terminal): the
+        # first start imports torch and pytest, 5-30 s on a loaded machine.
+        console.print(f"[muted]{t('watch.starting', lang)}[/]")
+        started = time.monotonic()
+        grader.start()
+        console.print(f"[muted]{t('watch.ready', lang, seconds=time.monotonic() - started)}[/]")
         Watcher(chosen, target.resolve(), settings, bench, console, grader).run()
     except KeyboardInterrupt:
         pass

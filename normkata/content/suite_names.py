@@ -103,9 +103,17 @@ class SuiteNames:
 
     def misconception(self, misconception_id: str, lang: str) -> str | None:
         """Its title in `lang`; None for an id neither kata.yaml nor the shared checks define."""
+        words = self._words(misconception_id)
+        return words[lang == "zh"] if words else None
+
+    def misconception_hint(self, misconception_id: str, lang: str) -> str | None:
+        """Its hint in `lang` (what `grade` prints under it); None for an id no one defines."""
+        words = self._words(misconception_id)
+        return words[2 + (lang == "zh")] if words else None
+
+    def _words(self, misconception_id: str) -> tuple[str, str, str, str] | None:
         meta = self.suite.parent / "kata.yaml"
-        titles = _misconceptions(self.suite, _stamp(meta), _stamp(_SHARED)).get(misconception_id)
-        return titles[lang == "zh"] if titles else None
+        return _misconceptions(self.suite, _stamp(meta), _stamp(_SHARED)).get(misconception_id)
 
 
 def cases_by_id(kata_id: str, cases: str) -> str:
@@ -165,23 +173,23 @@ def _zh_titles(value: ast.expr) -> dict[str, str]:
 
 
 @lru_cache(maxsize=32)
-def _misconceptions(suite: Path, _meta_stamp: float, _shared_stamp: float) -> dict[str, tuple[str, str]]:
-    """id -> (English, Chinese) of every misconception the kata's kata.yaml words and of those the
-    shared checks write out (Misconception(id, en, zh, ...)); read only by screens that show a
-    title (history, advice)."""
+def _misconceptions(suite: Path, _meta_stamp: float, _shared_stamp: float) -> dict[str, tuple[str, str, str, str]]:
+    """id -> (title en, title zh, hint en, hint zh) of every misconception the kata's kata.yaml
+    words and of those the shared checks write out (Misconception(id, en, zh, hint en, hint zh));
+    read only by screens that show them (history, advice, hint)."""
     from normkata.content.katas import read_kata
     from normkata.errors import InputError
 
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, tuple[str, str, str, str]] = {}
     for path in sorted(_SHARED.glob("*.py")):
         tree = _parse(path)
         for node in ast.walk(tree) if tree else ():
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Misconception"
-                    and len(node.args) >= 3 and all(isinstance(a, ast.Constant) for a in node.args[:3])):  # fmt: skip
-                mid, en, zh = (str(a.value) for a in node.args[:3])  # type: ignore[attr-defined]
-                found[mid] = (en, zh)
+                    and len(node.args) >= 5 and all(isinstance(a, ast.Constant) for a in node.args[:5])):  # fmt: skip
+                mid, en, zh, hint_en, hint_zh = (str(a.value) for a in node.args[:5])  # type: ignore[attr-defined]
+                found[mid] = (en, zh, hint_en, hint_zh)
     try:
         kata = read_kata(suite.parent.name, suite.parent.parent)
     except InputError:  # a kata the catalog no longer has: its attempts keep the titles they stored
         return found
-    return found | {m.id: (m.title.en, m.title.zh) for m in kata.misconceptions}
+    return found | {m.id: (m.title.en, m.title.zh, m.hint.en, m.hint.zh) for m in kata.misconceptions}

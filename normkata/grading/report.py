@@ -59,11 +59,23 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
     by_category: dict[Category, Counter[Status]] = {}
     for case in result.cases:
         by_category.setdefault(case.category, Counter())[case.status] += 1
-    for category in [c for c in Category if c in by_category]:
-        counts = by_category[category]
+
+    def row(label: str, counts: Counter[Status]) -> None:
         bad = counts[Status.FAILED] + counts[Status.ERROR]
         mark = "[kata.fail]✗[/]" if bad else "[muted]–[/]" if not counts[Status.PASSED] else "[kata.pass]✓[/]"
-        table.add_row(category.label(lang), *(str(counts[s] or "") for s in Status), mark)
+        table.add_row(label, *(str(counts[s] or "") for s in Status), mark)
+
+    # The scored categories add up to the verdict's count; the kata's rules (pass or fail, no
+    # points) come after that total, so that the table and the verdict count the same cases.
+    scored = [c for c in Category if c in by_category and c is not Category.INTEGRITY]
+    for category in scored:
+        row(category.label(lang), by_category[category])
+    if len(scored) > 1:
+        table.add_section()
+        row(text("scored", lang), sum((by_category[c] for c in scored), Counter()))
+    if Category.INTEGRITY in by_category:
+        table.add_section()
+        row(text("rules", lang), by_category[Category.INTEGRITY])
     console.print(table)
     failures = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
     named_ids = {d.id for d in result.diagnosis}
@@ -83,7 +95,7 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
     skipped = [c for c in result.cases if c.status is Status.SKIPPED]
     if skipped:
         reasons = Counter(c.message for c in skipped)
-        note = "; ".join(f"{n} {reason}" for reason, n in reasons.items())
+        note = text("sep", lang).join(text("skipped_group", lang, n=n, reason=reason) for reason, n in reasons.items())
         console.print(f"[muted]{escape(text('skipped_note', lang, text=note))}[/]")
     if result.verdict.only_rules:
         console.print(f"[kata.fail]{text('rule_fail', lang)}[/]")
@@ -178,7 +190,10 @@ def render_compact(console: Console, result: GradeResult) -> None:
         if cases:
             good = sum(c.status is Status.PASSED for c in cases)
             mark = "[kata.pass]✓[/]" if good == len(cases) else "[kata.fail]✗[/]"
-            parts.append(f"{escape(category.label(lang))} {good}/{len(cases)} {mark}")
+            if category is Category.INTEGRITY:  # no points: counted apart from the verdict's cases
+                parts.append(f"{escape(text('rules', lang))} {mark}")
+            else:
+                parts.append(f"{escape(category.label(lang))} {good}/{len(cases)} {mark}")
     console.print("  " + " · ".join(parts))
     failures = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
     if result.diagnosis:

@@ -52,16 +52,20 @@ def schedule(
     return Review(card.to_json(), iso(card.due), rating, before, iso(log.review_datetime), duration_ms)
 
 
-def scheduler(parameters: Sequence[float] | None = None, *, steps: bool = True) -> Scheduler:
+def scheduler(parameters: Sequence[float] | None = None, *, steps: bool = True, fuzz: bool = True) -> Scheduler:
     """normkata's FSRS scheduler: the learner's fitted parameters (`review --optimize`) or fsrs's
-    defaults, with LEARNING_STEPS (or, `steps=False`, none: katas come back in days)."""
+    defaults, with LEARNING_STEPS (or, `steps=False`, none: katas come back in days). `fuzz=False`:
+    no random spread of intervals, for a plan that simulates reviews ahead (advice/dated.py)."""
     from fsrs import Scheduler
 
-    learning = LEARNING_STEPS if steps else ()
-    relearning: dict = {} if steps else {"relearning_steps": ()}
+    options: dict = {"learning_steps": LEARNING_STEPS if steps else ()}
+    if not steps:
+        options["relearning_steps"] = ()
+    if not fuzz:
+        options["enable_fuzzing"] = False
     if parameters:
-        return Scheduler(parameters, learning_steps=learning, **relearning)
-    return Scheduler(learning_steps=learning, **relearning)
+        return Scheduler(parameters, **options)
+    return Scheduler(**options)
 
 
 def preview(store: Store, item_id: str, now: datetime | None = None) -> dict[int, str]:

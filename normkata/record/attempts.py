@@ -74,7 +74,9 @@ class KataLog:
 
         names = suite_names(result.kata)
         cases = {names.case_id(c.name): c.status.value for c in result.cases}
-        diagnosis = [{"id": d.id, "title": d.title} for d in result.diagnosis]
+        # In the order the report names them (most cases first): `hint` gives the first one's hint.
+        named = sorted(result.diagnosis, key=lambda d: -d.cases)
+        diagnosis = [{"id": d.id, "title": d.title, "cases": d.cases} for d in named]
         with self.store.transaction():
             self.db.execute(
                 "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at, "
@@ -97,14 +99,23 @@ class KataLog:
         return Hint(level, len(hints), hints[level - 1])
 
     def hints_taken(self, kata: str) -> int:
-        """Hints taken in the kata's current round: since it was last written again, or ever."""
+        """Levelled hints taken in the kata's current round: since it was last written again, or
+        ever (a named mistake's hint, detail `named:<id>`, is a hint for the rating, not a level)."""
         return int(
             self.db.execute(
-                "SELECT COUNT(*) FROM kata_events WHERE kata = ? AND kind = 'hint' AND id > "
-                "COALESCE((SELECT MAX(id) FROM kata_events WHERE kata = ? AND kind = 'review'), 0)",
+                "SELECT COUNT(*) FROM kata_events WHERE kata = ? AND kind = 'hint' AND detail NOT LIKE 'named:%' "
+                "AND id > COALESCE((SELECT MAX(id) FROM kata_events WHERE kata = ? AND kind = 'review'), 0)",
                 (kata, kata),
             ).fetchone()[0]
         )
+
+    def named_hint_shown(self, kata: str, misconception: str, since: str) -> bool:
+        """Whether the hint for `misconception` was shown since `since` (ISO: the grade that named it)."""
+        row = self.db.execute(
+            "SELECT 1 FROM kata_events WHERE kata = ? AND kind = 'hint' AND detail = ? AND at >= ? LIMIT 1",
+            (kata, f"named:{misconception}", since),
+        ).fetchone()
+        return row is not None
 
     def status(self, kata: str) -> KataStatus:
         attempts = self.db.execute(

@@ -339,3 +339,19 @@ def m010_case_ids(db: sqlite3.Connection) -> None:
     rows = db.execute("SELECT id, kata, cases FROM kata_attempts WHERE cases IS NOT NULL").fetchall()
     for row_id, kata, cases in rows:
         db.execute("UPDATE kata_attempts SET cases = ? WHERE id = ?", (cases_by_id(str(kata), cases), row_id))
+
+
+@migration
+def m011_settings(db: sqlite3.Connection) -> None:
+    """The learner's settings, by name: the interview date `plan --until` remembers (ISO date) and
+    its minutes per day. A setting forgotten is a row deleted."""
+    _execute_each(
+        db,
+        """
+        CREATE TABLE settings (
+            name TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            set_at TEXT NOT NULL           -- ISO 8601, UTC
+        )
+        """,
+    )

@@ -201,6 +201,28 @@ class Store:
         row = self.db.execute("SELECT parameters FROM fsrs_parameters ORDER BY id DESC LIMIT 1").fetchone()
         return [float(value) for value in json.loads(row[0])] if row else None
 
+    def setting(self, name: str) -> str | None:
+        """A setting the learner gave (`plan --until`'s date), or None."""
+        try:
+            row = self.db.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):  # a read-only database opened before m011: nothing was set
+                return None
+            raise
+        return row[0] if row else None
+
+    def set_setting(self, name: str, value: str | None) -> None:
+        """Remember `value` under `name`; None forgets it."""
+        with self.transaction():
+            if value is None:
+                self.db.execute("DELETE FROM settings WHERE name = ?", (name,))
+            else:
+                self.db.execute(
+                    "INSERT INTO settings (name, value, set_at) VALUES (?, ?, ?) "
+                    "ON CONFLICT(name) DO UPDATE SET value = excluded.value, set_at = excluded.set_at",
+                    (name, value, iso(utcnow())),
+                )
+
     # -- queries -----------------------------------------------------------------------------
 
     def srs_card_json(self, item_id: str) -> str | None:
@@ -226,6 +248,20 @@ class Store:
     def next_due(self) -> str | None:
         row = self.db.execute("SELECT MIN(due) FROM srs").fetchone()
         return row[0]
+
+    def session_spans(self, since: datetime) -> list[tuple[datetime, datetime]]:
+        """(start, end) of every finished practice session (quiz, interview, review, mock) since `since`."""
+        rows = self.db.execute(
+            "SELECT started_at, ended_at FROM sessions WHERE ended_at IS NOT NULL AND started_at >= ? ORDER BY id",
+            (iso(since),),
+        )
+        spans = []
+        for start, end in rows:
+            try:
+                spans.append((datetime.fromisoformat(start), datetime.fromisoformat(end)))
+            except (TypeError, ValueError):
+                continue  # a time nobody can read (an imported row) counts for nothing
+        return spans
 
     def latest_answers(self) -> dict[str, bool]:
         """Each question's most recent answer: item id -> correct."""

@@ -153,21 +153,26 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
             notes.append(Note("muted", t("loop.kata_scheduled", lang, kata=kata.id, rating=rating,
                                          why=t(f"loop.reason.{review.reason}", lang, minutes=kata.minutes),
                                          when=when(review.due, lang))))  # fmt: skip
-    named = [d.id for d in result.diagnosis]
-    if named:
-        from normkata.workbench.lessons import item_command, load_links, make_due
+    if result.diagnosis:
+        from normkata.workbench.lessons import item_command, item_title, load_links, make_due
 
         if bank is None:
             from normkata.content.bank import load_bank
 
             bank = load_bank()
         links, _issues = load_links()
-        for misconception in named:
-            items = [i for i in links.get(misconception, ()) if bank.question(i) or bank.card(i)]
+        for named in result.diagnosis:
+            items = [i for i in links.get(named.id, ()) if bank.question(i) or bank.card(i)]
             if not items:
                 continue
             make_due(store, bank, items)
-            notes.append(Note("next", t("loop.teach", lang, items=", ".join(f"`{i}`" for i in items),
+            kind = t("advice.kind.question" if bank.question(items[0]) else "advice.kind.card", lang)
+            more = t("loop.teach.more", lang, n=len(items) - 1) if len(items) > 1 else ""
+            from normkata.content.suite_names import suite_names
+
+            mistake = suite_names(result.kata).misconception(named.id, lang) or named.title
+            notes.append(Note("next", t("loop.teach", lang, mistake=mistake, kind=kind,
+                                        title=item_title(bank, items[0], lang), more=more,
                                         cmd=item_command(bank, items[0]))))  # fmt: skip
     return notes
 

@@ -181,3 +181,16 @@ def week_start(now: datetime | None = None) -> str:
 def item_command(bank: Bank, item_id: str) -> str:
     """The command that practises one item."""
     return f"normkata {'quiz' if bank.question(item_id) else 'interview'} --id {item_id}"
+
+
+#: An item's title on a line that says more: its prompt's first line, cut to this many characters.
+TITLE_CHARS = 72
+
+
+def item_title(bank: Bank, item_id: str, lang: str) -> str:
+    """What a learner reads for an item: its prompt's first line (cut with an ellipsis), not its id."""
+    found = bank.question(item_id) or bank.card(item_id)
+    if found is None:
+        return item_id
+    line = found.prompt.get(lang).strip().splitlines()[0].strip()
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 DEBOUNCE_MS = 30
 #: A file that changed with no event for this long means the filesystem sends none.
 SILENT_CHANGE_S = 3.0
-KEYS = "hnlsrq"
 
 
 @dataclass
@@ -69,6 +68,8 @@ class Watcher:
         self.watching = threading.Event()  # set: the file watcher of the current file stops
         self.last_digest: str | None = None
         self.last_event_at = time.monotonic()
+        #: `s` before a pass asked to confirm giving up: the next key answers (y shows the solution).
+        self.confirming = False
 
     # -- the loop ------------------------------------------------------------------------------
 
@@ -172,6 +173,14 @@ class Watcher:
             "h": self._hint, "n": self._next_kata, "l": self._list, "s": self._solution,
             "r": lambda: self.grade(force=True),
         }  # fmt: skip
+        if self.confirming:  # the answer to "give up and see the solution?": that key does nothing else
+            self.confirming = False
+            if key == "y":
+                self.bench.give_up(self.kata)
+                self._show_solution()
+            else:
+                self._say(t("solution.kept", self.settings.lang))
+            return True
         if key == "q":
             return False
         action = actions.get(key)
@@ -180,8 +189,14 @@ class Watcher:
         return True
 
     def _hint(self) -> None:
-        hint = self.bench.take_hint(self.kata)
-        self._say(hint.heading(self.kata.id, self.settings.lang), style="heading")
+        from normkata.workbench.workflow import Passed
+
+        lang = self.settings.lang
+        hint = self.bench.next_hint(self.kata)
+        if isinstance(hint, Passed):
+            self._say(t("hint.passed", lang, kata=self.kata.id), style="kata.pass")
+            return
+        self._say(hint.heading(self.kata.id, lang), style="heading")
         self._say(hint.text)
 
     def _next_kata(self) -> None:
@@ -202,13 +217,18 @@ class Watcher:
             self._say(f"{mark} {kata.id:<20} {label}")
 
     def _solution(self) -> None:
-        lang = self.settings.lang
+        """As `normkata solution`: after a pass, the reference and your file beside it; before one,
+        only once you confirm giving up (y), which is recorded."""
         if not self.bench.solution_open(self.kata):
-            self._say(t("watch.solution_locked", lang, kata=self.kata.id), style="warn")
+            self.confirming = True
+            self._say(t("watch.solution_confirm", self.settings.lang, kata=self.kata.id), style="warn")
             return
-        from rich.syntax import Syntax
+        self._show_solution()
 
-        self.console.print(Syntax(self.kata.solution.read_text(encoding="utf-8"), "python", line_numbers=True))
+    def _show_solution(self) -> None:
+        from normkata.workbench.showing import show_solution
+
+        show_solution(self.console, self.bench, self.kata, self.settings.lang, self.file)
 
     def _say(self, message: str, style: str = "muted") -> None:
         from rich.markup import escape
@@ -286,5 +306,5 @@ def _read_keys(events: queue.Queue[Event], stop: threading.Event, interactive: b
         typed = [data.decode("latin-1")] if interactive else data.decode("utf-8", "replace").splitlines()
         for text in typed:
             key = text.strip()[:1].lower()
-            if key and key in KEYS:
+            if key:  # on_key decides: any key answers `s`'s confirmation; one it has no action for does nothing
                 events.put(Event("key", key))

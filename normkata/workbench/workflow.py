@@ -28,6 +28,25 @@ class Started:
     guide: Path | None = None  # AGENTS.md, when it was written now (workbench/agents_guide.py)
 
 
+@dataclass(frozen=True)
+class NamedHint:
+    """The hint for the mistake the kata's last grade named first (kata.yaml's, or the shared checks')."""
+
+    misconception: str
+    title: str
+    text: str
+
+    def heading(self, kata: str, lang: str) -> str:
+        return t("hint.named", lang, kata=kata, title=self.title)
+
+
+@dataclass(frozen=True)
+class Passed:
+    """`hint` on a kata that has passed (and is not being written again): no hint is taken."""
+
+    kata: str
+
+
 class Workbench:
     def __init__(self, log: KataLog, workspace: Path, lang: str) -> None:
         self.log, self.workspace, self.lang = log, workspace, lang
@@ -119,10 +138,39 @@ class Workbench:
     def take_hint(self, kata: Kata) -> Hint:
         return self.log.take_hint(kata, self.lang)
 
-    def hints(self, kata: Kata, *, every: bool = False, level: int | None = None) -> tuple[list[Hint], bool]:
+    def next_hint(self, kata: Kata) -> NamedHint | Hint | Passed:
+        """What `hint` and watch's `h` give: nothing once the kata has passed; the hint for the
+        mistake its last grade named first, once after that grade; else the next levelled hint."""
+        if self.solution_open(kata):
+            return Passed(kata.id)
+        named = self.named_hint(kata)
+        if named is not None:
+            self.log.event(kata.id, "hint", f"named:{named.misconception}")
+            return named
+        return self.take_hint(kata)
+
+    def named_hint(self, kata: Kata) -> NamedHint | None:
+        """The first mistake the kata's last grade named, when its hint was not shown since that grade."""
+        from normkata.content.suite_names import suite_names
+
+        attempts = self.log.attempts(kata.id)
+        last = attempts[-1] if attempts else None
+        if last is None or last.passed or not last.misconceptions:
+            return None
+        first = last.misconceptions[0]
+        if self.log.named_hint_shown(kata.id, first.id, last.at):
+            return None
+        names = suite_names(kata.id)
+        text = names.misconception_hint(first.id, self.lang)
+        if text is None:  # a mistake the suite no longer words: the levelled hints remain
+            return None
+        return NamedHint(first.id, first.shown(kata.id, self.lang), text)
+
+    def hints(self, kata: Kata, *, every: bool = False,
+              level: int | None = None) -> tuple[list[Hint | NamedHint] | Passed, bool]:  # fmt: skip
         """`every`: each hint taken so far (at least the first); `level`: that one, the levels up
-        to it counted as taken; neither: the next one. True with them when the next one was
-        asked for and every hint had been taken already."""
+        to it counted as taken; neither: `next_hint`. True with them when the next levelled one
+        was asked for and every hint had been taken already."""
         texts = kata.hints.get(self.lang)
         if every and level is not None:
             raise InputError(t("hint.all_or_level", self.lang))
@@ -130,7 +178,10 @@ class Workbench:
             raise InputError(t("hint.level_range", self.lang, kata=kata.id, n=len(texts)))
         taken = self.log.hints_taken(kata.id)
         if not every and level is None:
-            return [self.take_hint(kata)], taken >= len(texts)
+            found = self.next_hint(kata)
+            if isinstance(found, Passed):
+                return found, False
+            return [found], isinstance(found, Hint) and taken >= len(texts)
         levels = list(range(1, max(taken, 1) + 1)) if every else [level or 1]
         for new in range(taken + 1, max(levels) + 1):  # each hint is counted once, when first shown
             self.log.event(kata.id, "hint", str(new))

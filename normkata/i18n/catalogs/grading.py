@@ -56,6 +56,11 @@ CATALOG = catalog(
             "  ……另有 {n} 个（normkata grade --json 列出全部用例）",
         ),
         "report.skipped_note": Text("Skipped: {text}.", "跳过：{text}。"),
+        "report.skipped_group": Text("{n} case(s) ({reason})", "{n} 个用例（{reason}）"),
+        "report.sep": Text("; ", "；"),
+        # The category table: the scored cases' total (the verdict's count), then the kata's rules.
+        "report.scored": Text("scored cases", "计分用例"),
+        "report.rules": Text("rules (not scored)", "规则（不计分）"),
         # The platforms' summary (formats.py); the terminal's verdict line is `verdict` below.
         "report.pass": Text("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
         "report.fail": Text(

@@ -124,20 +124,32 @@ CATALOG = catalog(
             "还没有可复习的内容：先做一次测验或面试卡片。",
         ),
         "review.header": Text("{n} item(s) due", "{n} 项到期"),
+        "review.header.some": Text("{n} of the {due} item(s) due", "到期的 {due} 项中的 {n} 项"),
+        "review.summary.still": Text(
+            "Still due: {n} item(s) (`normkata review`).", "仍有 {n} 项到期（`normkata review`）。"
+        ),
+        "review.on_the_day": Text(
+            "Interview on {date} ({left}): what you reviewed is predicted at {recall} on the day.",
+            "面试日期 {date}（{left}）：刚复习的内容当天预计记得 {recall}。",
+        ),
         "card.unknown_id": Text(
             "--id: no interview card {id!r} in the bank{hint}", "--id：题库中没有面试卡片 {id!r}{hint}"
         ),
         "review.summary.done": Text("Reviewed all {done} due item(s).", "已复习全部 {done} 项到期内容。"),
         "review.summary.stopped": Text(
-            "Reviewed {done} of {due} due item(s); the rest stay due.",
-            "已复习 {due} 项到期内容中的 {done} 项；其余仍待复习。",
+            "Reviewed {done} of {due} due item(s).",
+            "已复习 {due} 项到期内容中的 {done} 项。",
         ),
         "review.summary.questions": Text("Questions: {right} of {n} right.", "题目：{n} 道中答对 {right} 道。"),
         "review.summary.cards": Text("Cards: {n} rated ({ratings}).", "卡片：已自评 {n} 张（{ratings}）。"),
         "review.summary.next": Text("Next item due: {when}.", "下一项到期：{when}。"),
         "review.summary.again": Text(
-            "What you missed is due again in a minute: run `normkata review` once more to fix it.",
-            "刚才答错的内容一分钟后再次到期：再运行一次 `normkata review` 巩固。",
+            "What you missed ({n}) is due again in a minute: run `normkata review` once more to fix it.",
+            "刚才答错的 {n} 项一分钟后再次到期：再运行一次 `normkata review` 巩固。",
+        ),
+        "mock.on_the_day": Text(
+            "Interview on {date} ({left}): the cards predicted lowest on that day come first.",
+            "面试日期 {date}（{left}）：按当天预计记忆从低到高出题。",
         ),
         "mock.title": Text(
             "Mock interview: {minutes} min, {n} question(s) planned and more while time is left. Answer as you "
@@ -196,9 +208,9 @@ CATALOG = catalog(
         "export.explanation": Text("Why", "解析"),
         "interrupted": Text("Interrupted: what you answered is saved.", "已中断：已作答的内容均已保存。"),
         "optimize.too_few": Text(
-            "FSRS fitting needs {need} reviews on a later day than the item's previous review; you have {have}: "
-            "{more} more. Until then the default parameters are used.",
-            "拟合 FSRS 参数需要 {need} 次与上次复习不在同一天的复习；你现在有 {have} 次，还差 {more} 次。"
+            "Fitting your own FSRS parameters needs {need} reviews on a later day than the item's previous review; "
+            "you have {have}: {more} more. Until then the default parameters are used.",
+            "拟合你自己的 FSRS 参数需要 {need} 次与上次复习不在同一天的复习；你现在有 {have} 次，还差 {more} 次。"
             "在此之前使用默认参数。",
         ),
         "optimize.missing": Text(
@@ -207,14 +219,20 @@ CATALOG = catalog(
         ),
         "optimize.fitting": Text("Fitting FSRS parameters on {n} reviews...", "正在用 {n} 次复习拟合 FSRS 参数……"),
         "optimize.result": Text(
-            "On your {n} reviews you recalled {recalled}; the default parameters predicted {before}, "
-            "yours predict {after} (log loss {loss_before} -> {loss_after}).",
-            "在你的 {n} 次复习中，你实际记住了 {recalled}；默认参数预测 {before}，你的参数预测 {after}"
-            "（对数损失 {loss_before} -> {loss_after}）。",
+            "Fitted on your first {train} reviews, tested on the {n} after them: log loss {loss_before} with the "
+            "default parameters, {loss_after} with yours (lower is better). You recalled {recalled} of those; "
+            "the defaults predicted {before}, yours {after}.",
+            "用你前 {train} 次复习拟合，再用之后的 {n} 次检验：默认参数的对数损失为 {loss_before}，你的参数为 "
+            "{loss_after}（越低越好）。这些复习你实际记住了 {recalled}；默认参数预测 {before}，你的参数预测 {after}。",
         ),
         "optimize.saved": Text(
-            "Your parameters are saved and used from now on for every schedule.",
-            "你的参数已保存，此后所有排期都将使用它们。",
+            "Yours predict your later reviews better: saved, and used from now on for every schedule.",
+            "你的参数对之后复习的预测更准：已保存，此后所有排期都将使用它们。",
+        ),
+        "optimize.kept_defaults": Text(
+            "Yours do not predict your later reviews better than the defaults, so the defaults stay; "
+            "try again after more reviews.",
+            "你的参数对之后复习的预测不比默认参数更准，因此继续使用默认参数；复习更多之后再试。",
         ),
     },
 )

@@ -10,7 +10,11 @@ from normkata.i18n.text import Text, catalog
 CATALOG = catalog(
     __name__,
     {
-        "watch.starting": Text("Starting the grader…", "正在启动评测器…"),
+        "watch.starting": Text(
+            "Warming up the grader (it loads torch and pytest once; the grades after it take a fraction of a second)…",
+            "正在预热评测器（只需加载一次 torch 和 pytest；之后每次评测不到一秒）……",
+        ),
+        "watch.ready": Text("Grader ready in {seconds:.1f} s.", "评测器已就绪，用时 {seconds:.1f} 秒。"),
         "watch.start": Text(
             "Watching {file} (kata {kata}): save to re-grade.",
             "正在监视 {file}（练习 {kata}）：保存即重新评测。",
@@ -29,9 +33,10 @@ CATALOG = catalog(
             "Passed. n: the next kata · s: the reference solution · q: quit",
             "已通过。n：下一个练习 · s：参考答案 · q：退出",
         ),
-        "watch.solution_locked": Text(
-            "The solution opens after a pass (or run `normkata solution {kata}` to give up).",
-            "通过之后才能查看参考答案（或运行 `normkata solution {kata}` 放弃本练习）。",
+        "watch.solution_confirm": Text(
+            "You have not passed {kata} yet. Press y to see the reference solution anyway (recorded as giving up), "
+            "any other key to keep going.",
+            "你还没有通过 {kata}。按 y 仍然查看参考答案（将记录为放弃），按其他键继续。",
         ),
         "watch.stopped": Text("Stopped watching.", "已停止监视。"),
         "kata.needs_extra": Text("needs the {extra} extra", "需要 {extra} 可选依赖"),
@@ -54,6 +59,19 @@ CATALOG = catalog(
             "Edit the file, then run: normkata grade {kata}", "编辑该文件，然后运行：normkata grade {kata}"
         ),
         "hint.title": Text("Hint {level}/{total} for {kata}", "{kata} 的提示 {level}/{total}"),
+        "hint.named": Text(
+            "Hint for the mistake your last {kata} grade named: {title}", "针对你上次 {kata} 评测指出的错误：{title}"
+        ),
+        "hint.named.more": Text(
+            "(`normkata hint {kata}` again gives the next of the kata's own hints.)",
+            "（再运行 `normkata hint {kata}` 会给出本练习的下一条提示。）",
+        ),
+        "hint.passed": Text(
+            "{kata} is passed: no hint needed. `normkata solution {kata}` shows the reference beside your file; "
+            "`normkata hint {kata} --level 1` shows a hint anyway.",
+            "{kata} 已通过，无需提示。`normkata solution {kata}` 会把参考答案和你的文件对照显示；"
+            "仍想看提示可用 `normkata hint {kata} --level 1`。",
+        ),
         "hint.title.last": Text(
             "Hint {level}/{total} for {kata} (last hint)", "{kata} 的提示 {level}/{total}（最后一条）"
         ),
@@ -89,9 +107,10 @@ CATALOG = catalog(
         "loop.reason.failed": Text("passed after failing grades", "经过失败的评分后通过"),
         "loop.reason.time": Text("passed within twice its {minutes} min", "在预计 {minutes} 分钟的两倍内通过"),
         "loop.teach": Text(
-            "Now due, to learn why: {items}  (`{cmd}`)",
-            "已设为到期，讲清原因的是：{items}（`{cmd}`）",
+            "Now due, to learn why ({mistake}): the {kind} “{title}”{more}  (`{cmd}`)",
+            "已设为到期，讲清原因（{mistake}）的是{kind}“{title}”{more}（`{cmd}`）",
         ),
+        "loop.teach.more": Text(" and {n} more", "，另有 {n} 项"),
         "loop.kata_header": Text("Kata {i}/{n}: write it again", "编程练习 {i}/{n}：再写一遍"),
         "loop.kata_again": Text(
             "Your passing file is kept (history/ in the workspace); a fresh starter is in {path}. Write {kata} "

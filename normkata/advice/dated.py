@@ -1,0 +1,444 @@
+"""A plan toward the interview date (`plan --until DATE`): every day from today to the eve of the
+interview, each within its minutes, made from the predicted recall ON THE DAY of every question,
+card, kata and named mistake (FSRS retrievability at the interview, not today's due list).
+
+How it is made (docs/learners.md, "Before an interview", says the same to the learner):
+
+1. Every item the learner has studied has an FSRS card; its predicted recall on the day is that
+   card's retrievability at INTERVIEW_HOUR of the interview day if nothing more is done. An item
+   at or above TARGET (FSRS's own desired retention) is solid and left alone.
+2. The days are simulated in turn, each review assumed to go well (rated Good): on each day the
+   items FSRS will have due are reviewed, those predicted lowest on the day first, as many as the
+   day's minutes allow; on the last evening every item that would still be under TARGET on the
+   day gets one last look. A mistake a grade named, whose explaining items were not reviewed
+   since, comes first today.
+3. New material (questions never answered, cards never rated, katas not started or not passed)
+   is spread evenly, in the order of study, over the days from which FSRS's first interval
+   still ends before the interview, so that each piece is met once and reviewed once before
+   the day: learned, not crammed.
+4. The last evening ends with a mock interview.
+
+Each step says what its items' predicted recall on the day would be without it (0 for new
+material and named mistakes); a day's steps are listed lowest first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+from normkata.advice.deadline import (
+    Deadline,
+    interview_moment,
+    minutes_per_day,
+    sessions,
+    studied_minutes,
+    today,
+)
+from normkata.advice.standing import ItemStanding, KataStanding, Standing
+from normkata.content.model import Text
+from normkata.i18n import t
+from normkata.practice import curriculum
+from normkata.practice.srs import LEARN_AHEAD
+
+if TYPE_CHECKING:
+    from fsrs import Card
+
+#: An item predicted at or above this on the day is solid: FSRS's desired retention, so that
+#: "due" and "would be forgotten by the day" are one notion.
+TARGET = 0.9
+#: Seconds a learner spends on one item: a quiz question, an interview card said aloud.
+SECONDS = {"question": 40, "card": 150}
+#: The last evening's mock interview, and the shortest one worth having.
+MOCK_MINUTES, MOCK_MIN_MINUTES = 20, 5
+#: Ids named in one `quiz --id ...` or `interview --id ...` step of the last evening's look.
+IDS_PER_STEP = 8
+#: `normkata review` serves this many by default.
+REVIEW_DEFAULT = 20
+#: Days from a first answer rated Good to its first review: FSRS 6's default initial stability
+#: for Good (w[2] = 2.31) with normkata's one learning step gives 2.
+FIRST_INTERVAL_DAYS = 2
+
+
+@dataclass(frozen=True)
+class DatedStep:
+    command: str
+    minutes: int
+    why_key: str
+    fields: dict[str, object] = field(default_factory=dict)
+    #: The predicted recall on the day of what this step covers if it is skipped (0: not learnt yet).
+    predicted_recall: float = 0.0
+    #: The ids of the questions, cards and katas (`kata:<id>`) it covers, as planned.
+    items: tuple[str, ...] = ()
+
+    def why(self, lang: str) -> str:
+        return t(self.why_key, lang, **{k: v.get(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
+
+    def shown(self, lang: str) -> str:
+        from normkata.advice.advisor import with_lang
+
+        return with_lang(self.command, lang)
+
+    def to_json(self, lang: str) -> dict[str, object]:
+        return {"command": self.shown(lang), "minutes": self.minutes, "why": self.why(lang),
+                "predicted_recall": round(self.predicted_recall, 4)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Day:
+    day: date
+    minutes: int  # the day's budget
+    steps: list[DatedStep]
+
+    @property
+    def planned(self) -> int:
+        return sum(step.minutes for step in self.steps)
+
+    def to_json(self, lang: str) -> dict[str, object]:
+        return {"date": self.day.isoformat(), "minutes": self.minutes, "planned": self.planned,
+                "steps": [step.to_json(lang) for step in self.steps]}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DatedPlan:
+    until: date
+    minutes_per_day: int
+    minutes_from: str  # given | habit | default
+    days: list[Day]
+    #: Mean predicted recall on the day over every question and card: if nothing more is done,
+    #: and if the plan is followed (every review going well).
+    recall_now: float
+    recall_planned: float
+    #: topic -> mean predicted recall on the day of its questions and cards, if nothing more is done.
+    topics: dict[str, float]
+    left_alone: int  # items studied and predicted at or above TARGET on the day
+    left_over: int  # items under TARGET on the day for which no day had minutes left
+    new_left: int  # pieces of new material (questions, cards, katas) no day had minutes for
+
+    def to_json(self, lang: str) -> dict[str, object]:
+        return {
+            "until": self.until.isoformat(),
+            "minutes_per_day": self.minutes_per_day,
+            "minutes_from": self.minutes_from,
+            "days": [day.to_json(lang) for day in self.days],
+            "predicted_recall": {"if_you_stop": round(self.recall_now, 4),
+                                 "with_the_plan": round(self.recall_planned, 4)},
+            "left_alone": self.left_alone,
+            "left_over": self.left_over,
+            "new_left": self.new_left,
+        }
+
+
+@dataclass
+class _Unit:
+    """A question, card or passed kata, with its FSRS card as the simulation moves it on."""
+
+    id: str
+    kind: str  # question | card | kata
+    topic: str
+    seconds: int
+    card: Card | None
+    kata: KataStanding | None = None
+
+
+@dataclass
+class _Piece:
+    """New material to meet once: unseen questions or unrated cards of a topic, or a kata."""
+
+    kind: str  # question | card | kata | retry
+    topic: str
+    units: list[_Unit] = field(default_factory=list)
+    kata: KataStanding | None = None
+
+    @property
+    def minutes(self) -> int:
+        if self.kata is not None:
+            return self.kata.minutes
+        return _minutes(self.units)
+
+
+def _minutes(units: Iterable[_Unit]) -> int:
+    return max(1, math.ceil(sum(u.seconds for u in units) / 60))
+
+
+class _Simulation:
+    def __init__(self, standing: Standing, interview: datetime) -> None:
+        from normkata.practice.srs import scheduler
+
+        self.interview = interview
+        self.items = scheduler(standing.parameters, fuzz=False)
+        self.katas = scheduler(standing.parameters, steps=False, fuzz=False)
+
+    def recall(self, unit: _Unit, moment: datetime | None = None) -> float:
+        if unit.card is None:
+            return 0.0
+        fsrs_scheduler = self.katas if unit.kind == "kata" else self.items
+        return float(fsrs_scheduler.get_card_retrievability(unit.card, moment or self.interview))
+
+    def review(self, unit: _Unit, moment: datetime) -> None:
+        """The unit reviewed at `moment` and rated Good (the plan's assumption)."""
+        from fsrs import Card, Rating
+
+        fsrs_scheduler = self.katas if unit.kind == "kata" else self.items
+        unit.card, _ = fsrs_scheduler.review_card(unit.card or Card(due=moment), Rating.Good, review_datetime=moment)
+
+    @staticmethod
+    def due(unit: _Unit, moment: datetime) -> bool:
+        return unit.card is not None and unit.card.due <= moment + LEARN_AHEAD
+
+
+def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | None = None) -> DatedPlan:
+    """The plan from today to the eve of `deadline.day`; `today_minutes` replaces today's budget (`plan --minutes`)."""
+    from fsrs import Card
+
+    now = standing.now
+    interview = interview_moment(deadline.day, now)
+    simulation = _Simulation(standing, interview)
+    per_day, source = minutes_per_day(deadline, list(standing.spans), now)
+    units = [_Unit(i.id, i.kind, i.topic, SECONDS[i.kind], Card.from_json(i.card_json) if i.card_json else None)
+             for i in standing.items]  # fmt: skip
+    units += [_Unit(f"kata:{k.id}", "kata", k.topics[0] if k.topics else k.id, k.minutes * 60,
+                    Card.from_json(k.card_json), k)
+              for k in standing.katas if k.card_json]  # fmt: skip
+    items = [u for u in units if u.kind != "kata"]
+    before = {u.id: simulation.recall(u) for u in units}
+    topics = _topic_recall(standing, items, before)
+    pieces = _new_material(standing, units)
+    days_ahead = sessions(deadline.day, now)
+    # New material is met on the days from which FSRS's first interval (FIRST_INTERVAL_DAYS after
+    # a first Good) still falls on a session before the interview, so it is reviewed once before
+    # the day; with fewer days than that, on the first day only.
+    learning_days = max(1, len(days_ahead) - FIRST_INTERVAL_DAYS)
+    studied_today = studied_minutes(list(standing.spans)).get(today(now), 0)
+    days: list[Day] = []
+    left_over = 0
+    for index, (day, moment) in enumerate(days_ahead):
+        last = index == len(days_ahead) - 1
+        budget = per_day if index else (today_minutes if today_minutes is not None else max(0, per_day - studied_today))
+        steps: list[DatedStep] = []
+        left = budget
+        # The last evening's mock takes a third of it (MOCK_MINUTES at most): the rest is for what would slip.
+        mock = min(MOCK_MINUTES, max(MOCK_MIN_MINUTES, left // 3), left) if last and left >= MOCK_MIN_MINUTES else 0
+        left -= mock
+        if index == 0:
+            left = _lessons(standing, units, simulation, moment, steps, left)
+        left = _reviews(units, simulation, moment, deadline.day, steps, left)
+        if last:
+            left, left_over = _last_look(units, simulation, moment, deadline.day, steps, left)
+        if index < learning_days:
+            share = math.ceil(sum(p.minutes for p in pieces) / (learning_days - index))
+            # Met today, reviewed on a session FIRST_INTERVAL_DAYS later: only when one is left before the interview.
+            late = index + FIRST_INTERVAL_DAYS > len(days_ahead) - 1
+            left = _learn(pieces, simulation, moment, standing.titles, steps, left, share, late)
+        if mock:
+            studied = [u for u in items if u.card is not None]
+            recall = sum(simulation.recall(u) for u in studied) / len(studied) if studied else 0.0
+            steps.append(DatedStep(f"normkata mock --minutes {mock}", mock, "dated.mock",
+                                   {"date": deadline.day.isoformat(), "recall": f"{recall:.0%}"}, recall))  # fmt: skip
+        steps.sort(key=lambda step: step.predicted_recall)  # stable: equal numbers keep their order of priority
+        days.append(Day(day, budget, steps))
+    after = {u.id: simulation.recall(u) for u in items}
+    mean_now = sum(before[u.id] for u in items) / len(items) if items else 0.0
+    mean_after = sum(after.values()) / len(after) if after else 0.0
+    solid = sum(before[u.id] >= TARGET for u in units if u.card is not None)
+    new_left = sum(len(p.units) if p.kata is None else 1 for p in pieces)
+    return DatedPlan(deadline.day, per_day, source, days, mean_now, mean_after, topics, solid, left_over, new_left)
+
+
+def item_recall_on_the_day(standing: Standing, deadline: Deadline) -> dict[str, float]:
+    """Every question's and card's predicted recall on the interview day if nothing more is done (0: never studied)."""
+    from fsrs import Card
+
+    simulation = _Simulation(standing, interview_moment(deadline.day, standing.now))
+    return {i.id: simulation.recall(_Unit(i.id, i.kind, i.topic, SECONDS[i.kind],
+                                          Card.from_json(i.card_json) if i.card_json else None))
+            for i in standing.items}  # fmt: skip
+
+
+def recall_on_the_day(standing: Standing, deadline: Deadline) -> tuple[float, dict[str, float]]:
+    """The mean predicted recall on the interview day of every question and card if nothing more
+    is done, and the same per topic (the dashboard's column)."""
+    recall = item_recall_on_the_day(standing, deadline)
+    items = [_Unit(i.id, i.kind, i.topic, SECONDS[i.kind], None) for i in standing.items]
+    overall = sum(recall.values()) / len(recall) if recall else 0.0
+    return overall, _topic_recall(standing, items, recall)
+
+
+def _topic_recall(standing: Standing, items: list[_Unit], recall: dict[str, float]) -> dict[str, float]:
+    out = {}
+    for topic in standing.topics:
+        mine = [u for u in items if u.topic == topic]
+        out[topic] = sum(recall[u.id] for u in mine) / len(mine) if mine else 0.0
+    return out
+
+
+def _lessons(standing: Standing, units: list[_Unit], simulation: _Simulation, moment: datetime,
+             steps: list[DatedStep], left: int) -> int:  # fmt: skip
+    """A mistake a grade named: the first item that explains it, today (the mistake was made: recall 0)."""
+    by_id = {u.id: u for u in units}
+    for lesson in standing.lessons:
+        unit = next((by_id[i] for i in lesson.unreviewed if i in by_id), None)
+        if unit is None or unit.seconds > left * 60:
+            continue
+        this = Text(t(f"advice.this.{unit.kind}", "en"), t(f"advice.this.{unit.kind}", "zh"))
+        command = f"normkata {'quiz' if unit.kind == 'question' else 'interview'} --id {unit.id}"
+        fields = {"kata": lesson.kata, "title": lesson.title, "this": this, "item": unit.id}
+        steps.append(DatedStep(command, _minutes([unit]), "advice.lesson", fields, 0.0, (unit.id,)))
+        left -= _minutes([unit])
+        simulation.review(unit, moment)
+    return left
+
+
+def _reviews(units: list[_Unit], simulation: _Simulation, moment: datetime, day: date, steps: list[DatedStep],
+             left: int) -> int:  # fmt: skip
+    """What FSRS has due at `moment`, lowest predicted recall on the day first, while minutes are left."""
+    due = sorted((u for u in units if simulation.due(u, moment)), key=lambda u: (simulation.recall(u), u.id))
+    items = [u for u in due if u.kind != "kata"]
+    chosen: list[_Unit] = []
+    for unit in items:
+        if _minutes([*chosen, unit]) <= left:
+            chosen.append(unit)
+    if chosen:
+        recall = sum(simulation.recall(u) for u in chosen) / len(chosen)
+        whole = len(chosen) == len(items) and len(chosen) <= REVIEW_DEFAULT
+        command = "normkata review" if whole else f"normkata review -n {len(chosen)}"
+        fields = {"n": len(chosen), "date": day.isoformat(), "recall": f"{recall:.0%}"}
+        steps.append(DatedStep(command, _minutes(chosen), "dated.review", fields, recall, tuple(u.id for u in chosen)))
+        left -= _minutes(chosen)
+        for unit in chosen:
+            simulation.review(unit, moment)
+    for unit in (u for u in due if u.kind == "kata"):
+        kata = unit.kata
+        if kata is None or kata.minutes > left:
+            continue
+        recall = simulation.recall(unit)
+        fields = {"kata": kata.title, "date": day.isoformat(), "recall": f"{recall:.0%}"}
+        steps.append(DatedStep(f"normkata review --kata {kata.id}", kata.minutes, "dated.kata_again", fields, recall,
+                               (unit.id,)))  # fmt: skip
+        left -= kata.minutes
+        simulation.review(unit, moment)
+    return left
+
+
+def _last_look(units: list[_Unit], simulation: _Simulation, moment: datetime, day: date, steps: list[DatedStep],
+               left: int) -> tuple[int, int]:  # fmt: skip
+    """The last evening: every item still under TARGET on the day, by name (they are not due yet,
+    so `review` would not serve them). Returns the minutes left and how many did not fit."""
+    slipping = sorted((u for u in units if u.card is not None and u.kind != "kata" and simulation.recall(u) < TARGET),
+                      key=lambda u: (simulation.recall(u), u.id))  # fmt: skip
+    groups: dict[str, list[_Unit]] = {"question": [], "card": []}
+    missed = 0
+    for unit in slipping:
+        tried = {**groups, unit.kind: [*groups[unit.kind], unit]}
+        if _chunked_minutes(tried) <= left:
+            groups = tried
+        else:
+            missed += 1
+    for kind, group in groups.items():
+        for start in range(0, len(group), IDS_PER_STEP):
+            chunk = group[start : start + IDS_PER_STEP]
+            recall = sum(simulation.recall(u) for u in chunk) / len(chunk)
+            ids = " ".join(f"--id {u.id}" for u in chunk)
+            command = f"normkata {'quiz' if kind == 'question' else 'interview'} {ids}"
+            fields = {"n": len(chunk), "date": day.isoformat(), "recall": f"{recall:.0%}"}
+            steps.append(DatedStep(command, _minutes(chunk), "dated.last_look", fields, recall,
+                                   tuple(u.id for u in chunk)))  # fmt: skip
+            left -= _minutes(chunk)
+            for unit in chunk:
+                simulation.review(unit, moment)
+    return left, missed
+
+
+def _chunked_minutes(groups: dict[str, list[_Unit]]) -> int:
+    """The minutes of the steps `_last_look` makes of `groups`: IDS_PER_STEP items a step."""
+    return sum(_minutes(g[i : i + IDS_PER_STEP]) for g in groups.values() for i in range(0, len(g), IDS_PER_STEP))
+
+
+def _new_material(standing: Standing, units: list[_Unit]) -> list[_Piece]:
+    """What is still to be met, in the order it is best met: katas started and not passed, then
+    each topic in the order of study with its unseen questions, its unrated cards and its katas."""
+    by_id = {u.id: u for u in units}
+    pieces = [_Piece("retry", k.topics[0] if k.topics else k.id, kata=k)
+              for k in standing.katas if k.status == "in progress"]  # fmt: skip
+    offered = {k.id for k in standing.katas if k.status != "not started"}
+    for topic in curriculum.ordered(standing.topics):
+        unseen = [by_id[i.id] for i in _in_study_order(standing.items, topic, "question") if by_id[i.id].card is None]
+        if unseen:
+            pieces.append(_Piece("question", topic, unseen))
+        unrated = [by_id[i.id] for i in _in_study_order(standing.items, topic, "card") if by_id[i.id].card is None]
+        if unrated:
+            pieces.append(_Piece("card", topic, unrated))
+        for kata in standing.katas:
+            home = curriculum.kata_home(kata.id, kata.topics, standing.topics)
+            if kata.id not in offered and home == topic:
+                offered.add(kata.id)
+                pieces.append(_Piece("kata", topic, kata=kata))
+    pieces += [_Piece("kata", k.topics[0] if k.topics else k.id, kata=k) for k in standing.katas if k.id not in offered]
+    return pieces
+
+
+def _in_study_order(items: Sequence[ItemStanding], topic: str, kind: str) -> list[ItemStanding]:
+    """A topic's items of `kind`, easy first (as a quiz of new questions draws them)."""
+    from normkata.content.model import DIFFICULTIES
+
+    mine = [i for i in items if i.topic == topic and i.kind == kind]
+    return sorted(mine, key=lambda i: DIFFICULTIES.index(i.difficulty) if i.difficulty in DIFFICULTIES else 1)
+
+
+def _learn(pieces: list[_Piece], simulation: _Simulation, moment: datetime, titles: dict[str, Text],
+           steps: list[DatedStep], left: int, share: int, late: bool = False) -> int:  # fmt: skip
+    """New material for one day: about `share` minutes of it (the rest spread over the days after),
+    never more than `left`, in the order of study. A piece too long for the day is cut (questions,
+    cards) or, a kata, keeps its place for a day with room while the pieces after it go on."""
+    spent, index = 0, 0
+    while index < len(pieces) and spent < share and left > 0:
+        piece = pieces[index]
+        room = min(left, share - spent)
+        if piece.kata is not None:
+            if piece.kata.minutes > left:
+                index += 1
+                continue
+            steps.append(_kata_step(piece))
+            pieces.pop(index)
+        else:
+            taken = [u for n, u in enumerate(piece.units) if _minutes(piece.units[: n + 1]) <= room]
+            if not taken and spent == 0 and _minutes(piece.units[:1]) <= left:
+                taken = piece.units[:1]  # a day's share shorter than one card still meets one
+            if not taken:
+                break
+            steps.append(_new_items_step(piece, taken, titles, late))
+            for unit in taken:
+                simulation.review(unit, moment)
+            piece.units = piece.units[len(taken) :]
+            if not piece.units:
+                pieces.pop(index)
+        used = steps[-1].minutes
+        spent, left = spent + used, left - used
+    return left
+
+
+def _kata_step(piece: _Piece) -> DatedStep:
+    kata = piece.kata
+    assert kata is not None
+    if piece.kind == "retry":
+        best = f"{kata.best or 0:.0%}"
+        fields: dict[str, object] = {"kata": kata.title, "best": best}
+        return DatedStep(f"normkata grade {kata.id}", kata.minutes, "advice.kata_retry", fields,
+                         items=(f"kata:{kata.id}",))
+    return DatedStep(f"normkata kata {kata.id}", kata.minutes, "advice.kata_new", {"kata": kata.title},
+                     items=(f"kata:{kata.id}",))
+
+
+def _new_items_step(piece: _Piece, taken: list[_Unit], titles: dict[str, Text], late: bool) -> DatedStep:
+    """A quiz of new questions or cards never rated; `late`: no session is left to review them."""
+    n = len(taken)
+    if piece.kind == "question":
+        command, key = f"normkata quiz --topic {piece.topic} --new -n {n}", "dated.new_questions"
+    else:
+        command, key = f"normkata interview --topic {piece.topic} --new -n {n}", "dated.new_cards"
+    key += ".late" if late else ""
+    title = titles.get(piece.topic, Text(piece.topic, piece.topic))
+    return DatedStep(command, _minutes(taken), key, {"topic": title, "n": n}, items=tuple(u.id for u in taken))

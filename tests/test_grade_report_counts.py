@@ -1,0 +1,55 @@
+"""One count between a grade's verdict and its table; skipped cases counted as cases in Chinese too."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from rich.console import Console
+
+from normkata.grading.contract import CaseResult, Category, GradeResult, Status
+from normkata.grading.report import render, render_compact
+
+
+def result(lang: str = "en") -> GradeResult:
+    """Issue 37's grade: 37 of 45 scored cases pass, two rules pass, 16 CUDA cases skipped."""
+    cases = [CaseResult(f"forward [{n}]", Category.FORWARD, Status.PASSED) for n in range(30)]
+    cases += [CaseResult(f"low precision [{n}]", Category.LOW_PRECISION, Status.PASSED) for n in range(7)]
+    cases += [CaseResult(f"low precision [f{n}]", Category.LOW_PRECISION, Status.FAILED, "off by 0.1")
+              for n in range(8)]  # fmt: skip
+    cases += [CaseResult(rule, Category.INTEGRITY, Status.PASSED) for rule in ("forbidden_api", "global_defaults")]
+    reason = "本机没有可用的 CUDA" if lang == "zh" else "CUDA is not available on this machine"
+    cases += [CaseResult(f"cuda [{n}]", Category.CUDA, Status.SKIPPED, reason) for n in range(16)]
+    return GradeResult("rmsnorm", "rmsnorm.py", cases, [], 7, "full", 1.0, "2.13.0", lang)
+
+
+def shown(render_with, graded: GradeResult) -> str:  # type: ignore[no-untyped-def]
+    console = Console(file=io.StringIO(), width=100, no_color=True, highlight=False)
+    render_with(console, graded)
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_the_table_adds_up_to_the_verdict() -> None:
+    """Issue 37: the verdict counted 37 of 45 while the table added up to 39 passed and 8 failed."""
+    text = shown(render, result())
+    assert "NOT YET: 37 of 45 cases pass." in text
+    cells = [[cell.strip() for cell in line.split("│")] for line in text.splitlines() if "│" in line]
+    rows = {row[0]: [int(n) if n else 0 for n in row[1:5]] for row in cells}
+    scored = [rows["forward fp32"], rows["low precision"]]
+    assert [sum(column) for column in zip(*scored, strict=True)][:2] == [37, 8]
+    assert rows["scored cases"][:2] == [37, 8]  # the verdict's count, on its own row
+    assert rows["rules (not scored)"][:2] == [2, 0]  # apart from it
+
+
+def test_watch_counts_the_rules_apart_too() -> None:
+    text = shown(render_compact, result())
+    counts = [tuple(map(int, pair)) for pair in re.findall(r"(\d+)/(\d+) [✓✗]", text)]
+    assert sum(good for good, _ in counts) == 37 and sum(total for _, total in counts) == 45
+    assert "rules (not scored) ✓" in text
+
+
+def test_skipped_cases_are_counted_as_cases_in_both_languages() -> None:
+    assert "Skipped: 16 case(s) (CUDA is not available on this machine)." in shown(render, result())
+    zh = shown(render, result("zh"))
+    assert "跳过：16 个用例（本机没有可用的 CUDA）。" in zh  # not "16 本机…" (16 machines)
+    assert "尚未通过：45 个用例中 37 个通过。" in zh
