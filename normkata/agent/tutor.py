@@ -163,12 +163,24 @@ class Tutor:
     # -- hints and the solution --------------------------------------------------------------------
 
     def hint(self, kata: str | None = None) -> Reply:
-        """The next hint, counted as taken (the last one again once every hint is taken)."""
+        """What `normkata hint` gives: the hint for the mistake the last grade named first, else the
+        next levelled hint, counted as taken; after a pass, that it passed (no hint taken)."""
+        from normkata.workbench.workflow import NamedHint, Passed
+
         with self._bench() as bench:
             chosen = bench.kata(kata, "hint")
-            (taken,), _none_left = bench.hints(chosen)
-        last = taken.level == taken.total
+            shown, none_left = bench.hints(chosen)
+        if isinstance(shown, Passed):
+            text = t("hint.passed", self.lang, kata=chosen.id)
+            return Reply({"kata": chosen.id, "passed": True, "hint": None}, text)
+        (taken,) = shown
         lines = [taken.heading(chosen.id, self.lang), taken.text]
+        if isinstance(taken, NamedHint):
+            lines.append(t("hint.named.more", self.lang, kata=chosen.id))
+            data = {"kata": chosen.id, "misconception": taken.misconception, "title": taken.title, "hint": taken.text,
+                    "last": False}  # fmt: skip
+            return Reply(data, "\n".join(lines))
+        last = taken.level == taken.total
         if last:
             lines.append(t("agent.hint.last", self.lang, kata=chosen.id))
         data = {"kata": chosen.id, "level": taken.level, "total": taken.total, "hint": taken.text, "last": last}
