@@ -72,8 +72,9 @@ def test_an_assistant_grades_hints_and_gets_the_solution_only_after_a_pass(runne
                 assert "class RMSNorm" not in text_of(refused) and "\n" not in text_of(refused)
 
                 hinted = await call("hint", kata="rmsnorm")
-                assert not hinted.is_error and hinted.structured_content["level"] == 1
-                assert text_of(hinted).startswith("Hint 1/3 for rmsnorm")
+                # As `normkata hint` after that grade: the hint for the mistake it named comes first.
+                assert not hinted.is_error and hinted.structured_content["misconception"] == "rms-eps-outside-sqrt"
+                assert "eps added outside the square root" in text_of(hinted).splitlines()[0]
 
                 shutil.copy(solutions_dir() / "rmsnorm.py", workspace / "rmsnorm.py")
                 read_back = await client.read_resource("normkata://katas/rmsnorm/file")
