@@ -100,12 +100,29 @@ def runner_environment(package_parent: Path = PACKAGE_PARENT) -> dict[str, str]:
             "PYTHONNOUSERSITE": "1"}  # fmt: skip
 
 
-def worker_environment() -> dict[str, str]:
-    """The worker runs in a neutral folder, so it must find normkata the way we did."""
-    path = os.pathsep.join(p for p in (str(PACKAGE_PARENT), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1",
-           "PYTHONSAFEPATH": "1"}  # fmt: skip
-    env.pop("PYTHONSTARTUP", None)
+#: What a worker keeps of the environment normkata runs in: what Python, torch, Triton, CUDA and
+#: the maths libraries under them read, and nothing else. The learner's code runs in the worker
+#: and can print what it sees into its own failure message, which reaches its report (and, in a
+#: class, the Gradescope output the student reads): a teacher's token, cloud credentials or CA
+#: paths in the grader's environment must not be there to see.
+WORKER_ENV_NAMES = frozenset({
+    "PATH", "LANG", "LANGUAGE", "TZ", "NORMKATA_SANDBOX",
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "LD_LIBRARY_PATH",
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+})  # fmt: skip
+WORKER_ENV_PREFIXES = ("LC_", "TRITON_")
+
+
+def worker_environment(host: dict[str, str] | None = None) -> dict[str, str]:
+    """The worker's whole environment: the allowlisted part of `host` (this process's), and what
+    the grader sets. The worker runs in a neutral folder, so it must find normkata (and torch)
+    the way we did: PYTHONPATH is ours, then the host's."""
+    host = dict(os.environ) if host is None else host
+    env = {name: value for name, value in host.items()
+           if name in WORKER_ENV_NAMES or name.startswith(WORKER_ENV_PREFIXES)}  # fmt: skip
+    path = os.pathsep.join(p for p in (str(PACKAGE_PARENT), host.get("PYTHONPATH", "")) if p)
+    env.update({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1",
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})  # fmt: skip
     if interprets_triton():
         env.setdefault("TRITON_INTERPRET", "1")
     return env
@@ -158,8 +175,6 @@ class ZygoteLauncher:
     """Forks workers from a zygote that has imported torch and the worker, and nothing more."""
 
     def __init__(self) -> None:
-        # The zygote inherits this process's environment when it starts, once.
-        os.environ.update(worker_environment())
         self.context = multiprocessing.get_context("forkserver")
         self.context.set_forkserver_preload(ZYGOTE_PRELOAD)
         from multiprocessing import forkserver
@@ -167,7 +182,16 @@ class ZygoteLauncher:
         from normkata.grading.sandbox import child_pids
 
         before = set(child_pids())
-        forkserver.ensure_running()
+        # The zygote inherits this process's environment when it starts, once, and every worker
+        # inherits the zygote's: it starts with the workers' environment alone, this one's is kept.
+        host = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(worker_environment(host))
+        try:
+            forkserver.ensure_running()
+        finally:  # the runner keeps its own, with the grader's settings as before (TRITON_INTERPRET, ...)
+            os.environ.update(host)
+            os.environ.update(worker_environment(host))
         self.helpers = frozenset(set(child_pids()) - before)  # the zygote and its resource tracker
 
     def start(self, request_read: int, reply_write: int, output_write: int) -> WorkerProcess:
