@@ -324,12 +324,17 @@ def _plain(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def _describe(t: torch.Tensor) -> TensorInfo:
+    """A tensor's facts as torch itself holds them: read through the C getters of the base tensor
+    type, so a learner's Tensor subclass whose `requires_grad` (or `shape`, `dtype`, `device`) is a
+    property saying something else is not believed; a Parameter is one by its type, not by
+    Parameter's `isinstance` (which accepts any tensor carrying `_is_param`)."""
+    base = vars(torch._C.TensorBase)  # the getset descriptors themselves (typed as values by torch's stubs)
     return TensorInfo(
-        shape=list(t.shape),
-        dtype=dtype_name(t.dtype),
-        device=t.device.type,
-        requires_grad=bool(t.requires_grad),
-        is_parameter=isinstance(t, torch.nn.Parameter),
+        shape=list(base["shape"].__get__(t)),
+        dtype=dtype_name(base["dtype"].__get__(t)),
+        device=base["device"].__get__(t).type,
+        requires_grad=bool(base["requires_grad"].__get__(t)),
+        is_parameter=torch.nn.Parameter in type(t).__mro__,
         value=_plain(t),
     )
 
