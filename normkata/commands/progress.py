@@ -310,8 +310,8 @@ def import_progress(file: Path, lang: str | None) -> None:
         document = read_document(file)
     except OSError as exc:
         raise InputError(t("transfer.unreadable", lang, path=file, why=exc.strerror or exc)) from None
-    except ValueError as exc:
-        raise InputError(t("transfer.invalid", lang, path=file, why=f"not JSON ({exc})")) from None
+    except TransferError as exc:
+        raise InputError(t("transfer.invalid", lang, path=file, why=exc)) from None
     store = open_store(on_damage=lambda d: report_damage(d, lang))
     try:
         added = import_document(store, document)

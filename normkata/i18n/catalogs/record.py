@@ -67,8 +67,8 @@ CATALOG = catalog(
             "已导入 {path}：没有新内容（所有记录都已存在）。",
         ),
         "transfer.invalid": Text(
-            "{path} is not a normkata progress file: {why}. Nothing was imported.",
-            "{path} 不是 normkata 进度文件：{why}。未导入任何内容。",
+            "{path}: {why}. Nothing was imported: the file is refused whole.",
+            "{path}：{why}。未导入任何内容：整个文件被拒绝。",
         ),
         "transfer.unreadable": Text("Cannot read {path}: {why}.", "无法读取 {path}：{why}。"),
         "transfer.unwritable": Text("Cannot write {path}: {why}.", "无法写入 {path}：{why}。"),
