@@ -208,7 +208,7 @@ def _show_loop(console: Console, report: Report, lang: str) -> None:
     if not report.katas_due and not report.met_this_week and not any(k.status == "passed" for k in report.katas):
         return  # nothing in the loop yet: no empty lines for a new learner
     if report.katas_due:
-        due = ", ".join(f"{k.kata} ({k.due[:10]})" for k in report.katas_due)
+        due = escape(", ".join(f"{k.kata} ({k.due[:10]})" for k in report.katas_due))
         console.print(t("dash.loop.katas_due", lang, katas=due))
     else:
         console.print(f"[muted]{t('dash.loop.katas_due.none', lang)}[/]")

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from normkata.record.store import Review, Store, iso, utcnow
+from normkata.record.values import stored_card
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -44,7 +45,8 @@ def schedule(
     from fsrs import Card, Rating
 
     stored = store.srs_card_json(item_id)
-    card = Card.from_json(stored) if stored else Card()
+    # A schedule nobody can use (a database edited by hand) starts over, as a first review would.
+    card = (stored_card(stored, f"srs {item_id}") if stored else None) or Card()
     before = int(card.state)
     card, log = scheduler(store.fsrs_parameters(), steps=steps).review_card(
         card, Rating(rating), review_datetime=now or utcnow(), review_duration=duration_ms
@@ -76,14 +78,15 @@ def preview(store: Store, item_id: str, now: datetime | None = None) -> dict[int
 def retrievability(
     card_jsons: dict[str, str], now: datetime | None = None, parameters: Sequence[float] | None = None
 ) -> dict[str, float]:
-    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed)."""
-    from fsrs import Card
-
+    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed);
+    an item whose card cannot be used is left out (noted once)."""
     fsrs_scheduler, moment = scheduler(parameters), now or utcnow()
-    return {
-        item: float(fsrs_scheduler.get_card_retrievability(Card.from_json(card), moment))
-        for item, card in card_jsons.items()
-    }
+    recall = {}
+    for item, text in card_jsons.items():
+        card = stored_card(text, f"srs {item}")
+        if card is not None:
+            recall[item] = float(fsrs_scheduler.get_card_retrievability(card, moment))
+    return recall
 
 
 def quiz_rating(correct: bool) -> int:

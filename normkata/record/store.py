@@ -10,7 +10,6 @@ read-only file, a full disk or a folder in the database's place is reported as w
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import weakref
@@ -21,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from normkata.errors import InputError
+from normkata.record import values
 from normkata.record.migrations import migrate
 
 #: How long a write waits for another process's transaction before giving up. Writers hold
@@ -197,9 +197,14 @@ class Store:
             self._save_srs(item_id, kind, topic, review)
 
     def fsrs_parameters(self) -> list[float] | None:
-        """The learner's own FSRS parameters (`review --optimize`), or None for fsrs's defaults."""
-        row = self.db.execute("SELECT parameters FROM fsrs_parameters ORDER BY id DESC LIMIT 1").fetchone()
-        return [float(value) for value in json.loads(row[0])] if row else None
+        """The learner's own FSRS parameters (`review --optimize`), or None for fsrs's defaults; the
+        latest fit fsrs can use (one it cannot, edited by hand, is skipped and noted)."""
+        for row_id, text in self.db.execute("SELECT id, parameters FROM fsrs_parameters ORDER BY id DESC"):
+            try:
+                return values.fsrs_parameters(text)
+            except values.BadValue as exc:
+                values.skip(f"fsrs_parameters #{row_id}", exc.under("parameters"))
+        return None
 
     def setting(self, name: str) -> str | None:
         """A setting the learner gave (`plan --until`'s date), or None."""

@@ -273,7 +273,7 @@ def import_document(store: Store, document: object, now: datetime | None = None)
             ids: dict[Any, int] = {}
             count = 0
             for row in checked.tables[table]:
-                values = {name: row.values.get(name) for name in columns}
+                values: dict[str, Any] = {name: row.values.get(name) for name in columns}
                 for column, target in references.items():
                     values[column] = mapped[target][values[column]]
                 if table == "kata_events" and values["kind"] == "review":

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import datetime, timedelta, timezone
 from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -71,8 +71,8 @@ def now_utc() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def moment(value: object, *, ahead: timedelta = SKEW, now: datetime | None = None) -> datetime:
-    """An ISO 8601 time with its zone, not before 2000 and at most `ahead` of `now`."""
+def moment(value: object, *, ahead: timedelta | None = SKEW, now: datetime | None = None) -> datetime:
+    """An ISO 8601 time with its zone, not before 2000 and at most `ahead` of `now` (None: any time after)."""
     if not isinstance(value, str) or len(value) > 64:
         raise BadValue(f"must be an ISO 8601 time with its time zone, got {shown(value)}")
     try:
@@ -84,7 +84,7 @@ def moment(value: object, *, ahead: timedelta = SKEW, now: datetime | None = Non
     now = now or now_utc()
     if parsed < EARLIEST:
         raise BadValue(f"must not be before {EARLIEST:%Y}, got {shown(value)}")
-    if parsed > now + ahead:
+    if ahead is not None and parsed > now + ahead:
         raise BadValue(f"is later than now ({now:%Y-%m-%d %H:%M} UTC), got {shown(value)}")
     return parsed
 
@@ -142,8 +142,13 @@ def _default_scheduler() -> Scheduler:
     return Scheduler()
 
 
-def fsrs_card(text: object, *, now: datetime | None = None) -> Card:
-    """An FSRS card as `srs.card_json` holds it, every field in range; a BadValue naming the field."""
+def fsrs_card(text: object, *, now: datetime | None = None, clock: bool = True) -> Card:
+    """An FSRS card as `srs.card_json` holds it, every field in range; a BadValue naming the field.
+
+    `clock`: its times are checked against `now` too (a review not later than now, a due date
+    within FSRS's longest interval), as for a file from elsewhere; a reader of this machine's own
+    record asks only whether fsrs can compute with the card.
+    """
     from fsrs import Card
 
     data = json_text(text, max_chars=CARD_MAX_CHARS, max_depth=1)
@@ -164,14 +169,23 @@ def fsrs_card(text: object, *, now: datetime | None = None) -> Card:
         _at("difficulty", number, data["difficulty"], *DIFFICULTY_RANGE)
     if (data["stability"] is None) != (data["difficulty"] is None):
         raise BadValue("must be set together with difficulty", "stability")
-    _at("due", moment, data["due"], ahead=HORIZON, now=now)
+    _at("due", moment, data["due"], ahead=HORIZON if clock else None, now=now)
     if data["last_review"] is not None:
-        _at("last_review", moment, data["last_review"], now=now)
+        _at("last_review", moment, data["last_review"], ahead=SKEW if clock else None, now=now)
     card = Card.from_dict(data)  # type: ignore[arg-type]  # checked above, key by key
     recall = _default_scheduler().get_card_retrievability(card, max(now, card.last_review or now))
     if not 0.0 <= float(recall) <= 1.0:  # pragma: no cover - the ranges above keep it in [0, 1]
         raise BadValue(f"gives a recall of {recall}", "stability")
     return card
+
+
+def stored_card(text: object, where: str) -> Card | None:
+    """A card of this machine's record as fsrs can use it; None (noted with `skip`) when it cannot."""
+    try:
+        return fsrs_card(text, clock=False)
+    except BadValue as exc:
+        skip(where, exc.under("card_json"))
+        return None
 
 
 def fsrs_parameters(text: object) -> list[float]:

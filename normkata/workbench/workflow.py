@@ -193,12 +193,12 @@ class Workbench:
         return self.log.status(kata.id).status == "passed"
 
     def solution_open(self, kata: Kata) -> bool:
-        """The one rule, for `solution` and watch's `s`: open once the kata has passed, ever,
-        unless it is being written again (a review) and has not passed in this round; closed,
-        showing it is giving up."""
-        from normkata.workbench.due import open_again
+        """The one rule, for `solution` and watch's `s`: open once the kata has passed a grade run on
+        this machine, unless it is being written again (a review) and has not passed here in this
+        round; closed, showing it is giving up. Attempts carried in by `progress import` never open it."""
+        from normkata.workbench.due import passed_here
 
-        return self.passed(kata) and not open_again(self.log.store, kata.id)
+        return passed_here(self.log.store, kata.id)
 
     def give_up(self, kata: Kata) -> None:
         self.log.event(kata.id, "gave_up")
