@@ -201,8 +201,9 @@ def fsrs_parameters(text: object) -> list[float]:
         _at(f"[{index}]", number, value, -1e6, 1e6)
     try:
         Scheduler(parameters=data)
-    except ValueError as exc:  # out of fsrs's bounds: its own message names the parameter
-        raise BadValue(str(exc).splitlines()[-1][:120]) from None
+    except ValueError as exc:  # out of fsrs's bounds: its own message names each parameter, first on line 2
+        lines = str(exc).splitlines()
+        raise BadValue(lines[min(1, len(lines) - 1)][:120]) from None
     return [float(value) for value in data]
 
 
