@@ -100,6 +100,12 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
 
         optimize_command(lang)
         return
+    if kata_name:  # its file and history folder, before a session is opened: a link is one line, nothing written
+        from normkata.content.katas import get_kata
+        from normkata.ui.options import workspace
+        from normkata.workbench.due import check_workspace
+
+        check_workspace(get_kata(kata_name, lang), workspace(), lang)
     practice = open_practice("review", lang)
     deadline = _deadline(practice)
     if kata_name:

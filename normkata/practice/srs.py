@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from normkata.record.store import Review, Store, iso, utcnow
-from normkata.record.values import stored_card
+from normkata.record.values import BadValue, moment, shown, skip, stored_card
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -80,12 +80,12 @@ def retrievability(
 ) -> dict[str, float]:
     """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed);
     an item whose card cannot be used is left out (noted once)."""
-    fsrs_scheduler, moment = scheduler(parameters), now or utcnow()
+    fsrs_scheduler, at = scheduler(parameters), now or utcnow()
     recall = {}
     for item, text in card_jsons.items():
         card = stored_card(text, f"srs {item}")
         if card is not None:
-            recall[item] = float(fsrs_scheduler.get_card_retrievability(card, moment))
+            recall[item] = float(fsrs_scheduler.get_card_retrievability(card, at))
     return recall
 
 
@@ -99,8 +99,13 @@ def due_cutoff(now: datetime | None = None) -> datetime:
 
 
 def when(due_iso: str, lang: str, now: datetime | None = None) -> str:
-    """A due date as the learner thinks of it: "now", "in 10 min", "in 3 days"."""
-    delta = datetime.fromisoformat(due_iso) - (now or utcnow())
+    """A due date as the learner thinks of it: "now", "in 10 min", "in 3 days" ("now" for one that
+    cannot be read: a row edited by hand, noted)."""
+    try:
+        delta = moment(due_iso, ahead=None) - (now or utcnow())
+    except BadValue as exc:
+        skip(f"srs due {shown(due_iso)}", exc)
+        delta = timedelta(0)
     minutes = delta.total_seconds() / 60
     if delta.total_seconds() < 30:
         return "now" if lang == "en" else "现在"

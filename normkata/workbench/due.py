@@ -222,25 +222,42 @@ def due_katas(store: Store, before: datetime) -> list[DueKata]:
     return [DueKata(escape_name(kata_of(str(row[0]))), escape_name(str(row[1]))) for row in rows]
 
 
-def keep_and_restart(store: Store, kata: Kata, workspace: Path) -> Path:
+HISTORY = "history"
+
+
+def check_workspace(kata: Kata, workspace: Path, lang: str) -> bool:
+    """What writing `kata` again will open, checked before anything is written: its file (True: the
+    learner's is there) and the history folder; an InputError for a link or a special file in either."""
+    from normkata.workbench import files
+
+    files.check_folder(workspace / HISTORY, lang)
+    return files.existing(workspace / kata.file, lang)
+
+
+def keep_and_restart(store: Store, kata: Kata, workspace: Path, lang: str = "en") -> Path:
     """Keep the learner's file (in the record, and as a copy under history/), write a fresh
-    starter in its place, and open a new round. Returns the file to write."""
+    starter in its place, and open a new round. Returns the file to write.
+
+    The file and the history folder are opened without following links (normkata.workbench.files):
+    a link in either place is refused with one line before anything is written.
+    """
+    from normkata.workbench import files
+
     target = workspace / kata.file
-    if open_again(store, kata.id) and target.is_file():
+    present = check_workspace(kata, workspace, lang)
+    if open_again(store, kata.id) and present:
         return target  # a round left unfinished goes on, with the learner's work in progress
     workspace.mkdir(parents=True, exist_ok=True)
     now = utcnow()
     last = store.db.execute("SELECT COALESCE(MAX(id), 0) FROM kata_attempts WHERE kata = ?", (kata.id,)).fetchone()[0]
     log = KataLog(store)
-    if target.is_file():
-        source = target.read_text(encoding="utf-8", errors="replace")
-        history = workspace / "history"
-        history.mkdir(exist_ok=True)
-        (history / f"{target.stem}.{now:%Y%m%dT%H%M%S}.py").write_text(source, encoding="utf-8")
+    if present:
+        source = files.read(target, lang)
+        files.write_in_folder(workspace / HISTORY, f"{target.stem}.{now:%Y%m%dT%H%M%S}.py", source, lang)
         with store.transaction():
             store.db.execute("INSERT INTO kata_kept (kata, file, source, kept_at) VALUES (?, ?, ?, ?)",
                              (kata.id, str(target), source, iso(now)))  # fmt: skip
-    target.write_text(kata.starter.read_text(encoding="utf-8"), encoding="utf-8")
+    files.write(target, kata.starter.read_text(encoding="utf-8"), lang, replace=True)
     log.event(kata.id, "review", json.dumps({"after_attempt": int(last)}))
     return target
 
@@ -282,7 +299,7 @@ def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total:
     console.print()
     header = t("loop.kata_header", lang, i=index, n=total)
     console.rule(f"[heading]{header}[/]  [quiz.meta]{escape(kata.title.get(lang))}[/]")
-    target = keep_and_restart(practice.store, kata, workspace)
+    target = keep_and_restart(practice.store, kata, workspace, lang)
     console.print(t("loop.kata_again", lang, path=target, kata=kata.id))
     log = KataLog(practice.store)
     while True:

@@ -62,8 +62,13 @@ class Workbench:
     # -- which kata, which file ------------------------------------------------------------------
 
     def kata(self, name: str | None, command: str) -> Kata:
-        """NAME, else the kata worked on last; an InputError when there is neither."""
-        return self._named(name, lambda: t("kata.none_yet", self.lang, command=command))
+        """NAME, else the kata worked on last; an InputError when there is neither, or when its
+        workspace file is a link or a special file (hint and solution: said before anything is counted)."""
+        from normkata.workbench import files
+
+        chosen = self._named(name, lambda: t("kata.none_yet", self.lang, command=command))
+        files.existing(self.file(chosen), self.lang)
+        return chosen
 
     def gradeable(self, name: str | None) -> Kata:
         """As `kata` (for grade and watch), and its optional extras installed (kernel katas need Triton)."""
@@ -86,8 +91,10 @@ class Workbench:
     def learner_file(self, kata: Kata, given: Path | None) -> Path:
         """--file, else the workspace's file; an InputError with advice that fits what was typed
         when it is not there (--file: a path to check and a file nearby; none: the kata to start)."""
+        from normkata.workbench import files
+
         target = given or self.file(kata)
-        if target.is_file():
+        if files.existing(target, self.lang):  # a link, dangling or not: one line, exit 2
             return target
         if given is None:
             raise InputError(t("grade.no_file", self.lang, path=target, kata=kata.id))
@@ -107,11 +114,13 @@ class Workbench:
 
     def start(self, kata: Kata, force: bool = False) -> Started:
         """Write the starter (never over the learner's file without `force`), and count it as started."""
+        from normkata.workbench import files
+
         target = self.file(kata)
-        written = force or not target.exists()
+        written = force or not files.existing(target, self.lang)  # a link is refused, never written through
         if written:
             self.workspace.mkdir(parents=True, exist_ok=True)
-            target.write_text(kata.starter.read_text(encoding="utf-8"), encoding="utf-8")
+            files.write(target, kata.starter.read_text(encoding="utf-8"), self.lang, replace=force)
         guide = write_agents_guide(self.workspace, self.lang) if written else None
         self.log.event(kata.id, "started", str(target))
         return Started(target, written, guide)
@@ -133,7 +142,9 @@ class Workbench:
         katas = load_katas()[0]
         ids = [k.id for k in katas]
         following = katas[(ids.index(kata.id) + 1) % len(katas)] if kata.id in ids else katas[0]
-        return following, None if self.file(following).exists() else self.start(following)
+        from normkata.workbench import files
+
+        return following, None if files.existing(self.file(following), self.lang) else self.start(following)
 
     def take_hint(self, kata: Kata) -> Hint:
         return self.log.take_hint(kata, self.lang)
