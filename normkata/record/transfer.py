@@ -26,14 +26,13 @@ the rest of the file.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from normkata.content.reading import RefusedFile, read_regular
 from normkata.content.suite_names import cases_by_id
 from normkata.record.fields import COLUMNS, check_row
 from normkata.record.migrations import MIGRATIONS
@@ -120,25 +119,15 @@ def read_document(path: Path) -> object:
     """The parsed file; a TransferError when it is no file to read (a FIFO, a device, too large, too
     deeply nested, not UTF-8, not JSON); OSError when it cannot be opened, for the caller to report.
 
-    Opened without blocking (a FIFO answers at once) and sized on its descriptor before a byte is read.
+    Opened without blocking (a FIFO answers at once) and sized on its descriptor before a byte is read
+    (normkata.content.reading).
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise TransferError("not a regular file (a FIFO, a device or a folder)")
-        if info.st_size > MAX_FILE_BYTES:
-            raise TransferError(f"larger than {MAX_FILE_BYTES // 2**20} MiB ({info.st_size} bytes)")
-        chunks, size = [], 0
-        while chunk := os.read(fd, 1 << 20):
-            size += len(chunk)
-            if size > MAX_FILE_BYTES:  # it grew while being read
-                raise TransferError(f"larger than {MAX_FILE_BYTES // 2**20} MiB")
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
+        data = read_regular(path, MAX_FILE_BYTES)
+    except RefusedFile as exc:
+        raise TransferError(str(exc)) from None
     try:
-        text = b"".join(chunks).decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise TransferError(f"not UTF-8 (byte {exc.start})") from None
     try:

@@ -91,10 +91,15 @@ class Workbench:
     def learner_file(self, kata: Kata, given: Path | None) -> Path:
         """--file, else the workspace's file; an InputError with advice that fits what was typed
         when it is not there (--file: a path to check and a file nearby; none: the kata to start)."""
+        from normkata.grading.source import check_source
         from normkata.workbench import files
 
         target = given or self.file(kata)
-        if files.existing(target, self.lang):  # a link, dangling or not: one line, exit 2
+        if given is None and files.existing(target, self.lang):  # a link, dangling or not: one line, exit 2
+            return target
+        if given is not None and target.is_symlink():
+            check_source(target)  # --file: refused in the grader's own words, as a submission is
+        if given is not None and target.is_file():
             return target
         if given is None:
             raise InputError(t("grade.no_file", self.lang, path=target, kata=kata.id))
