@@ -433,3 +433,27 @@ def test_importing_the_same_file_again_costs_no_statement_per_row(tmp_path: Path
     assert first.rows["sessions"] == 2000 and first.rows["answers"] == 2000
     assert second.nothing
     assert len(statements) < 60, statements[:80]
+
+
+# -- the rules are the schema's -----------------------------------------------------------------------------
+
+
+def test_every_column_of_every_table_imported_has_a_rule(tmp_path: Path) -> None:
+    """A migration that adds a column adds its rule (record/fields.py); a NOT NULL column without a
+    default is never optional in a file."""
+    from normkata.grading.source import MAX_SOURCE_BYTES
+    from normkata.record.fields import COLUMNS, SOURCE_CHARS
+    from normkata.record.transfer import SCHEDULES, TABLES
+
+    store = Store(tmp_path / "normkata.db")
+    try:
+        assert set(COLUMNS) == {*TABLES, SCHEDULES}
+        for table, rules in COLUMNS.items():
+            columns = store.db.execute(f"PRAGMA table_info({table})").fetchall()
+            assert set(rules) == {c["name"] for c in columns}, table
+            for column in columns:
+                if column["notnull"] and column["dflt_value"] is None:
+                    assert not rules[column["name"]].nullable, (table, column["name"])
+    finally:
+        store.close()
+    assert SOURCE_CHARS == MAX_SOURCE_BYTES  # a kept file is one the grader could read
