@@ -393,17 +393,20 @@ def test_an_imported_pass_does_not_end_a_round_of_writing_it_again(exported: Doc
     assert "Solution not shown" in result.stdout
 
 
-def test_texts_from_a_file_reach_the_terminal_escaped(exported: Document, runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_texts_from_a_file_reach_the_terminal_escaped(exported: Document, runner, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """A title is free text: an escape sequence in it is data, shown as `\\x1b`, never obeyed."""
     document = copy.deepcopy(exported)
     document["tables"]["kata_attempts"][0]["diagnosis"] = json.dumps(
-        [{"id": "not-a-suite-misconception", "title": "\x1b]0;owned\x07\x1b[2Jcleared"}])
+        [{"id": "not-a-suite-misconception", "title": "\x1b]0;owned\x07\x1b[2Jcleared [bold]as typed[/bold]"}])
     document["tables"]["kata_attempts"][0]["cases"] = json.dumps({"\x1b[31mred": "failed"})
     assert invoke(runner, ["progress", "import", str(write(tmp_path / "p.json", document))]).exit_code == 0
     for command in (["history"], ["history", "rmsnorm", "--diff"], ["progress"], ["next"]):
         result = invoke(runner, command)
         assert result.exit_code == 0 and "\x1b" not in result.output, command
-    assert "\\x1b]0;owned" in invoke(runner, ["history"]).stdout.replace("\n", "")
+    monkeypatch.setenv("COLUMNS", "400")  # the title on one line of the table
+    shown = invoke(runner, ["history"]).stdout
+    assert "\\x1b]0;owned" in shown and "[bold]as typed[/bold]" in shown  # markup shown as typed, not obeyed
 
 
 # -- re-import is linear ----------------------------------------------------------------------------------

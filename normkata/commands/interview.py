@@ -183,13 +183,15 @@ def _on_the_day(practice: Practice, day: date, item_ids: list[str]) -> None:
 
 def _closing(practice: Practice, item_ids: list[str]) -> None:
     """When the items just practised come back, then the `Next:` line quiz and grade print."""
+    from rich.markup import escape
+
     from normkata.advice.advisor import next_step_line
     from normkata.practice.srs import comes_back
 
     back = comes_back(practice.store, item_ids, practice.lang)
     if back:
         practice.console.print(f"[muted]{back}[/]")
-    practice.console.print(f"[next]{next_step_line(practice.lang)}[/]")
+    practice.console.print(f"[next]{escape(next_step_line(practice.lang))}[/]")
 
 
 def _more_practice(practice: Practice) -> None:

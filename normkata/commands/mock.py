@@ -104,9 +104,11 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
         _scorecard(practice, mock_id, used)
     else:
         practice.console.print(t("mock.nothing", lang))
+    from rich.markup import escape
+
     from normkata.advice.advisor import next_step_line
 
-    practice.console.print(f"[next]{next_step_line(lang)}[/]")
+    practice.console.print(f"[next]{escape(next_step_line(lang))}[/]")
 
 
 def _finish(log: MockLog, mock_id: int, given: list[Given], started: float) -> int | None:
