@@ -102,8 +102,7 @@ def when(*, nullable: bool = False, schedule: bool = False) -> Column:
     `schedule`, when a review is due (up to FSRS's longest interval ahead); stored in UTC."""
 
     def check(value: object, now: datetime) -> str:
-        found = moment(value, ahead=HORIZON, now=now) if schedule else moment(value, now=now)
-        return _iso(found)
+        return iso(moment(value, ahead=HORIZON, now=now) if schedule else moment(value, now=now))
 
     return Column(check, nullable)
 
@@ -116,10 +115,6 @@ def json_column(shape: Callable[[object], None], *, nullable: bool = False) -> C
         return str(value)
 
     return Column(check, nullable)
-
-
-def _iso(found: datetime) -> str:
-    return iso(found)
 
 
 def _parameters(value: object, _now: datetime) -> str:
