@@ -217,16 +217,18 @@ def _at(field: str, check: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 # -- rows a reader could not use -------------------------------------------------------------------
 
-_SKIPPED: list[str] = []
+#: Each row once, in the order met (a dict as an ordered set: a watch that meets the same row on
+#: every save keeps one entry).
+_SKIPPED: dict[str, None] = {}
 
 
 def skip(where: str, problem: object) -> None:
     """Note a stored row a reader left out (`where`: "srs rms-formula"), to be reported once."""
-    _SKIPPED.append(f"{where}: {problem}")
+    _SKIPPED[f"{where}: {problem}"] = None
 
 
 def take_skipped() -> list[str]:
-    """The rows noted since the last call, each once, in the order met; the list is emptied."""
-    found = list(dict.fromkeys(_SKIPPED))
+    """The rows noted since the last call, each once, in the order met; the notes are emptied."""
+    found = list(_SKIPPED)
     _SKIPPED.clear()
     return found
