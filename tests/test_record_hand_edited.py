@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,8 @@ READERS: list[tuple[list[str], str | None]] = [
     (["progress", "--json"], None),
     (["next"], None),
     (["plan", "--minutes", "60"], None),
+    (["plan", "--until", (date.today() + timedelta(days=10)).isoformat()], None),  # remembered: the dated plan
+    (["progress"], None),  # again, now with an interview date: the recall on the day
     (["review", "-n", "3"], ""),
     (["quiz", "--id", "rms-formula"], "1\n"),
     (["interview", "--id", "card-why-rmsnorm"], "\n3\n"),
@@ -88,6 +90,12 @@ EDITS: list[tuple[str, str]] = [
     ("escape sequences in ids", "UPDATE kata_attempts SET kata = 'rmsnorm\x1b[2J\x1b]0;owned\x07', "
                                 "diagnosis = '[{\"id\": \"x\x1b[31m\", \"title\": \"\x1b[2Jred\"}]', "
                                 "cases = '{\"\x1b[2Jcase\": \"failed\"}'"),
+    ("interview in 9999", "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
+                          "('interview_date', '9999-12-31', '2024-01-01T00:00:00+00:00')"),
+    ("interview date not a date", "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
+                                  "('interview_date', 'soon', '2024-01-01T00:00:00+00:00')"),
+    ("minutes a day beyond a day", "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
+                                   "('minutes_per_day', '99999999999', '2024-01-01T00:00:00+00:00')"),
     ("unknown kata due", "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
                          "('kata:\x1b[2Jnope', 'kata', 'x', '" + json.dumps(GOOD_CARD) + "', '2024-01-10T00:00:00+00:00')"),
     ("unknown item due", "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
@@ -95,7 +103,13 @@ EDITS: list[tuple[str, str]] = [
 ]
 
 
-NOTED = {'card not json', 'card negative stability', 'card nan difficulty', 'card naive due', 'card missing keys', 'card is a list', 'parameters nan', 'parameters short', 'parameters text', 'attempt diagnosis not json', 'attempt diagnosis of numbers', 'attempt diagnosis id a number', 'round detail not json', 'round detail a list', 'mock seconds text', 'escape sequences in ids'}
+NOTED = {
+    "card not json", "card negative stability", "card nan difficulty", "card naive due", "card missing keys",
+    "card is a list", "parameters nan", "parameters short", "parameters text", "attempt diagnosis not json",
+    "attempt diagnosis of numbers", "attempt diagnosis id a number", "round detail not json", "round detail a list",
+    "mock seconds text", "escape sequences in ids", "interview in 9999", "interview date not a date",
+    "minutes a day beyond a day",
+}
 
 
 @pytest.fixture(autouse=True)

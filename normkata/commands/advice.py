@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from normkata.advice.deadline import MINUTES_PER_DAY
 from normkata.errors import InputError
 from normkata.ui.options import current_lang, lang_option
 
@@ -78,7 +79,7 @@ def next_command(as_json: bool, lang: str | None) -> None:
               help="Minutes for one sitting now, at least 1 (with an interview date: today's minutes).")  # fmt: skip
 @click.option("--until", "until", metavar="DATE", default=None,
               help="Plan every day to your interview on DATE (YYYY-MM-DD); remembered. `--until none` forgets it.")
-@click.option("--minutes-per-day", type=click.IntRange(min=5, max=720), default=None,
+@click.option("--minutes-per-day", type=click.IntRange(*MINUTES_PER_DAY), default=None,
               help="Minutes each day toward the interview (default: your habit of the last two weeks, else 45).")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"until", "days": [{"date", "minutes", "steps"}]}; with --minutes {"steps": [...]}.')

@@ -152,11 +152,14 @@ def diagnosis_shape(value: object) -> None:
     if not isinstance(value, list) or len(value) > MAX_CASES:
         raise BadValue(f"must be a list of misconceptions, got {shown(value)}")
     for index, named in enumerate(value):
-        ok = (isinstance(named, dict) and set(named) <= {"id", "title"} and isinstance(named.get("id"), str)
+        cases = named.get("cases", 0) if isinstance(named, dict) else None
+        ok = (isinstance(named, dict) and set(named) <= {"id", "title", "cases"} and isinstance(named.get("id"), str)
               and bool(ID_PATTERN.match(named["id"])) and len(named["id"]) <= ID_CHARS
-              and isinstance(named.get("title", ""), str) and len(named.get("title", "")) <= TITLE_CHARS)  # fmt: skip
+              and isinstance(named.get("title", ""), str) and len(named.get("title", "")) <= TITLE_CHARS
+              and isinstance(cases, int) and not isinstance(cases, bool) and 0 <= cases <= MAX_CASES)  # fmt: skip
         if not ok:
-            raise BadValue(f'must be {{"id": a misconception id, "title": text}}, got {shown(named)}', f"[{index}]")
+            raise BadValue(f'must be {{"id": a misconception id, "title": text, "cases": a count}}, got {shown(named)}',
+                           f"[{index}]")
 
 
 def made_shape(value: object) -> None:
