@@ -100,6 +100,8 @@ class LazyGroup(SuggestingGroup):
             if one_line is None:
                 raise
             raise one_line from None
+        finally:
+            _report_skipped_rows()
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
@@ -179,6 +181,19 @@ def _one_line_error(exc: Exception) -> click.ClickException | None:
         where = f"{exc.filename}: " if exc.filename else ""
         return OneLineError(f"{where}{exc.strerror or exc}")
     return None
+
+
+def _report_skipped_rows() -> None:
+    """Rows of the progress database a reader could not use (edited by hand): said once, after the command."""
+    values = sys.modules.get("normkata.record.values")
+    skipped = values.take_skipped() if values is not None else []
+    if skipped:
+        from normkata.grading.text import escape_name
+        from normkata.i18n import t
+        from normkata.ui.options import safe_lang
+
+        first = escape_name(skipped[0])[:300]
+        click.echo(t("store.skipped", safe_lang(), n=len(skipped), first=first), err=True)
 
 
 def _harden_streams() -> None:

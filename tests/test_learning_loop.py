@@ -400,10 +400,10 @@ def test_import_merges_into_an_existing_record_and_keeps_the_later_schedule(
         ('{"format": "normkata-progress", "version": 99, "schema": [], "tables": {}}', "version 99"),
         ('{"format": "normkata-progress", "version": 1, "schema": ["m999_future"], "tables": {}}', "newer normkata"),
         ('{"format": "normkata-progress", "version": 1, "schema": [], "tables": {"answers": [{"id": 1, '
-         '"session_id": 9, "item_id": "q", "topic": "t", "given": "A", "correct": 1, "answered_at": "x"}]}}',
-         "session_id 9 is not in sessions"),
+         '"session_id": 9, "item_id": "q", "topic": "t", "given": "A", "correct": 1, '
+         '"answered_at": "2024-01-01T00:00:00+00:00"}]}}', "answers[0].session_id: 9 is not in sessions"),
         ('{"format": "normkata-progress", "version": 1, "schema": [], "tables": {"sessions": [{"id": 1, '
-         '"kind": 3, "lang": "en", "started_at": "x"}]}}', "kind should be text"),
+         '"kind": 3, "lang": "en", "started_at": "2024-01-01T00:00:00+00:00"}]}}', "sessions[0].kind: must be text, got 3"),
     ],
 )
 def test_import_validates_the_whole_file_first(runner, tmp_path: Path, document: str, why: str) -> None:  # type: ignore[no-untyped-def]

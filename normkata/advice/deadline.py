@@ -22,6 +22,8 @@ INTERVIEW_HOUR = 9
 SESSION_HOUR = 19
 #: The furthest date a plan reaches: a year of days is already more than anyone reads.
 MAX_DAYS = 366
+#: Minutes a day a learner may give (`plan --minutes-per-day`).
+MINUTES_PER_DAY = (5, 720)
 #: A habit is the median minutes of the study days among the last HABIT_DAYS, once there are HABIT_MIN of them.
 HABIT_DAYS, HABIT_MIN = 14, 3
 #: A session left open (the terminal closed) counts for at most this long.
@@ -64,17 +66,29 @@ def parse_until(text: str, now: datetime) -> date | None:
     return day
 
 
-def load(store: Store) -> Deadline | None:
-    """The remembered interview date (a value that is not a date is ignored, never fatal)."""
+def load(store: Store, now: datetime | None = None) -> Deadline | None:
+    """The remembered interview date, held to what `--until` accepts: a value that is not a date, or
+    a date further than MAX_DAYS ahead (a settings row edited by hand: a plan to 9999 would never
+    end), is ignored and noted, never fatal; so are minutes a day outside MINUTES_PER_DAY."""
+    from normkata.record.values import shown, skip
+
     stored = store.setting(SETTING_DATE)
     if stored is None:
         return None
     try:
         day = date.fromisoformat(stored)
-    except ValueError:
+    except (TypeError, ValueError):
+        skip(f"settings {SETTING_DATE}", f"must be a date (YYYY-MM-DD), got {shown(stored)}")
+        return None
+    if (day - today(now or datetime.now(timezone.utc))).days > MAX_DAYS:
+        skip(f"settings {SETTING_DATE}", f"must be at most {MAX_DAYS} days ahead, got {shown(stored)}")
         return None
     minutes = store.setting(SETTING_MINUTES)
-    return Deadline(day, int(minutes) if minutes and minutes.isdigit() and int(minutes) > 0 else None)
+    low, high = MINUTES_PER_DAY
+    usable = minutes is not None and minutes.isdigit() and len(minutes) <= 4 and low <= int(minutes) <= high
+    if minutes is not None and not usable:
+        skip(f"settings {SETTING_MINUTES}", f"must be {low} to {high}, got {shown(minutes)}")
+    return Deadline(day, int(minutes) if usable and minutes is not None else None)
 
 
 def remember(store: Store, deadline: Deadline | None) -> None:

@@ -206,7 +206,7 @@ def storage_facts(report: Report, workspace: str | None) -> dict[str, Any]:
     from normkata.content.bank import bank_files, load_bank
     from normkata.errors import InputError
     from normkata.paths import database_path, quizzes_dir, state_dir, workspace_dir
-    from normkata.record.store import integrity_problem
+    from normkata.record.store import StoreError, check_database_file
 
     database = database_path()
     facts: dict[str, Any] = {
@@ -217,14 +217,14 @@ def storage_facts(report: Report, workspace: str | None) -> dict[str, Any]:
         "bank_cache": "absent",
         "workspace": str(workspace_dir(workspace)),
     }
-    if database.exists():
-        damage = integrity_problem(database)
-        facts["database_check"] = damage or "ok"
-        if damage:
-            report.problems.append(Problem(
-                f"progress database {database} is damaged: {damage}",
-                "run any normkata command: it sets the damaged file aside and starts a new one "
-                "(the old file is kept beside it as normkata.db.damaged-<time>)"))  # fmt: skip
+    try:
+        check_database_file(database)  # the store's own check, before SQLite opens it (a FIFO would hang)
+    except StoreError as exc:
+        facts["database_check"] = "not a database file"
+        report.problems.append(Problem(f"progress database: {exc}", "move it away (normkata then starts a fresh "
+                                                                      "database), or set NORMKATA_HOME"))
+    else:
+        _check_database(report, facts, database)
     folder = quizzes_dir()
     try:
         if cache.read(folder, cache.key(folder, bank_files(folder))) is not None:
@@ -236,6 +236,21 @@ def storage_facts(report: Report, workspace: str | None) -> dict[str, Any]:
         facts["bank_cache"] = "bank invalid"
         report.problems.append(Problem(f"question bank: {exc}", f"run `normkata content check {folder}`"))
     return facts
+
+
+def _check_database(report: Report, facts: dict[str, Any], database: Path) -> None:
+    """SQLite's integrity check of the database file, when there is one."""
+    from normkata.record.store import integrity_problem
+
+    if not database.exists():
+        return
+    damage = integrity_problem(database)
+    facts["database_check"] = damage or "ok"
+    if damage:
+        report.problems.append(Problem(
+            f"progress database {database} is damaged: {damage}",
+            "run any normkata command: it sets the damaged file aside and starts a new one "
+            "(the old file is kept beside it as normkata.db.damaged-<time>)"))  # fmt: skip
 
 
 def terminal_facts() -> dict[str, Any]:

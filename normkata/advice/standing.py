@@ -13,6 +13,7 @@ from normkata.content.model import Text
 from normkata.practice.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
 from normkata.record.attempts import KataLog
 from normkata.record.store import Store, iso, utcnow
+from normkata.record.values import stored_card
 from normkata.workbench.due import DueKata, due_katas
 from normkata.workbench.due import item_id as kata_item
 from normkata.workbench.lessons import Lesson, load_links, pending_lessons
@@ -87,7 +88,9 @@ class Standing:
 def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Standing:
     moment = now or utcnow()
     answers, ratings, lapses = store.latest_answers(), store.latest_ratings(), store.lapses()
-    schedules = {row["item_id"]: row for row in store.srs_states()}
+    # A schedule whose card fsrs cannot use (edited by hand) is left out, as if never reviewed, and noted.
+    schedules = {row["item_id"]: row for row in store.srs_states()
+                 if stored_card(row["card_json"], f"srs {row['item_id']}") is not None}  # fmt: skip
     parameters = store.fsrs_parameters()
     recall = retrievability({item: row["card_json"] for item, row in schedules.items()}, moment, parameters)
 

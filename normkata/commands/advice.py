@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from normkata.advice.deadline import MINUTES_PER_DAY
 from normkata.errors import InputError
 from normkata.ui.options import current_lang, lang_option
 
@@ -51,6 +52,8 @@ def next_command(as_json: bool, lang: str | None) -> None:
       normkata next
       normkata next --json
     """
+    from rich.markup import escape
+
     from normkata.advice.advisor import next_for
     from normkata.i18n import t
     from normkata.ui.terminal import make_console
@@ -68,7 +71,7 @@ def next_command(as_json: bool, lang: str | None) -> None:
             shown["until"] = standing.deadline.day.isoformat()
         click.echo(json.dumps(shown, ensure_ascii=False))
         return
-    make_console().print(f"[next]{t('dash.next', lang, cmd=step.shown(lang), why=step.why(lang))}[/]")
+    make_console().print(f"[next]{escape(t('dash.next', lang, cmd=step.shown(lang), why=step.why(lang)))}[/]")
 
 
 @click.command()
@@ -76,7 +79,7 @@ def next_command(as_json: bool, lang: str | None) -> None:
               help="Minutes for one sitting now, at least 1 (with an interview date: today's minutes).")  # fmt: skip
 @click.option("--until", "until", metavar="DATE", default=None,
               help="Plan every day to your interview on DATE (YYYY-MM-DD); remembered. `--until none` forgets it.")
-@click.option("--minutes-per-day", type=click.IntRange(min=5, max=720), default=None,
+@click.option("--minutes-per-day", type=click.IntRange(*MINUTES_PER_DAY), default=None,
               help="Minutes each day toward the interview (default: your habit of the last two weeks, else 45).")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"until", "days": [{"date", "minutes", "steps"}]}; with --minutes {"steps": [...]}.')
@@ -144,6 +147,7 @@ def plan(minutes: int | None, until: str | None, minutes_per_day: int | None, as
 
 
 def _one_sitting(console: Console, standing: Standing, minutes: int, as_json: bool, lang: str) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from normkata.advice.advisor import plan as make_plan
@@ -162,7 +166,7 @@ def _one_sitting(console: Console, standing: Standing, minutes: int, as_json: bo
     table.add_column(t("plan.col.minutes", lang), justify="right")
     table.add_column(t("plan.col.why", lang))
     for number, step in enumerate(steps, start=1):
-        table.add_row(str(number), step.shown(lang), str(step.minutes), step.why(lang))
+        table.add_row(str(number), step.shown(lang), str(step.minutes), escape(step.why(lang)))
     console.print(table)
     console.print(t("plan.total", lang, used=sum(s.minutes for s in steps), minutes=minutes))
 

@@ -101,7 +101,7 @@ def grade(
         if result.passed and not select:
             from normkata.advice.advisor import next_step_line
 
-            console.print(f"[next]{next_step_line(lang)}[/]")
+            console.print(f"[next]{escape(next_step_line(lang))}[/]")
     raise click.exceptions.Exit(0 if result.passed else 1)
 
 

@@ -62,7 +62,6 @@ def history(name: str | None, show_diff: bool, lang: str | None) -> None:
 
 
 def _show_list(console: Console, attempts: list[Attempt], lang: str) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     from normkata.i18n import t
@@ -73,30 +72,30 @@ def _show_list(console: Console, attempts: list[Attempt], lang: str) -> None:
         table.add_column(t(key, lang), justify="right" if key == "history.col.seed" else "left")
     table.add_column(t("history.col.misconceptions", lang))
     for a in attempts:
-        score = f"[kata.pass]{a.score}/{a.max_score} ✓[/]" if a.passed else f"{a.score}/{a.max_score}"
+        score = _shown(f"{a.score}/{a.max_score}")
+        score = f"[kata.pass]{score} ✓[/]" if a.passed else score
         seed = "-" if a.seed is None else str(a.seed)
-        table.add_row(str(a.id), a.kata, _when(a), score, seed, escape(", ".join(a.titles(lang))) or "-")
+        table.add_row(str(a.id), _shown(a.kata), _when(a), score, seed, _shown(", ".join(a.titles(lang))) or "-")
     console.print(table)
 
 
 def _show_diff(console: Console, attempts: list[Attempt], lang: str) -> None:
-    from rich.markup import escape
-
     from normkata.i18n import t
     from normkata.record.attempts import base_for, diff
 
     latest = attempts[-1]
     found = base_for(attempts)
     if found is None:
-        console.print(t("history.diff.one", lang, kata=latest.kata))
+        console.print(t("history.diff.one", lang, kata=_shown(latest.kata)))
         return
     base, base_passed = found
     changes: Diff | None = diff(latest, base, base_passed)
     # The latest attempt's own verdict: "no pass yet" beside a pass would contradict its score.
     verdict = "passed" if latest.passed else "not_passed" if base_passed else "no_pass"
     fields = {
-        "kata": latest.kata, "id": latest.id, "when": _when(latest), "score": f"{latest.score}/{latest.max_score}",
-        "base": base.id, "base_when": _when(base), "base_score": f"{base.score}/{base.max_score}",
+        "kata": _shown(latest.kata), "id": latest.id, "when": _when(latest),
+        "score": _shown(f"{latest.score}/{latest.max_score}"),
+        "base": base.id, "base_when": _when(base), "base_score": _shown(f"{base.score}/{base.max_score}"),
         "verdict": t(f"history.diff.verdict.{verdict}", lang),
     }  # fmt: skip
     key = "history.diff.against_pass" if base_passed else "history.diff.against_previous"
@@ -108,22 +107,32 @@ def _show_diff(console: Console, attempts: list[Attempt], lang: str) -> None:
         console.print(f"[kata.fail]{t('history.diff.failing', lang, n=len(changes.newly_failing))}[/]")
         for case, status in changes.newly_failing:
             shown = t(f"history.status.{status}", lang)
-            console.print(f"  ✗ {escape(latest.case(case, lang))} ({shown})", soft_wrap=True)
+            console.print(f"  ✗ {_shown(latest.case(case, lang))} ({shown})", soft_wrap=True)
     if changes.newly_passing:
         console.print(f"[kata.pass]{t('history.diff.passing', lang, n=len(changes.newly_passing))}[/]")
         for case in changes.newly_passing:
-            console.print(f"  ✓ {escape(latest.case(case, lang))}", soft_wrap=True)
+            console.print(f"  ✓ {_shown(latest.case(case, lang))}", soft_wrap=True)
     if not changes.newly_failing and not changes.newly_passing:
         console.print(t("history.diff.same", lang))
     if changes.still_failing:
         console.print(t("history.diff.still", lang, n=changes.still_failing))
     if changes.named_now:
         names = ", ".join(m.shown(latest.kata, lang) for m in changes.named_now)
-        console.print(t("history.diff.named_now", lang, names=escape(names)), soft_wrap=True)
+        console.print(t("history.diff.named_now", lang, names=_shown(names)), soft_wrap=True)
     if changes.no_longer_named:
         names = ", ".join(m.shown(latest.kata, lang) for m in changes.no_longer_named)
-        console.print(t("history.diff.no_longer", lang, names=escape(names)), soft_wrap=True)
+        console.print(t("history.diff.no_longer", lang, names=_shown(names)), soft_wrap=True)
 
 
 def _when(attempt: Attempt) -> str:
-    return attempt.at[:16].replace("T", " ")
+    return _shown(str(attempt.at)[:16].replace("T", " "))
+
+
+def _shown(text: str) -> str:
+    """Text from the record as the terminal may show it: control characters escaped as the grader
+    escapes its own texts, markup escaped (a kata named `[bold]` is shown as typed)."""
+    from rich.markup import escape
+
+    from normkata.grading.text import escape_name
+
+    return escape(escape_name(text))

@@ -100,6 +100,12 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
 
         optimize_command(lang)
         return
+    if kata_name:  # its file and history folder, before a session is opened: a link is one line, nothing written
+        from normkata.content.katas import get_kata
+        from normkata.ui.options import workspace
+        from normkata.workbench.due import check_workspace
+
+        check_workspace(get_kata(kata_name, lang), workspace(), lang)
     practice = open_practice("review", lang)
     deadline = _deadline(practice)
     if kata_name:
@@ -177,13 +183,15 @@ def _on_the_day(practice: Practice, day: date, item_ids: list[str]) -> None:
 
 def _closing(practice: Practice, item_ids: list[str]) -> None:
     """When the items just practised come back, then the `Next:` line quiz and grade print."""
+    from rich.markup import escape
+
     from normkata.advice.advisor import next_step_line
     from normkata.practice.srs import comes_back
 
     back = comes_back(practice.store, item_ids, practice.lang)
     if back:
         practice.console.print(f"[muted]{back}[/]")
-    practice.console.print(f"[next]{next_step_line(practice.lang)}[/]")
+    practice.console.print(f"[next]{escape(next_step_line(practice.lang))}[/]")
 
 
 def _more_practice(practice: Practice) -> None:

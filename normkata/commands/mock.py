@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -103,9 +104,11 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
         _scorecard(practice, mock_id, used)
     else:
         practice.console.print(t("mock.nothing", lang))
+    from rich.markup import escape
+
     from normkata.advice.advisor import next_step_line
 
-    practice.console.print(f"[next]{next_step_line(lang)}[/]")
+    practice.console.print(f"[next]{escape(next_step_line(lang))}[/]")
 
 
 def _finish(log: MockLog, mock_id: int, given: list[Given], started: float) -> int | None:
@@ -279,8 +282,10 @@ def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
 
 
 def _history(lang: str) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
+    from normkata.grading.text import escape_name
     from normkata.i18n import t
     from normkata.practice.mock import MockLog
     from normkata.practice.session import report_damage
@@ -305,14 +310,15 @@ def _history(lang: str) -> None:
         points, made = row["points"] or 0, row["made"] or 0
         score = f"{made}/{points} ({made / points:.0%})" if points else "-"
         used = _clock(row["seconds_used"] or 0)
+        topic = escape_name(str(row["topic"])) if row["topic"] else t("mock.all_topics", lang)
         table.add_row(
-            str(row["id"]), row["started_at"][:16].replace("T", " "), row["topic"] or t("mock.all_topics", lang),
+            str(row["id"]), escape_name(str(row["started_at"])[:16].replace("T", " ")), escape(topic),
             f"{used} / {row['minutes']}:00", str(row["answered"]), score,
         )  # fmt: skip
     console.print(table)
 
 
-def _clock(seconds: float) -> str:
-    """Seconds as m:ss."""
-    whole = max(0, int(seconds))
+def _clock(seconds: object) -> str:
+    """Seconds as m:ss (0:00 for a value that is no number: a row edited by hand)."""
+    whole = max(0, int(seconds)) if isinstance(seconds, (int, float)) and math.isfinite(seconds) else 0
     return f"{whole // 60}:{whole % 60:02d}"

@@ -208,7 +208,7 @@ def _show_loop(console: Console, report: Report, lang: str) -> None:
     if not report.katas_due and not report.met_this_week and not any(k.status == "passed" for k in report.katas):
         return  # nothing in the loop yet: no empty lines for a new learner
     if report.katas_due:
-        due = ", ".join(f"{k.kata} ({k.due[:10]})" for k in report.katas_due)
+        due = escape(", ".join(f"{k.kata} ({k.due[:10]})" for k in report.katas_due))
         console.print(t("dash.loop.katas_due", lang, katas=due))
     else:
         console.print(f"[muted]{t('dash.loop.katas_due.none', lang)}[/]")
@@ -310,8 +310,8 @@ def import_progress(file: Path, lang: str | None) -> None:
         document = read_document(file)
     except OSError as exc:
         raise InputError(t("transfer.unreadable", lang, path=file, why=exc.strerror or exc)) from None
-    except ValueError as exc:
-        raise InputError(t("transfer.invalid", lang, path=file, why=f"not JSON ({exc})")) from None
+    except TransferError as exc:
+        raise InputError(t("transfer.invalid", lang, path=file, why=exc)) from None
     store = open_store(on_damage=lambda d: report_damage(d, lang))
     try:
         added = import_document(store, document)

@@ -87,9 +87,11 @@ def quiz(
     else:
         render_summary(practice, result)
         if not result.interrupted:
+            from rich.markup import escape
+
             from normkata.advice.advisor import next_step_line
 
-            practice.console.print(f"[next]{next_step_line(lang)}[/]")
+            practice.console.print(f"[next]{escape(next_step_line(lang))}[/]")
     if result.interrupted:
         raise click.exceptions.Exit(EXIT_INTERRUPTED)
 

@@ -11,7 +11,7 @@ from normkata.errors import InputError
 
 
 def bank_files(path: Path) -> list[Path]:
-    if path.is_file():
+    if path.exists() and not path.is_dir():  # a FIFO or a device too: its reader says what it is, unopened
         return [path]
     if not path.is_dir():
         raise InputError(f"{path}: no such file or folder")
@@ -22,14 +22,14 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
     """Load what is valid and return every issue found, across files too (duplicate ids)."""
     # Imported here: a cached bank (load_bank) needs neither YAML nor the schema.
     from normkata.content.schema import validate_file
-    from normkata.content.yamlnodes import YamlSyntaxError, decode, load_yaml
+    from normkata.content.yamlnodes import YamlSyntaxError, decode, load_yaml, read_yaml_bytes
 
     bank, issues = Bank(), []
     seen_ids: dict[str, str] = {}
     for file in bank_files(path):
         shown = _display(file)
         try:
-            text = decode(file.read_bytes())  # not UTF-8, binary: an error with its line
+            text = decode(read_yaml_bytes(file))  # sized first; not UTF-8, binary: an error with its line
             data = load_yaml(text)
         except YamlSyntaxError as exc:
             issues.append(ContentIssue(shown, exc.line, "", exc.said))

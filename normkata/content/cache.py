@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from normkata.content.model import Bank, Card, Question, Text, TextList, Topic
+from normkata.content.reading import MAX_YAML_BYTES, read_regular
 
 try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a few ms of every quiz's start
     from _blake2 import blake2b
@@ -32,6 +33,8 @@ except ImportError:  # pragma: no cover - other interpreters
 
 _FORMAT = b"normkata-bank-cache 3"
 _KEY_SIZE = 20
+#: A cached bank is a few hundred kilobytes of marshal.
+MAX_CACHE_BYTES = 64 * 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent
 #: The code that shapes a parsed Bank: a change to any of it must invalidate the cache.
 _CODE = ("bank.py", "cache.py", "model.py", "schema.py", "typography.py", "yamlnodes.py")
@@ -56,7 +59,7 @@ def key(folder: Path, files: list[Path]) -> bytes:
         digest.update(name.encode() + b"\0" + (_PACKAGE / name).read_bytes() + b"\0")
     digest.update(str(folder.resolve()).encode() + b"\0")
     for file in files:
-        data = file.read_bytes()
+        data = read_regular(file, MAX_YAML_BYTES)  # RefusedFile (an OSError): a FIFO, a file no bank can be
         digest.update(f"{file.name}\0{len(data)}\0".encode() + data)
     return digest.digest()
 
@@ -69,7 +72,7 @@ def _path(folder: Path) -> Path:
 def read(folder: Path, expected: bytes) -> Bank | None:
     """The cached Bank for `folder` when its key is `expected`; None on any problem."""
     try:
-        data = _path(folder).read_bytes()
+        data = read_regular(_path(folder), MAX_CACHE_BYTES)  # a FIFO in its place is no cache, never waited on
         if data[:_KEY_SIZE] != expected:
             return None
         topics, questions, cards, files = marshal.loads(data[_KEY_SIZE:])

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from normkata.content.model import ContentIssue, Message, Text, TextList
-from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, load_yaml
+from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
 from normkata.errors import InputError
 from normkata.extras import OPTIONAL_EXTRAS
 from normkata.paths import katas_dir, solutions_dir
@@ -118,7 +118,7 @@ class _KataIssue(Exception):
 
 def _load_one(meta: Path) -> Kata:
     try:
-        data = load_yaml(meta.read_text(encoding="utf-8"))
+        data = read_yaml_file(meta)
     except YamlSyntaxError as exc:
         raise _KataIssue(meta, exc.line, "", exc.said) from None
     if not isinstance(data, LineDict):

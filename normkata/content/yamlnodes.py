@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from normkata.content.model import Message
+from normkata.content.reading import MAX_YAML_BYTES, RefusedFile, read_regular
 
 try:  # libyaml is several times faster when present
     _Loader: type = yaml.CSafeLoader
@@ -25,8 +26,8 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 #: Deeper than any real bank (a question is four levels down) and far below a stack overflow.
 MAX_DEPTH = 64
-#: A bank is a few hundred kilobytes; anything this big is not one.
-MAX_BYTES = 8 * 1024 * 1024
+#: A bank is a few hundred kilobytes; anything this big is not one (checked before it is read).
+MAX_BYTES = MAX_YAML_BYTES
 #: Digits in an integer: far more than any answer, far fewer than Python's conversion limit.
 MAX_DIGITS = 100
 
@@ -63,7 +64,18 @@ class LineList(list):
 
 def read_yaml_file(path: Path) -> Any:
     """Read and parse a bank file; every problem, decoding included, is a YamlSyntaxError with a line."""
-    return load_yaml(decode(path.read_bytes()))
+    return load_yaml(decode(read_yaml_bytes(path)))
+
+
+def read_yaml_bytes(path: Path) -> bytes:
+    """A YAML file's bytes, its type and size checked before a byte is read (a FIFO never waited on,
+    a 1.5 GB file never loaded); OSError when it cannot be opened."""
+    try:
+        return read_regular(path, MAX_BYTES)
+    except RefusedFile as exc:
+        if exc.what is not None:
+            raise YamlSyntaxError(1, Message.of("check.not_regular", what=exc.what)) from None
+        raise YamlSyntaxError(1, Message.of("check.yaml.too_large", size=exc.size, limit=MAX_BYTES)) from None
 
 
 def decode(data: bytes) -> str:

@@ -160,12 +160,42 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
     return Snapshot(files, hasher.hexdigest())
 
 
+def write_source(path: str | os.PathLike[str], data: bytes, *, replace: bool = False, dir_fd: int | None = None,
+                 mode: int = 0o600) -> None:  # fmt: skip
+    """Write `data` as a new file, or with `replace` over a regular file, never through a link.
+
+    A link in its place (dangling or not), a FIFO, a device or a folder is a SourceError and
+    nothing is written: the file is opened without following links and without blocking, and its
+    type checked on the descriptor before it is truncated.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | (0 if replace else os.O_EXCL)
+    try:
+        fd = os.open(path, flags, mode, dir_fd=dir_fd)
+    except OSError as exc:  # ELOOP: a link; EEXIST: something there already; ENXIO: a FIFO nobody reads
+        try:
+            info = os.lstat(path, dir_fd=dir_fd)
+        except OSError:
+            raise SourceError(f"{_shown(path)}: {exc.strerror}") from None
+        if stat.S_ISREG(info.st_mode):
+            raise SourceError(f"{_shown(path)}: {exc.strerror}") from None
+        raise SourceError(f"{_shown(path)} is {_kind(info.st_mode)}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError(f"{_shown(path)} is {_kind(info.st_mode)}")
+        if replace:
+            os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
 def write_snapshot(snapshot: Snapshot, folder: str | os.PathLike[str], kata_file: str) -> str:
     """Write the snapshot's files into an empty private `folder`; the path of the kata's file."""
     for relative, data in snapshot.files.items():
         target = os.path.join(folder, relative or kata_file)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
+        write_source(target, data)
     return os.path.join(folder, kata_file)

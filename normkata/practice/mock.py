@@ -172,7 +172,9 @@ class MockLog:
             "SELECT m.id, m.topic, m.minutes, m.started_at, m.seconds_used, "
             "COUNT(a.id) AS answered, "
             "SUM(CASE WHEN a.follow_up IS NULL THEN a.points ELSE 0 END) AS points, "
-            "SUM(CASE WHEN a.made IS NULL THEN 0 ELSE json_array_length(a.made) END) AS made, "
+            # `made` that is not JSON (edited by hand) counts as no point made rather than failing every reader.
+            "SUM(CASE WHEN a.made IS NULL OR NOT json_valid(a.made) THEN 0 "
+            "ELSE json_array_length(a.made) END) AS made, "
             "SUM(a.follow_up IS NULL AND a.made IS NULL) AS unscored "
             "FROM mock_interviews m LEFT JOIN mock_answers a ON a.mock_id = m.id GROUP BY m.id ORDER BY m.id"
         ).fetchall()

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from normkata.record.store import Review, Store, iso, utcnow
+from normkata.record.values import BadValue, moment, shown, skip, stored_card
 
 if TYPE_CHECKING:
     from fsrs import Scheduler
@@ -44,7 +45,8 @@ def schedule(
     from fsrs import Card, Rating
 
     stored = store.srs_card_json(item_id)
-    card = Card.from_json(stored) if stored else Card()
+    # A schedule nobody can use (a database edited by hand) starts over, as a first review would.
+    card = (stored_card(stored, f"srs {item_id}") if stored else None) or Card()
     before = int(card.state)
     card, log = scheduler(store.fsrs_parameters(), steps=steps).review_card(
         card, Rating(rating), review_datetime=now or utcnow(), review_duration=duration_ms
@@ -76,14 +78,15 @@ def preview(store: Store, item_id: str, now: datetime | None = None) -> dict[int
 def retrievability(
     card_jsons: dict[str, str], now: datetime | None = None, parameters: Sequence[float] | None = None
 ) -> dict[str, float]:
-    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed)."""
-    from fsrs import Card
-
-    fsrs_scheduler, moment = scheduler(parameters), now or utcnow()
-    return {
-        item: float(fsrs_scheduler.get_card_retrievability(Card.from_json(card), moment))
-        for item, card in card_jsons.items()
-    }
+    """item id -> FSRS's probability that the item is recalled at `now` (0 for one never reviewed);
+    an item whose card cannot be used is left out (noted once)."""
+    fsrs_scheduler, at = scheduler(parameters), now or utcnow()
+    recall = {}
+    for item, text in card_jsons.items():
+        card = stored_card(text, f"srs {item}")
+        if card is not None:
+            recall[item] = float(fsrs_scheduler.get_card_retrievability(card, at))
+    return recall
 
 
 def quiz_rating(correct: bool) -> int:
@@ -96,8 +99,13 @@ def due_cutoff(now: datetime | None = None) -> datetime:
 
 
 def when(due_iso: str, lang: str, now: datetime | None = None) -> str:
-    """A due date as the learner thinks of it: "now", "in 10 min", "in 3 days"."""
-    delta = datetime.fromisoformat(due_iso) - (now or utcnow())
+    """A due date as the learner thinks of it: "now", "in 10 min", "in 3 days" ("now" for one that
+    cannot be read: a row edited by hand, noted)."""
+    try:
+        delta = moment(due_iso, ahead=None) - (now or utcnow())
+    except BadValue as exc:
+        skip(f"srs due {shown(due_iso)}", exc)
+        delta = timedelta(0)
     minutes = delta.total_seconds() / 60
     if delta.total_seconds() < 30:
         return "now" if lang == "en" else "现在"

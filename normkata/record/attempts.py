@@ -128,6 +128,13 @@ class KataLog:
         state = "passed" if passed else "in progress" if count or kinds else "not started"
         return KataStatus(kata, state, best, count, self.hints_taken(kata), "gave_up" in kinds)
 
+    def passed_here(self, kata: str) -> bool:
+        """Whether a grade run on this machine ever passed the kata (not one carried in by `progress import`)."""
+        row = self.db.execute(
+            "SELECT 1 FROM kata_attempts WHERE kata = ? AND passed != 0 AND imported = 0 LIMIT 1", (kata,)
+        ).fetchone()
+        return row is not None
+
     def attempts(self, kata: str | None = None) -> list[Attempt]:
         """Grading runs, oldest first (of one kata, or of all)."""
         where, params = ("WHERE kata = ?", (kata,)) if kata else ("", ())

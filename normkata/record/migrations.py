@@ -355,3 +355,10 @@ def m011_settings(db: sqlite3.Connection) -> None:
         )
         """,
     )
+
+
+@migration
+def m012_imported_attempts(db: sqlite3.Connection) -> None:
+    """Attempts carried in by `progress import` are marked: they count on the dashboard, but only a
+    pass graded on this machine opens a kata's solution (a file can say anything about a grade)."""
+    db.execute("ALTER TABLE kata_attempts ADD COLUMN imported INTEGER NOT NULL DEFAULT 0")

@@ -10,9 +10,9 @@ read-only file, a full disk or a folder in the database's place is reported as w
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
+import stat
 import weakref
 from collections.abc import Callable, Sequence
 from contextlib import closing, suppress
@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from normkata.errors import InputError
+from normkata.record import values
 from normkata.record.migrations import migrate
 
 #: How long a write waits for another process's transaction before giving up. Writers hold
@@ -95,8 +96,7 @@ class Store:
         A database that cannot be written is opened read-only: what only reads (the dashboard)
         still works, and the first write says "read-only".
         """
-        if self.path.is_dir():
-            raise StoreError(message("folder", path=self.path))
+        check_database_file(self.path)
         try:  # autocommit mode: every transaction below is explicit
             db = sqlite3.connect(_uri(self.path, read_only), uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as exc:
@@ -197,9 +197,14 @@ class Store:
             self._save_srs(item_id, kind, topic, review)
 
     def fsrs_parameters(self) -> list[float] | None:
-        """The learner's own FSRS parameters (`review --optimize`), or None for fsrs's defaults."""
-        row = self.db.execute("SELECT parameters FROM fsrs_parameters ORDER BY id DESC LIMIT 1").fetchone()
-        return [float(value) for value in json.loads(row[0])] if row else None
+        """The learner's own FSRS parameters (`review --optimize`), or None for fsrs's defaults; the
+        latest fit fsrs can use (one it cannot, edited by hand, is skipped and noted)."""
+        for row_id, text in self.db.execute("SELECT id, parameters FROM fsrs_parameters ORDER BY id DESC"):
+            try:
+                return values.fsrs_parameters(text)
+            except values.BadValue as exc:
+                values.skip(f"fsrs_parameters #{row_id}", exc.under("parameters"))
+        return None
 
     def setting(self, name: str) -> str | None:
         """A setting the learner gave (`plan --until`'s date), or None."""
@@ -338,6 +343,31 @@ def _uri(path: Path, read_only: bool) -> str:
     return uri + ("?mode=ro" if beside or os.access(path.parent, os.W_OK) else "?mode=ro&immutable=1")
 
 
+def not_a_file(path: Path) -> str | None:
+    """What stands at `path` when it is there and is no regular file ("a folder", "a FIFO", ...), else
+    None. SQLite must not open such a thing: a read-only open of a FIFO waits for a writer forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # absent (a new database), or unreadable: SQLite says which
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    return "a socket" if stat.S_ISSOCK(mode) else "a device"
+
+
+def check_database_file(path: Path, lang: str = "en") -> None:
+    """A StoreError, at once, when something other than a database file stands at `path`."""
+    what = not_a_file(path)
+    if what == "a folder":
+        raise StoreError(message("folder", lang, path=path))
+    if what is not None:
+        raise StoreError(message("special", lang, path=path, what=what))
+
+
 def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -360,6 +390,8 @@ def integrity_problem(path: Path) -> str | None:
     The connection is read-only, so a hot journal is neither rolled back nor deleted: if one
     stands in the way the check cannot run, and that is not evidence of damage either.
     """
+    if not_a_file(path) is not None:
+        return None  # no database file to check (and a FIFO opened read-only would never answer)
     try:
         with closing(sqlite3.connect(_uri(path, read_only=True), uri=True, timeout=BUSY_TIMEOUT_S)) as db:
             rows = [row[0] for row in db.execute("PRAGMA quick_check")]
@@ -420,6 +452,10 @@ _MESSAGES: dict[str, tuple[str, str]] = {
     "folder": (
         "{path} is a folder, not a database: move it away, or set NORMKATA_HOME to another folder.",
         "{path} 是文件夹而不是数据库：请把它移走，或把 NORMKATA_HOME 设为别的文件夹。",
+    ),
+    "special": (
+        "{path} is {what}, not a database: move it away, or set NORMKATA_HOME to another folder.",
+        "{path} 是{what}，不是数据库：请把它移走，或把 NORMKATA_HOME 设为别的文件夹。",
     ),
     "no_folder": (
         "Cannot create the folder {folder} for progress ({why}): set NORMKATA_HOME to a writable folder.",

@@ -24,8 +24,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from normkata.grading.text import escape_name
 from normkata.record.attempts import KataLog
+from normkata.record.fields import event_detail
 from normkata.record.store import Store, iso, utcnow
+from normkata.record.values import BadValue, moment, shown, skip
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
@@ -66,7 +69,7 @@ def kata_rating(*, minutes: int, seconds: float | None, failed_before: int, hint
 class Round:
     start_at: str | None  # ISO; None: nothing started it (a bare grade)
     events: list[sqlite3.Row]  # kata_events in the round (id, kind, at)
-    attempts: list[sqlite3.Row]  # kata_attempts in the round (id, passed, seed, at)
+    attempts: list[sqlite3.Row]  # kata_attempts in the round (id, passed, seed, at, imported)
     again: bool  # a round of writing it again (after `review`), not the first
 
 
@@ -78,12 +81,17 @@ def current_round(store: Store, kata: str) -> Round:
     after_event, after_attempt = 0, 0
     if review:
         after_event = int(review["id"])
-        after_attempt = int(json.loads(review["detail"] or "{}").get("after_attempt", 0))
+        try:
+            event_detail("review", review["detail"])
+            after_attempt = int(json.loads(review["detail"])["after_attempt"])
+        except BadValue as exc:  # edited by hand: the round then holds every attempt
+            skip(f"kata_events #{after_event}", exc)
     events = db.execute(
         "SELECT id, kind, at FROM kata_events WHERE kata = ? AND id > ? ORDER BY id", (kata, after_event)
     ).fetchall()
     attempts = db.execute(
-        "SELECT id, passed, seed, at FROM kata_attempts WHERE kata = ? AND id > ? ORDER BY id", (kata, after_attempt)
+        "SELECT id, passed, seed, at, imported FROM kata_attempts WHERE kata = ? AND id > ? ORDER BY id",
+        (kata, after_attempt),
     ).fetchall()
     if review:
         start = review["at"]
@@ -97,6 +105,15 @@ def open_again(store: Store, kata: str) -> bool:
     """Whether the kata is being written again and has not passed yet in this round."""
     found = current_round(store, kata)
     return found.again and not any(a["passed"] for a in found.attempts)
+
+
+def passed_here(store: Store, kata: str) -> bool:
+    """Whether a grade run on this machine passed the kata (in its current round, when it is being
+    written again): what opens its solution. Imported attempts prove nothing here."""
+    if not KataLog(store).passed_here(kata):
+        return False
+    found = current_round(store, kata)
+    return not found.again or any(a["passed"] and not a["imported"] for a in found.attempts)
 
 
 @dataclass(frozen=True)
@@ -116,17 +133,28 @@ def schedule_pass(store: Store, kata: Kata, now: datetime | None = None) -> Kata
     passes = [a for a in found.attempts if a["passed"]]
     if len(passes) != 1 or passes[0]["id"] != found.attempts[-1]["id"]:
         return None  # not a pass, or not the round's first: the round was rated already
-    passed_at = datetime.fromisoformat(passes[0]["at"])
-    seconds = (passed_at - datetime.fromisoformat(found.start_at)).total_seconds() if found.start_at else None
+    passed_at, started_at = _moment(passes[0]["at"], "kata_attempts"), _moment(found.start_at, "kata_events")
+    seconds = (passed_at - started_at).total_seconds() if passed_at and started_at else None
     kinds = [e["kind"] for e in found.events]
     rating, reason = kata_rating(
         minutes=kata.minutes, seconds=seconds, failed_before=len(found.attempts) - 1,
         hints=kinds.count("hint"), gave_up="gave_up" in kinds,
     )  # fmt: skip
     duration = round(seconds * 1000) if seconds is not None and seconds >= 0 else None
-    review = schedule(store, item_id(kata.id), rating, now or passed_at, duration, steps=False)
+    review = schedule(store, item_id(kata.id), rating, now or passed_at or utcnow(), duration, steps=False)
     store.record_review(item_id(kata.id), KIND, kata.topics[0] if kata.topics else kata.id, review)
     return KataReview(kata.id, rating, reason, review.due, seconds)
+
+
+def _moment(value: str | None, table: str) -> datetime | None:
+    """A stored time; None when there is none or it cannot be read (noted: edited by hand)."""
+    if value is None:
+        return None
+    try:
+        return moment(value, ahead=None)
+    except BadValue as exc:
+        skip(f"{table} at {shown(value)}", exc)
+        return None
 
 
 @dataclass(frozen=True)
@@ -190,28 +218,46 @@ def due_katas(store: Store, before: datetime) -> list[DueKata]:
     rows = store.db.execute(
         "SELECT item_id, due FROM srs WHERE kind = ? AND due <= ? ORDER BY due, item_id", (KIND, iso(before))
     )
-    return [DueKata(kata_of(row[0]), row[1]) for row in rows]
+    # Shown on the dashboard and by next: what came from the record is escaped for the terminal.
+    return [DueKata(escape_name(kata_of(str(row[0]))), escape_name(str(row[1]))) for row in rows]
 
 
-def keep_and_restart(store: Store, kata: Kata, workspace: Path) -> Path:
+HISTORY = "history"
+
+
+def check_workspace(kata: Kata, workspace: Path, lang: str) -> bool:
+    """What writing `kata` again will open, checked before anything is written: its file (True: the
+    learner's is there) and the history folder; an InputError for a link or a special file in either."""
+    from normkata.workbench import files
+
+    files.check_folder(workspace / HISTORY, lang)
+    return files.existing(workspace / kata.file, lang)
+
+
+def keep_and_restart(store: Store, kata: Kata, workspace: Path, lang: str = "en") -> Path:
     """Keep the learner's file (in the record, and as a copy under history/), write a fresh
-    starter in its place, and open a new round. Returns the file to write."""
+    starter in its place, and open a new round. Returns the file to write.
+
+    The file and the history folder are opened without following links (normkata.workbench.files):
+    a link in either place is refused with one line before anything is written.
+    """
+    from normkata.workbench import files
+
     target = workspace / kata.file
-    if open_again(store, kata.id) and target.is_file():
+    present = check_workspace(kata, workspace, lang)
+    if open_again(store, kata.id) and present:
         return target  # a round left unfinished goes on, with the learner's work in progress
     workspace.mkdir(parents=True, exist_ok=True)
     now = utcnow()
     last = store.db.execute("SELECT COALESCE(MAX(id), 0) FROM kata_attempts WHERE kata = ?", (kata.id,)).fetchone()[0]
     log = KataLog(store)
-    if target.is_file():
-        source = target.read_text(encoding="utf-8", errors="replace")
-        history = workspace / "history"
-        history.mkdir(exist_ok=True)
-        (history / f"{target.stem}.{now:%Y%m%dT%H%M%S}.py").write_text(source, encoding="utf-8")
+    if present:
+        source = files.read(target, lang)
+        files.write_in_folder(workspace / HISTORY, f"{target.stem}.{now:%Y%m%dT%H%M%S}.py", source, lang)
         with store.transaction():
             store.db.execute("INSERT INTO kata_kept (kata, file, source, kept_at) VALUES (?, ?, ?, ?)",
                              (kata.id, str(target), source, iso(now)))  # fmt: skip
-    target.write_text(kata.starter.read_text(encoding="utf-8"), encoding="utf-8")
+    files.write(target, kata.starter.read_text(encoding="utf-8"), lang, replace=True)
     log.event(kata.id, "review", json.dumps({"after_attempt": int(last)}))
     return target
 
@@ -253,7 +299,7 @@ def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total:
     console.print()
     header = t("loop.kata_header", lang, i=index, n=total)
     console.rule(f"[heading]{header}[/]  [quiz.meta]{escape(kata.title.get(lang))}[/]")
-    target = keep_and_restart(practice.store, kata, workspace)
+    target = keep_and_restart(practice.store, kata, workspace, lang)
     console.print(t("loop.kata_again", lang, path=target, kata=kata.id))
     log = KataLog(practice.store)
     while True:

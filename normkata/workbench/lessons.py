@@ -7,7 +7,7 @@ of them has been reviewed since, `next` and `plan` point at the first with the r
 
 from __future__ import annotations
 
-import json
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING
 
 from normkata.content.model import ContentIssue, Message, Text
 from normkata.content.suite_names import suite_names
+from normkata.grading.text import escape_name
+from normkata.record.fields import JSON_CHARS, JSON_DEPTH, diagnosis_shape
 from normkata.record.store import Store, iso, utcnow
+from normkata.record.values import BadValue, json_text, shown, skip
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
@@ -145,13 +148,15 @@ class Lesson:
 def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None = None) -> list[Lesson]:
     """Every misconception named by a grade (since `since`), latest first, with what was reviewed after it."""
     met: dict[str, tuple[str, str, str]] = {}  # id -> (title, kata, at), the latest naming
-    sql = "SELECT kata, at, diagnosis FROM kata_attempts WHERE diagnosis IS NOT NULL"
+    sql = "SELECT id, kata, at, diagnosis FROM kata_attempts WHERE diagnosis IS NOT NULL"
     params: tuple = ()
     if since:
         sql, params = sql + " AND at >= ?", (since,)
     for row in store.db.execute(sql + " ORDER BY id", params):
-        for named in json.loads(row["diagnosis"] or "[]"):
-            met[named["id"]] = (named.get("title") or named["id"], row["kata"], row["at"])
+        named = _diagnosis(row)
+        for one in named or ():
+            # Shown on the dashboard and by next: what came from the record is escaped for the terminal.
+            met[one["id"]] = (escape_name(one.get("title") or one["id"]), escape_name(str(row["kata"])), row["at"])
 
     reviewed = _last_reviews(store)
     found = []
@@ -164,6 +169,19 @@ def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None =
     return sorted(found, key=lambda lesson: lesson.met_at, reverse=True)
 
 
+def _diagnosis(row: sqlite3.Row) -> list[dict[str, str]] | None:
+    """An attempt's named misconceptions, or None (noted) when the row cannot be read."""
+    try:
+        if not isinstance(row["at"], str):
+            raise BadValue(f"must be a time, got {shown(row['at'])}", "at")
+        named = json_text(row["diagnosis"], max_chars=JSON_CHARS, max_depth=JSON_DEPTH)
+        diagnosis_shape(named)
+    except BadValue as exc:
+        skip(f"kata_attempts #{row['id']}", exc if exc.field == "at" else exc.under("diagnosis"))
+        return None
+    return named  # type: ignore[return-value]  # its shape was just checked
+
+
 def pending_lessons(store: Store, links: dict[str, tuple[str, ...]]) -> list[Lesson]:
     """Lessons none of whose items was reviewed since the mistake: what `next` points at."""
     return [lesson for lesson in lessons(store, links) if lesson.items and not lesson.reviewed]
@@ -171,7 +189,7 @@ def pending_lessons(store: Store, links: dict[str, tuple[str, ...]]) -> list[Les
 
 def _last_reviews(store: Store) -> dict[str, str]:
     rows = store.db.execute("SELECT item_id, MAX(reviewed_at) FROM review_logs GROUP BY item_id")
-    return {row[0]: row[1] for row in rows}
+    return {row[0]: str(row[1]) for row in rows}
 
 
 def week_start(now: datetime | None = None) -> str:

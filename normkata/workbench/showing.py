@@ -34,9 +34,12 @@ def _show_diff(console: Console, mine: Path, reference: str, lang: str) -> None:
     from rich.markup import escape
     from rich.syntax import Syntax
 
+    from normkata.errors import InputError
+    from normkata.workbench import files
+
     try:
-        yours = mine.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        yours = files.read(mine, lang)  # never through a link
+    except (OSError, InputError):
         return
     diff = list(difflib.unified_diff(yours.splitlines(), reference.splitlines(), fromfile=f"yours: {mine}",
                                      tofile="reference", lineterm=""))  # fmt: skip

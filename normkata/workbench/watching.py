@@ -16,6 +16,7 @@ import json
 import os
 import queue
 import select
+import stat
 import sys
 import threading
 import time
@@ -139,7 +140,10 @@ class Watcher:
         lang = self.settings.lang
         digest = _wait_for(self.file)
         if digest is None:
-            self._say(t("watch.missing", lang, file=self.file))
+            if self.file.is_symlink():  # replaced by a link while watched: never followed
+                self._say(t("workspace.link", lang, path=self.file), style="warn")
+            else:
+                self._say(t("watch.missing", lang, file=self.file))
             return
         if digest == self.last_digest and not force:
             return
@@ -200,7 +204,11 @@ class Watcher:
         self._say(hint.text)
 
     def _next_kata(self) -> None:
-        following, started = self.bench.next_kata(self.kata)
+        try:
+            following, started = self.bench.next_kata(self.kata)
+        except InputError as error:  # its file is a link, say: said, and the watch stays on this kata
+            self._say(str(error), style="warn")
+            return
         if started:
             self._say(t("kata.written", self.settings.lang, path=started.file))
         self.watching.set()  # the file watcher follows the old file: start one for the new file
@@ -245,14 +253,21 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 def _digest(path: Path) -> str | None:
-    """sha256 of the file, read in blocks: a huge file costs time, never memory (the grade refuses it)."""
+    """sha256 of the file, read in blocks: a huge file costs time, never memory (the grade refuses it).
+    None when it is not there, or not a regular file: a link is not followed, a FIFO never waited on."""
     hasher = hashlib.sha256()
     try:
-        with path.open("rb") as stream:
-            while block := stream.read(1 << 20):
-                hasher.update(block)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            while block := stream.read(1 << 20):
+                hasher.update(block)
+        except OSError:
+            return None
     return hasher.hexdigest()
 
 

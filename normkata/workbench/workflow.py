@@ -62,8 +62,13 @@ class Workbench:
     # -- which kata, which file ------------------------------------------------------------------
 
     def kata(self, name: str | None, command: str) -> Kata:
-        """NAME, else the kata worked on last; an InputError when there is neither."""
-        return self._named(name, lambda: t("kata.none_yet", self.lang, command=command))
+        """NAME, else the kata worked on last; an InputError when there is neither, or when its
+        workspace file is a link or a special file (hint and solution: said before anything is counted)."""
+        from normkata.workbench import files
+
+        chosen = self._named(name, lambda: t("kata.none_yet", self.lang, command=command))
+        files.existing(self.file(chosen), self.lang)
+        return chosen
 
     def gradeable(self, name: str | None) -> Kata:
         """As `kata` (for grade and watch), and its optional extras installed (kernel katas need Triton)."""
@@ -86,8 +91,15 @@ class Workbench:
     def learner_file(self, kata: Kata, given: Path | None) -> Path:
         """--file, else the workspace's file; an InputError with advice that fits what was typed
         when it is not there (--file: a path to check and a file nearby; none: the kata to start)."""
+        from normkata.grading.source import check_source
+        from normkata.workbench import files
+
         target = given or self.file(kata)
-        if target.is_file():
+        if given is None and files.existing(target, self.lang):  # a link, dangling or not: one line, exit 2
+            return target
+        if given is not None and target.is_symlink():
+            check_source(target)  # --file: refused in the grader's own words, as a submission is
+        if given is not None and target.is_file():
             return target
         if given is None:
             raise InputError(t("grade.no_file", self.lang, path=target, kata=kata.id))
@@ -107,11 +119,13 @@ class Workbench:
 
     def start(self, kata: Kata, force: bool = False) -> Started:
         """Write the starter (never over the learner's file without `force`), and count it as started."""
+        from normkata.workbench import files
+
         target = self.file(kata)
-        written = force or not target.exists()
+        written = force or not files.existing(target, self.lang)  # a link is refused, never written through
         if written:
             self.workspace.mkdir(parents=True, exist_ok=True)
-            target.write_text(kata.starter.read_text(encoding="utf-8"), encoding="utf-8")
+            files.write(target, kata.starter.read_text(encoding="utf-8"), self.lang, replace=force)
         guide = write_agents_guide(self.workspace, self.lang) if written else None
         self.log.event(kata.id, "started", str(target))
         return Started(target, written, guide)
@@ -133,7 +147,9 @@ class Workbench:
         katas = load_katas()[0]
         ids = [k.id for k in katas]
         following = katas[(ids.index(kata.id) + 1) % len(katas)] if kata.id in ids else katas[0]
-        return following, None if self.file(following).exists() else self.start(following)
+        from normkata.workbench import files
+
+        return following, None if files.existing(self.file(following), self.lang) else self.start(following)
 
     def take_hint(self, kata: Kata) -> Hint:
         return self.log.take_hint(kata, self.lang)
@@ -193,12 +209,12 @@ class Workbench:
         return self.log.status(kata.id).status == "passed"
 
     def solution_open(self, kata: Kata) -> bool:
-        """The one rule, for `solution` and watch's `s`: open once the kata has passed, ever,
-        unless it is being written again (a review) and has not passed in this round; closed,
-        showing it is giving up."""
-        from normkata.workbench.due import open_again
+        """The one rule, for `solution` and watch's `s`: open once the kata has passed a grade run on
+        this machine, unless it is being written again (a review) and has not passed here in this
+        round; closed, showing it is giving up. Attempts carried in by `progress import` never open it."""
+        from normkata.workbench.due import passed_here
 
-        return self.passed(kata) and not open_again(self.log.store, kata.id)
+        return passed_here(self.log.store, kata.id)
 
     def give_up(self, kata: Kata) -> None:
         self.log.event(kata.id, "gave_up")

@@ -57,6 +57,11 @@ CATALOG = catalog(
             "The progress database {path} is damaged ({why}); it was moved to {moved} and a fresh one was started.",
             "进度数据库 {path} 已损坏（{why}）；已移至 {moved}，并新建了一个数据库。",
         ),
+        "store.skipped": Text(
+            "Note: {n} row(s) of the progress database could not be used and were skipped (first: {first}); "
+            "they were left as they are.",
+            "注意：进度数据库中有 {n} 行无法使用，已跳过（第一处：{first}）；这些行保持原样。",
+        ),
         "transfer.exported": Text(
             "Wrote {path}: {summary}.",
             "已写入 {path}：{summary}。",
@@ -67,8 +72,8 @@ CATALOG = catalog(
             "已导入 {path}：没有新内容（所有记录都已存在）。",
         ),
         "transfer.invalid": Text(
-            "{path} is not a normkata progress file: {why}. Nothing was imported.",
-            "{path} 不是 normkata 进度文件：{why}。未导入任何内容。",
+            "{path}: {why}. Nothing was imported: the file is refused whole.",
+            "{path}：{why}。未导入任何内容：整个文件被拒绝。",
         ),
         "transfer.unreadable": Text("Cannot read {path}: {why}.", "无法读取 {path}：{why}。"),
         "transfer.unwritable": Text("Cannot write {path}: {why}.", "无法写入 {path}：{why}。"),

@@ -51,6 +51,16 @@ CATALOG = catalog(
         "kata.status.in progress": Text("in progress", "进行中"),
         "kata.status.passed": Text("passed", "已通过"),
         "kata.written": Text("Starter written to {path}", "初始代码已写入 {path}"),
+        "workspace.link": Text(
+            "{path} is a symbolic link: normkata neither reads nor writes through links in the workspace. "
+            "Put the file itself there (or remove the link to start afresh).",
+            "{path} 是符号链接：normkata 不会经由工作区中的链接读写文件。"
+            "请在该位置放置文件本身（或删除该链接后重新开始）。",
+        ),
+        "workspace.not_folder": Text(
+            "{path} is not a folder: move it away so that normkata can keep your earlier files there.",
+            "{path} 不是文件夹：请把它移走，以便 normkata 在那里保存你之前的文件。",
+        ),
         "kata.exists": Text(
             "{path} already exists: kept as it is (use --force to start over).",
             "{path} 已存在，保持不变（使用 --force 重新开始）。",
