@@ -56,7 +56,7 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     from normkata.advice.standing import load_standing
     from normkata.content.bank import check_topic
     from normkata.i18n import t
-    from normkata.practice.mock import MockLog, clock, interview_order, questions
+    from normkata.practice.mock import KERNEL_TOPIC, MockLog, clock, interview_order, questions, studied_kernels
     from normkata.practice.session import open_practice
 
     lang = current_lang(lang)
@@ -68,7 +68,9 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     cards = [c for c in practice.bank.cards if topic is None or c.topic == topic]
     standing = load_standing(practice.bank, practice.store)
     strength = {i.id: i.strength for i in standing.items if i.kind == "card"}
-    planned = interview_order(cards, minutes, strength)
+    # A mock over every topic asks one kernel question once the learner has studied kernels.
+    must = KERNEL_TOPIC if topic is None and studied_kernels(practice.bank, practice.store) else None
+    planned = interview_order(cards, minutes, strength, must)
     if not planned:
         raise InputError(t("card.none", lang))
     log = MockLog(practice.store)
@@ -78,7 +80,8 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     scored = 0
     started = clock()
     try:
-        given = _interview(practice, log, mock_id, questions(cards, minutes, strength), started + minutes * 60, editor)
+        asked = questions(cards, minutes, strength, must)
+        given = _interview(practice, log, mock_id, asked, started + minutes * 60, editor)
         used = _finish(log, mock_id, given, started)
         scored = _debrief(practice, log, given)
     except KeyboardInterrupt:
