@@ -89,7 +89,8 @@ def studied_kernels(bank: Bank, store: Store) -> bool:
     from normkata.content.katas import load_katas
     from normkata.record.attempts import KataLog
 
-    kernel_items = {item.id for item in [*bank.questions, *bank.cards] if item.topic == KERNEL_TOPIC}
+    kernel_items = {q.id for q in bank.questions if q.topic == KERNEL_TOPIC}
+    kernel_items |= {c.id for c in bank.cards if c.topic == KERNEL_TOPIC}
     if kernel_items & (store.latest_answers().keys() | store.latest_ratings().keys()):
         return True
     log = KataLog(store)
