@@ -214,6 +214,19 @@ NUMERIC: dict[str, Callable[[], float]] = {
     "kern-masked-lanes": lambda: 2 ** math.ceil(math.log2(300)) - 300,
     "kern-mean-over-block": lambda: round(1 / math.sqrt((1 + 4 + 4) / 4), 3),
     "kern-fp16-square": _largest_fp16_with_finite_square,
+    # The 2026 subjects (issue 38): closed forms from the papers' and models' formulas.
+    "dyt-derf-param-count": lambda: 2 * 768 + 2,  # weight, bias per channel; alpha, shift one each
+    "dyt-derf-value": lambda: math.erf(0.5),
+    "pn-lns-factor": lambda: 25**-0.5,
+    "pl-subln-init": lambda: math.log(48) ** 0.5,
+    "pl-subln-params": lambda: 2 * (1024 + 4096),
+    "rms-zero-centred-decay": lambda: math.exp(10_000 * math.log1p(-1e-4)),
+    "rms-gemma-convert": lambda: 1 - 0.25,
+    "qk-clip-factor": lambda: (100 / 250) ** 0.5,
+    "qk-softcap-value": lambda: 50 * math.tanh(100 / 50),
+    "inf-mla-cache-values": lambda: 512 + 64,
+    "bn-eps-small-variance": lambda: 0.01 / math.sqrt(1e-4 + 1e-3),
+    "kern-persistent-partial-bytes": lambda: 132 * 4096 * np.dtype(np.float32).itemsize,
 }
 
 
@@ -500,8 +513,9 @@ def _dyt(x: torch.Tensor, alpha: torch.Tensor, weight: torch.Tensor, bias: torch
 def test_dyt_facts() -> None:
     alpha, weight, bias = torch.ones(1) * 0.5, torch.ones(8), torch.zeros(8)
     x = torch.randn(4, 8)
-    # one-element alpha promotes a bf16 input; a 0-dim one would not
+    # float32 weight and bias promote a bf16 input whatever alpha's shape (a 0-dim alpha alone would not)
     assert _dyt(x.bfloat16(), alpha, weight, bias).dtype == torch.float32
+    assert _dyt(x.bfloat16(), torch.tensor(0.5), weight, bias).dtype == torch.float32
     assert (torch.tensor(0.5) * x.bfloat16()).dtype == torch.bfloat16
     assert not torch.allclose(_dyt(10 * x, alpha, weight, bias), _dyt(x, alpha, weight, bias))  # no scale invariance
     assert float(_dyt(x, alpha, weight, torch.ones(8)).mean()) > 0.5  # bias at ones shifts every output
@@ -529,3 +543,56 @@ def test_ngpt_facts() -> None:
     chord = h + 0.3 * (b - h)
     assert bool((chord.norm(dim=-1) < 1).all())  # without the projection, the state leaves the sphere
     assert torch.allclose(justnorm(chord).norm(dim=-1), torch.ones(4, dtype=D64))
+
+
+# -- the 2026 subjects (issue 38): Pre-LN's one-sublayer test, RoPE and QK-norm, QK-Clip, FlashNorm --
+
+
+def test_prenorm_scale_test_holds_for_one_sublayer_not_a_layer() -> None:
+    d, c = 8, 3.0
+    n1, n2 = nn.RMSNorm(d, eps=0.0).double(), nn.RMSNorm(d, eps=0.0).double()
+    attn, mlp = nn.Linear(d, d).double(), nn.Linear(d, d).double()
+    x = torch.randn(4, d, dtype=D64)
+    with torch.no_grad():
+        assert torch.allclose(attn(n1(c * x)), attn(n1(x)))  # one sublayer: the update is unchanged
+        h, hc = x + attn(n1(x)), c * x + attn(n1(c * x))
+        assert not torch.allclose(mlp(n2(hc)), mlp(n2(h)))  # the layer's second update is not
+
+
+def _rope(t: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+    """Interleaved-pair RoPE as a complex rotation (Llama 4's apply_rotary_emb), not the bank's rotate_half."""
+    pairs = torch.view_as_complex(t.reshape(*t.shape[:-1], -1, 2).contiguous())
+    freqs = 10000.0 ** (-torch.arange(pairs.shape[-1], dtype=D64) / pairs.shape[-1])
+    return torch.view_as_real(pairs * torch.polar(torch.ones_like(freqs), pos[:, None] * freqs)).flatten(-2)
+
+
+def test_rope_commutes_with_a_gain_free_norm_only() -> None:
+    q, pos = torch.randn(6, 32, dtype=D64), torch.arange(6, dtype=D64)
+    gain = torch.linspace(0.5, 1.5, 32, dtype=D64)
+    assert torch.allclose(_rms(_rope(q, pos), 0.0), _rope(_rms(q, 0.0), pos))
+    assert not torch.allclose(_rms(_rope(q, pos), 0.0) * gain, _rope(_rms(q, 0.0) * gain, pos))
+
+
+def test_qk_clip_scales_every_logit_of_the_head_by_gamma() -> None:
+    gamma = 100 / 250
+    q_c, k_c, q_r, k_r = (torch.randn(4, 16, dtype=D64) for _ in range(4))
+    before = q_c @ k_c.T + q_r @ k_r.T
+    after = (q_c * gamma**0.5) @ (k_c * gamma**0.5).T + (q_r * gamma) @ k_r.T  # shared k_r untouched
+    assert torch.allclose(after, gamma * before)
+
+
+def test_flashnorm_fold_and_deferred_rstd() -> None:
+    x = torch.randn(5, 12, dtype=D64) * 4
+    g, w, b = torch.rand(12, dtype=D64) + 0.5, torch.randn(7, 12, dtype=D64), torch.randn(7, dtype=D64)
+    reference = F.linear(F.rms_norm(x, (12,), g, 1e-6), w, b)
+    rstd = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+    assert torch.allclose(F.linear(x, w * g) * rstd + b, reference)
+    assert not torch.allclose(F.linear(x, w * g, b) * rstd, reference)
+
+
+def test_zero_centred_gain_and_gated_norm() -> None:
+    x, z = torch.randn(3, 16, dtype=D64), torch.full((3, 16), 2.0, dtype=D64)
+    assert torch.allclose(_rms(x, 1e-6) * (1 + torch.zeros(16, dtype=D64)), _rms(x, 1e-6))
+    # norm before gate (Qwen3-Next) scales with silu(z); gate before norm divides a uniform gate out
+    assert torch.allclose(_rms(x, 0.0) * F.silu(z), _rms(x, 0.0) * F.silu(torch.tensor(2.0, dtype=D64)))
+    assert torch.allclose(_rms(x * F.silu(z), 0.0), _rms(x, 0.0))

@@ -176,3 +176,79 @@ def test_interview_in_a_real_terminal(isolated_home: Path) -> None:
     db = sqlite3.connect(isolated_home / "normkata.db")
     assert db.execute("SELECT response, rating FROM ratings").fetchall() == [("first line\nsecond line", 2)]
     db.close()
+
+
+# -- the kernel question (issue 38) ----------------------------------------------------------------
+
+
+def _topic_card(card_id: str, topic: str, difficulty: str = "easy") -> Card:
+    return Card(card_id, topic, difficulty, Text(card_id, card_id), TextList(("a", "b"), ("a", "b")), Text("", ""),
+                TextList((), ()), "beyond")  # fmt: skip
+
+
+def test_a_required_topic_is_planned_even_where_the_order_of_study_leaves_it_out() -> None:
+    cards = [_topic_card("why-1", "why"), _topic_card("bn-1", "batchnorm"), _topic_card("ln-1", "layernorm"),
+             _topic_card("kern-1", "kernels", "hard")]  # fmt: skip
+    assert [a.card.id for a in interview_order(cards, minutes=5, strength={})] == ["why-1", "bn-1"]
+    planned = interview_order(cards, minutes=5, strength={}, must="kernels")
+    assert [a.card.id for a in planned] == ["why-1", "kern-1"]  # one card fewer from the rest, easy first
+    assert [a.card.id for a in interview_order(cards, minutes=1, strength={}, must="kernels")] == ["kern-1"]
+    assert interview_order(cards[:3], minutes=5, strength={}, must="kernels") == interview_order(cards[:3], 5, {})
+
+
+def _kernel_mock(runner, monkeypatch: pytest.MonkeyPatch, answer: str):  # type: ignore[no-untyped-def]
+    """A 5-minute mock on the real bank whose clock runs out after the first question."""
+    monkeypatch.setenv("NORMKATA_FAKE_CLOCK_STEP", "100")
+    return invoke(runner, ["mock", "--minutes", "5"], answer)
+
+
+def _asked_topics(db) -> list[str]:  # type: ignore[no-untyped-def]
+    from normkata.content.bank import load_bank
+
+    bank = load_bank()
+    return [bank.card(row["card_id"]).topic for row in db.execute("SELECT card_id FROM mock_answers ORDER BY id")]
+
+
+def test_no_kernel_question_before_kernels_were_studied(runner, db, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NORMKATA_QUIZZES")
+    result = _kernel_mock(runner, monkeypatch, "an answer\n\n1\n")
+    assert result.exit_code == 0, result.output
+    assert _asked_topics(db) == ["why"]  # fundamentals first
+
+
+def test_after_a_kernels_question_the_mock_asks_a_kernel_card_and_scores_it(
+    runner, db, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("NORMKATA_QUIZZES")
+    assert invoke(runner, ["quiz", "--id", "kern-masked-lanes"], "212\n").exit_code == 0
+    result = _kernel_mock(runner, monkeypatch, "eager writes every intermediate\n\n1\n")
+    assert result.exit_code == 0, result.output
+    assert "Time is up." in result.stdout  # the fake clock ends the mock after the first question
+    assert _asked_topics(db) == ["kernels"]
+    row = db.execute("SELECT card_id, points, made, rating FROM mock_answers").fetchone()
+    assert (row["made"], row["rating"]) == ("[1]", 2 if row["points"] > 2 else 3)  # 1 key point of 4 or 5: Hard
+    rated = db.execute("SELECT item_id, topic, rating FROM ratings").fetchone()
+    assert (rated["item_id"], rated["topic"], rated["rating"]) == (row["card_id"], "kernels", row["rating"])
+    # A mock on one topic asks only that topic, studied kernels or not.
+    assert invoke(runner, ["mock", "--minutes", "5", "--topic", "rmsnorm"], "x\n\n1\n").exit_code == 0
+    assert _asked_topics(db)[-1] == "rmsnorm"
+
+
+def test_a_graded_triton_kata_counts_as_kernel_study(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from normkata.content.bank import load_bank
+    from normkata.practice.mock import studied_kernels
+    from normkata.record.attempts import KataLog
+    from normkata.record.store import open_store
+    from tests.grades import grade_result
+
+    monkeypatch.delenv("NORMKATA_QUIZZES")
+    bank, store = load_bank(), open_store()
+    try:
+        assert not studied_kernels(bank, store)
+        KataLog(store).event("triton_rmsnorm", "start")  # opening the kata is not studying it
+        KataLog(store).attempt(grade_result("rmsnorm", {"forward": "passed"}), "cpu")  # nor is another kata
+        assert not studied_kernels(bank, store)
+        KataLog(store).attempt(grade_result("triton_rmsnorm", {"forward": "failed"}), "cpu")
+        assert studied_kernels(bank, store)
+    finally:
+        store.close()

@@ -57,7 +57,7 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     from normkata.advice.standing import load_standing
     from normkata.content.bank import check_topic
     from normkata.i18n import t
-    from normkata.practice.mock import MockLog, clock, interview_order, questions
+    from normkata.practice.mock import KERNEL_TOPIC, MockLog, clock, interview_order, questions, studied_kernels
     from normkata.practice.session import open_practice
 
     lang = current_lang(lang)
@@ -73,7 +73,9 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
         from normkata.advice.dated import item_recall_on_the_day
 
         strength = {k: v for k, v in item_recall_on_the_day(standing, standing.deadline).items() if k in strength}
-    planned = interview_order(cards, minutes, strength)
+    # A mock over every topic asks one kernel question once the learner has studied kernels.
+    must = KERNEL_TOPIC if topic is None and studied_kernels(practice.bank, practice.store) else None
+    planned = interview_order(cards, minutes, strength, must)
     if not planned:
         raise InputError(t("card.none", lang))
     log = MockLog(practice.store)
@@ -90,7 +92,8 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     scored = 0
     started = clock()
     try:
-        given = _interview(practice, log, mock_id, questions(cards, minutes, strength), started + minutes * 60, editor)
+        asked = questions(cards, minutes, strength, must)
+        given = _interview(practice, log, mock_id, asked, started + minutes * 60, editor)
         used = _finish(log, mock_id, given, started)
         scored = _debrief(practice, log, given)
     except KeyboardInterrupt:

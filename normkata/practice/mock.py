@@ -3,8 +3,11 @@
 Cards are drawn across the order of study (normkata.practice.curriculum: one card per topic in turn,
 fundamentals first, easy before hard), weakest first once ratings show a weakness; those whose
 estimated time fits are asked first, easy before hard, each card's follow-ups right after it,
-and more cards follow while minutes are left. At the debrief the learner ticks the key points
-they made; the share becomes an FSRS rating: none → Again, under half → Hard, half or more → Good, all → Easy.
+and more cards follow while minutes are left. Once the record shows kernel study (a question of the
+kernels topic answered or one of its cards rated, or a Triton kata graded), a mock over every topic
+also plans one kernels card (a memory-traffic count, a fusion, a reduction's determinism), as ML
+systems interviews ask. At the debrief the learner ticks the key points they made; the share becomes
+an FSRS rating: none → Again, under half → Hard, half or more → Good, all → Easy.
 """
 
 from __future__ import annotations
@@ -15,12 +18,18 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from normkata.content.model import DIFFICULTIES, Card
 from normkata.record.store import Review, Store, iso, utcnow
 
+if TYPE_CHECKING:
+    from normkata.content.bank import Bank
+
 #: Estimated seconds to answer a card aloud, and each of its follow-ups.
 CARD_SECONDS, FOLLOW_UP_SECONDS = 150, 60
+#: The topic of the kernel question, and the extra that marks a kata as a kernel (Triton) kata.
+KERNEL_TOPIC, KERNEL_EXTRA = "kernels", "triton"
 
 
 @dataclass(frozen=True)
@@ -74,11 +83,27 @@ def card_order(cards: list[Card], strength: dict[str, float], seed: int | None =
     return sorted(spread(cards, seed), key=lambda c: strength.get(c.id, 0.0))
 
 
-def interview_order(cards: list[Card], minutes: int, strength: dict[str, float]) -> list[Asked]:
-    """The questions planned for a mock of `minutes`: at least one card, then as many as fit."""
+def studied_kernels(bank: Bank, store: Store) -> bool:
+    """Whether the record shows kernel study: a question of the kernels topic answered, one of its
+    cards rated, or a kata that needs Triton graded at least once."""
+    from normkata.content.katas import load_katas
+    from normkata.record.attempts import KataLog
+
+    kernel_items = {q.id for q in bank.questions if q.topic == KERNEL_TOPIC}
+    kernel_items |= {c.id for c in bank.cards if c.topic == KERNEL_TOPIC}
+    if kernel_items & (store.latest_answers().keys() | store.latest_ratings().keys()):
+        return True
+    log = KataLog(store)
+    return any(log.status(kata.id).attempts for kata in load_katas()[0] if KERNEL_EXTRA in kata.requires)
+
+
+def interview_order(cards: list[Card], minutes: int, strength: dict[str, float], must: str | None = None
+                    ) -> list[Asked]:  # fmt: skip
+    """The questions planned for a mock of `minutes`: at least one card, then as many as fit.
+    `must`: a topic whose weakest card is planned first, wherever the order of study puts it."""
     chosen: list[Card] = []
     budget = minutes * 60
-    for card in card_order(cards, strength):
+    for card in _with_first(card_order(cards, strength), must):
         if chosen and _cost(card) > budget:
             continue
         chosen.append(card)
@@ -91,10 +116,17 @@ def _asked(cards: list[Card]) -> list[Asked]:
     return [Asked(card, index) for card in cards for index in (None, *range(len(card.follow_ups.en)))]
 
 
-def questions(cards: list[Card], minutes: int, strength: dict[str, float]) -> Iterator[Asked]:
+def _with_first(ordered: list[Card], topic: str | None) -> list[Card]:
+    """`ordered`, with its first card of `topic` (if any) moved to the front."""
+    first = next((card for card in ordered if card.topic == topic), None) if topic else None
+    return ordered if first is None else [first, *(card for card in ordered if card is not first)]
+
+
+def questions(cards: list[Card], minutes: int, strength: dict[str, float], must: str | None = None
+              ) -> Iterator[Asked]:  # fmt: skip
     """The planned questions, then the other cards in order, each with its follow-ups: the mock
     stops at its deadline, not when the plan runs out."""
-    planned = interview_order(cards, minutes, strength)
+    planned = interview_order(cards, minutes, strength, must)
     yield from planned
     asked = {a.card.id for a in planned}
     yield from _asked([c for c in card_order(cards, strength) if c.id not in asked])
