@@ -150,7 +150,8 @@ def grade_all(kata: Kata, submissions: list[StudentSubmission], out: Path, *, jo
             for _ in range(pending):
                 outcome = _next(done, threads)
                 if outcome is None:  # no job is left to grade what remains
-                    _drain(todo, done, f"no grader could start: {failed_to_start[0]}", settings)
+                    why = failed_to_start[0] if failed_to_start else "its grading job stopped"
+                    _drain(todo, done, f"no grader could start: {why}", settings)
                     outcome = done.get()
                 if outcome.result is not None:
                     try:

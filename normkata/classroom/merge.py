@@ -58,9 +58,6 @@ def merge(outs: list[Path], out: Path) -> Manifest:
     rows: dict[str, tuple[SignedRow, _Shard]] = {}
     for shard in shards:
         manifest = shard.manifest
-        if len(manifest.rows) != manifest.assigned:
-            raise InputError(f"{shard.path}: shard {manifest.shard} holds {len(manifest.rows)} of its "
-                             f"{manifest.assigned} submissions (interrupted?): run its grade-all again")  # fmt: skip
         for signed in manifest.rows:
             name = signed.row.submission
             if name in rows:
@@ -68,9 +65,14 @@ def merge(outs: list[Path], out: Path) -> Manifest:
             if not manifest.shard.holds(name):
                 raise InputError(f"{shard.path}: submission {name!r} does not belong to shard {manifest.shard}")
             rows[name] = (signed, shard)
+    for shard in shards:
+        manifest = shard.manifest
+        if len(manifest.rows) != manifest.assigned:
+            raise InputError(f"{shard.path}: shard {manifest.shard} holds {len(manifest.rows)} of its "
+                             f"{manifest.assigned} submissions (interrupted?): run its grade-all again")  # fmt: skip
     if len(rows) != first.manifest.class_size:
         raise InputError(f"the shards hold {len(rows)} of the class's {first.manifest.class_size} submissions")
-    maxima = sorted({signed.row.max_score for signed, _ in rows.values() if signed.row.max_score}, key=len)
+    maxima = sorted({signed.row.max_score for signed, _ in rows.values() if signed.row.max_score})
     if len(maxima) > 1:
         raise InputError(f"rows are graded out of different maxima ({', '.join(maxima)}): grade every shard on the "
                          "same kind of machine, or with --device cpu")  # fmt: skip
