@@ -228,6 +228,18 @@ def _describe(exc: Exception) -> str:
     return str(exc) if isinstance(exc, (GraderError, InputError)) else f"{type(exc).__name__}: {exc}"
 
 
+def _point_home(result: GradeResult, graded: str, private: str, submission: StudentSubmission) -> None:
+    """Messages that point into the private copy (`/tmp/normkata-class-x1y2/rmsnorm.py:16`) point
+    to the submission's own file instead: the teacher's path, and the same report on every run."""
+    own = escape_name(str(submission.file))
+    folder = escape_name(str(submission.file.parent)) + os.sep if submission.folder else None
+    for case in result.cases:
+        case.message = case.message.replace(graded, own)
+        if folder is not None:
+            case.message = case.message.replace(private + os.sep, folder)
+    result.file = own
+
+
 def _grade_one(grader: Grader, kata: Kata, submission: StudentSubmission, settings: Settings, report: str,
                suite: SuiteMax) -> Outcome:  # fmt: skip
     """Grade a private copy of the submission's .py files (read without following links): beside
@@ -243,7 +255,7 @@ def _grade_one(grader: Grader, kata: Kata, submission: StudentSubmission, settin
     except Exception as exc:  # one submission's failure is its row, never the batch's
         suite.wanted.set()
         return Outcome(submission, _failed(submission, digest, _describe(exc), settings), None)
-    result.file = escape_name(str(submission.file))
+    _point_home(result, file, private, submission)
     reason = reason_of(result, snapshot.files, kata, settings.lang)
     row = Row.graded(submission.name, digest, result, reason.text)
     row.report, row.note = report, submission.note

@@ -131,9 +131,11 @@ def _forbidden_spelled(files: dict[str, bytes], forbidden: tuple[str, ...]) -> l
     found: dict[str, None] = {}
     for _, source in _sources(files, ""):
         tree = _parsed(source)
+        spelled: list[tuple[int, int, str]] = []  # in the order the source reads
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.Attribute) and node.attr in forbidden:
-                found[sanitize(ast.unparse(node), 60)] = None
+                spelled.append((node.lineno, node.col_offset, sanitize(ast.unparse(node), 60)))
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torch"):
-                found.update((alias.name, None) for alias in node.names if alias.name in forbidden)
+                spelled += [(node.lineno, node.col_offset, a.name) for a in node.names if a.name in forbidden]
+        found.update((text, None) for _, _, text in sorted(spelled))
     return list(found)[:5]
