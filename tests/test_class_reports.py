@@ -161,3 +161,19 @@ def test_the_bundle_grades_with_its_seed_and_visibility(runner, tmp_path: Path) 
     assert args[args.index("--visibility") + 1] == "hidden" and args[args.index("--seed") + 1] == "7"
     fallback = json.loads((root / "results" / "results.json").read_text())
     assert fallback["visibility"] == "hidden" and fallback["score"] == 0.0  # the grader stopped: still hidden
+
+
+def test_extra_state_is_not_told_to_rename_the_gain() -> None:
+    """A module whose state_dict only holds more than torch's (eps as a buffer) keeps it out; a
+    module missing torch's keys is told how to name them."""
+    from normkata.grading.checks import configure, load_fix
+    from normkata.grading.contract import StateLoad
+
+    naming = "Fix: name the gain `weight`, a Parameter of shape (hidden_size,)."
+    configure(0, "en")
+    assert load_fix(StateLoad(missing=["eps"]), naming) == (
+        "Fix: `eps` should not be in the state_dict: keep a setting such as eps a plain attribute "
+        "(self.eps = eps), not a buffer or a Parameter."
+    )
+    assert load_fix(StateLoad(missing=["gain"], unexpected=["weight"]), naming) == naming
+    assert load_fix(StateLoad(mismatched=["weight"]), naming) == naming

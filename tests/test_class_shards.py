@@ -235,7 +235,8 @@ def test_missing_duplicate_and_foreign_shards_are_refused(runner, shards: list[P
     s1, s2, s3 = shards
     out = tmp_path / "merged"
     assert one_line(merge(runner, out, s1, s3)).endswith(
-        "shard 2/3 missing: a class graded in 3 shards is merged from all 3 out folders")
+        "shard 2/3 missing: a class graded in 3 shards is merged from all 3 out folders"
+    )
     copy = tmp_path / "copy"
     shutil.copytree(s2, copy)
     assert one_line(merge(runner, out, s1, s2, copy, s3)) == f"Error: {s2} and {copy} are both shard 2/3: each " \
@@ -253,13 +254,15 @@ def test_a_forged_or_tampered_shard_is_refused(runner, shards: list[Path], tmp_p
     (s2 / SIGNED).write_text(forged, encoding="utf-8")
     assert one_line(merge(runner, tmp_path / "m", s1, s2, s3)) == (
         f"Error: {s2}/{SIGNED}: its signature does not verify with this grading key: it was changed after grading, "
-        "or graded with another key")
+        "or graded with another key"
+    )
     (s2 / SIGNED).write_text(signed, encoding="utf-8")
     report = sorted((s3 / "reports").glob("*.json"))[0]
     report.write_text(report.read_text().replace('"passed": false', '"passed": true'))
     (s3 / "gradebook.csv").write_text("submission\nplanted\n")
     assert "is not what was signed: changed or replaced after grading" in one_line(
-        merge(runner, tmp_path / "m", s1, s2, s3))
+        merge(runner, tmp_path / "m", s1, s2, s3)
+    )
     assert not (tmp_path / "m").exists()
 
 
@@ -287,14 +290,16 @@ def test_overlapping_misplaced_incomplete_and_mismatched_shards_are_refused(
     name = stolen.row.submission
     assert one_line(merge(runner, tmp_path / "m", s1, s2, s3)) == f"Error: submission {name!r} is in both {s1} and {s2}"
     assert one_line(merge(runner, tmp_path / "m", s2, s3, s1)).endswith(
-        f"{s2}: submission {name!r} does not belong to shard 2/3")
+        f"{s2}: submission {name!r} does not belong to shard 2/3"
+    )
     _resign(s2, lambda m: m.rows.pop())
     _resign(s2, lambda m: m.rows.pop())
     assert "(interrupted?): run its grade-all again" in one_line(merge(runner, tmp_path / "m", s1, s2, s3))
     _resign(s3, lambda m: setattr(m, "settings", type(m.settings)("rmsnorm", "en", 8, 10.0, "auto")))
     assert one_line(merge(runner, tmp_path / "m", s1, s3)) == (
         f"Error: {s3} was graded with rmsnorm, en, seed 8, 10 s, auto, {s1} with rmsnorm, en, seed 7, 10 s, auto: "
-        "the shards of one class share the kata, language, seed, case timeout and device")
+        "the shards of one class share the kata, language, seed, case timeout and device"
+    )
     assert not (tmp_path / "m").exists()
 
 
@@ -362,14 +367,17 @@ def test_canvas_and_moodle_exports(runner, fake, tmp_path: Path) -> None:
     grade(runner, folder, tmp_path / "g", "--seed", "7")
     result = invoke(runner, ["gradebook", "export", str(tmp_path / "g"), "--lms", "canvas", "--out",
                              str(tmp_path / "canvas.csv"), "--assignment", "RMSNorm kata"])  # fmt: skip
-    assert result.exit_code == 0 and "3 grades for Canvas, 1 left blank (not graded)." in " ".join(result.stdout.split())
+    assert result.exit_code == 0 and "3 grades for Canvas, 1 left blank (not graded)." in " ".join(
+        result.stdout.split()
+    )
     assert (tmp_path / "canvas.csv").read_text() == (
         "Student,ID,SIS User ID,SIS Login ID,Section,RMSNorm kata\n"
         "Points Possible,,,,,1\n"
         "alice,,,alice,,1\n"
         "bob,,,bob,,0\n"
         "carol,,,carol,,\n"
-        "copier,,,copier,,0\n")  # a rule broken costs the points, as on Gradescope
+        "copier,,,copier,,0\n"
+    )  # a rule broken costs the points, as on Gradescope
     invoke(runner, ["gradebook", "export", str(tmp_path / "g"), "--lms", "moodle", "--out", str(tmp_path / "m.csv"),
                     "--points", "10"])  # fmt: skip
     assert (tmp_path / "m.csv").read_text() == (
@@ -377,7 +385,8 @@ def test_canvas_and_moodle_exports(runner, fake, tmp_path: Path) -> None:
         "alice,10,\n"
         "bob,0,eps added outside the square root\n"
         "carol,,\n"
-        "copier,0,forbidden API `F.rms_norm`\n")
+        "copier,0,forbidden API `F.rms_norm`\n"
+    )
 
 
 def test_export_refuses_a_shard_and_a_tampered_gradebook(runner, fake, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from tests.conftest import invoke
 
 SEED = "20260901"
 FIXTURES = katas_dir() / "rmsnorm" / "fixtures"
-BUFFER_EPS = '''import torch
+BUFFER_EPS = """import torch
 from torch import nn
 
 
@@ -34,7 +34,7 @@ class RMSNorm(nn.Module):
         h = x.float()
         h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps.float())
         return h.to(x.dtype) * self.weight
-'''
+"""
 HANG = BUFFER_EPS.replace("        h = x.float()\n", "        while True:\n            pass\n")
 CRASH = BUFFER_EPS.replace('        self.register_buffer("eps", torch.tensor(eps))\n',
                            "        import os\n        os._exit(3)\n")  # fmt: skip

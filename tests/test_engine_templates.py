@@ -77,7 +77,7 @@ def test_every_normkata_command_in_a_template_is_real(template: Path) -> None:
         result = runner.invoke(main, [*path, "--help"])
         assert result.exit_code == 0, (template.name, path, result.output)
         known = {option for param in command.params for option in param.opts}
-        for word in words[len(path):]:
+        for word in words[len(path) :]:
             if word.startswith("-") and not word.startswith("-$"):
                 option = word.split("=", 1)[0].strip("\"'")
                 assert option in known, f"{template.name}: normkata {' '.join(path)} has no option {option}"
