@@ -58,6 +58,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "normkata.commands.classroom:grade_all",
         "Grade a class: every submission in DIR, in parallel, into a gradebook.",
     ),
+    "gradebook": (
+        "normkata.commands.classroom:gradebook",
+        "Merge the shards of a class's gradebook, or export it for Canvas or Moodle.",
+    ),
     "gradescope-bundle": (
         "normkata.commands.classroom:gradescope_bundle",
         "Build a Gradescope autograder (setup.sh, run_autograder, the normkata wheel) for a kata.",

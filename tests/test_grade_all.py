@@ -22,7 +22,7 @@ from tests.conftest import invoke
 
 GRADING = Path(__file__).parent / "grading"
 RMSNORM_FIXTURES = Path(__file__).parents[1] / "katas" / "rmsnorm" / "fixtures"
-HEADER = "submission,passed,score,max_score,misconceptions,duration_s,seed,sha256,error"
+HEADER = "submission,passed,score,max_score,reason,misconceptions,duration_s,seed,sha256,report,note,error"
 
 
 @pytest.fixture(autouse=True)
@@ -31,15 +31,21 @@ def pinned_width(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 class FakeGrader:
-    """Grades by what the file says: `pass`, `eps` (the named eps mistake), `grader-error`, `crash`."""
+    """Grades by what the file says: `pass`, `eps` (the named eps mistake), `grader-error`, `crash`;
+    the kata's reference (graded once for the suite's max_score) passes, and is not recorded."""
 
     def __init__(self) -> None:
         self.graded: list[str] = []
+        self.options: list[dict[str, object]] = []
 
-    def grade(self, kata_id: str, file: Path, *, timeout: float, lang: str) -> GradeResult:
+    def grade(self, kata_id: str, file: Path, **options: object) -> GradeResult:
         text = file.read_text()
         assert file.name == "rmsnorm.py" and [p.name for p in file.parent.iterdir()] == ["rmsnorm.py"]
+        if text.startswith('"""Reference RMSNorm'):
+            case = CaseResult("forward", Category.FORWARD, Status.PASSED)
+            return GradeResult(kata_id, str(file), [case], [], 7, "full", 1.0, "2.13.0", "en")
         self.graded.append(text.split()[1])
+        self.options.append(options)
         if "grader-error" in text:
             raise GraderError("the grader failed: worker vanished")
         if "crash" in text:
@@ -48,7 +54,9 @@ class FakeGrader:
         cases = [CaseResult("forward", Category.FORWARD, Status.PASSED if ok else Status.FAILED, "",
                             None if ok else "rms-eps-outside-sqrt")]  # fmt: skip
         named = [] if ok else [Diagnosis("rms-eps-outside-sqrt", "eps added outside the square root", "hint", 1)]
-        return GradeResult(kata_id, str(file), cases, named, 7, "full", 1.25, "2.13.0", lang)
+        seed = options.get("seed")
+        return GradeResult(kata_id, str(file), cases, named, seed if isinstance(seed, int) else 7, "full", 1.25,
+                           "2.13.0", str(options["lang"]))  # fmt: skip
 
 
 @pytest.fixture
@@ -88,18 +96,21 @@ def test_every_submission_is_a_row_and_a_report(runner, fake, tmp_path: Path) ->
     assert lines[0] == HEADER
     rows = {r["submission"]: r for r in gradebook(out)}
     assert list(rows) == ["alice", "bob", "carol", "dave", "erin"]
-    assert {k: rows["alice"][k] for k in ("passed", "score", "max_score", "misconceptions", "duration_s", "seed",
-                                          "error")} == {"passed": "true", "score": "1", "max_score": "1",
-                                                        "misconceptions": "", "duration_s": "1.250", "seed": "7",
-                                                        "error": ""}  # fmt: skip
+    assert {k: rows["alice"][k] for k in ("passed", "score", "max_score", "reason", "misconceptions", "duration_s",
+                                          "seed", "report", "note", "error")} == {
+        "passed": "true", "score": "1", "max_score": "1", "reason": "", "misconceptions": "", "duration_s": "1.250",
+        "seed": "7", "report": "alice", "note": "", "error": ""}  # fmt: skip
     assert rows["bob"]["passed"] == "false" and rows["bob"]["misconceptions"] == "rms-eps-outside-sqrt"
+    assert rows["bob"]["reason"] == "eps added outside the square root"
     assert rows["carol"]["passed"] == "" and rows["carol"]["error"] == "the grader failed: worker vanished"
     assert rows["dave"]["error"] == "RuntimeError: unexpected failure"  # one line in the CSV
     assert rows["erin"]["error"] == f"rmsnorm.py not found in {folder / 'erin'}"
+    for ungraded in ("carol", "dave", "erin"):  # out of the suite's max (the reference's) like every row
+        assert rows[ungraded]["reason"] == "could not be graded (see error)" and rows[ungraded]["max_score"] == "1"
     report = json.loads((out / "reports" / "bob.json").read_text(encoding="utf-8"))
     assert report["file"] == str(folder / "bob" / "rmsnorm.py")
     assert report["diagnosis"][0]["id"] == "rms-eps-outside-sqrt"
-    assert sorted(p.name for p in (out / "reports").iterdir()) == ["alice.json", "bob.json"]
+    assert sorted(p.name for p in (out / "reports").iterdir()) == ["alice.json", "alice.md", "bob.json", "bob.md"]
     text = " ".join(result.stdout.split())
     assert "rmsnorm: 5 submissions in" in text and "2 at a time: 1 passed, 1 not yet, 3 could not be graded." in text
     assert "Mean score: 50% of the cases." in text
@@ -169,8 +180,6 @@ def test_default_out_and_chinese_summary(runner, fake, tmp_path: Path, monkeypat
         (lambda root: (root / "c").mkdir(), ["grade-all", "rmsnorm", "{root}/c"],
          "{root}/c: no submission matches * (a .py file, or a folder holding rmsnorm.py)"),
         (lambda root: (root / "c").mkdir(), ["grade-all", "nosuch", "{root}/c"], "unknown kata 'nosuch'"),
-        (lambda root: a_class(root / "c", alice="pass", alice__="pass"), ["grade-all", "rmsnorm", "{root}/c"],
-         "are both submission 'alice': rename one"),
         (lambda root: a_class(root / "c", alice="pass"), ["grade-all", "rmsnorm", "{root}/c", "--jobs", "0"],
          "Invalid value for '--jobs'"),
     ],

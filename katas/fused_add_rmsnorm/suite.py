@@ -29,6 +29,7 @@ from normkata.grading.checks import (
     expect_keys,
     expect_parameters,
     fail,
+    load_fix,
     misconceptions,
     randn,
     say,
@@ -182,11 +183,14 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
     steps = [Step([x.tensor, r.tensor])]
     reply = harness.run(harness.program("AddRMSNorm", [8], state=dict(torch_module.state_dict()), steps=steps))
     if not reply.state_load.clean:
+        fix = load_fix(reply.state_load, say("Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",
+                                             "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。"))
         fail(say("AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) would fail: missing {missing}, unexpected "
-                 "{unexpected}. Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",
-                 "AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，多出 {unexpected}。"
-                 "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。",
-                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-"))  # fmt: skip
+                 "{unexpected}. {fix}",
+                 "AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，"
+                 "多出 {unexpected}。{fix}",
+                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-",
+                 fix=fix))  # fmt: skip
     call = say("load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
                "load_state_dict(nn.RMSNorm(8).state_dict()) 后 forward")  # fmt: skip
     check_outputs(harness, reply.steps[0], x, r, torch_module.weight.detach(), eps=1e-5, call=call)

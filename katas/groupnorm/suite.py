@@ -28,6 +28,7 @@ from normkata.grading.checks import (
     expect_parameters,
     explain,
     fail,
+    load_fix,
     misconceptions,
     randn,
     say,
@@ -202,14 +203,16 @@ def test_loads_torch_groupnorm_state_dict(harness: Harness) -> None:
     x = randn((2, 6, 5), 6, scale=2.0)
     reply = harness.run(harness.program("GroupNorm", [3, 6], state=dict(torch_module.state_dict()), steps=[Step([x])]))
     if not reply.state_load.clean:
+        fix = load_fix(reply.state_load, say("Fix: name the parameters `weight` and `bias`, one value per channel "
+                                             "(shape (num_channels,)).",
+                                             "修改：参数命名为 `weight` 和 `bias`，每个通道一个值"
+                                             "（形状为 (num_channels,)）。"))
         fail(say("GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) would fail: missing {missing}, "
-                 "unexpected {unexpected}, other shapes {mismatched}. Fix: name the parameters `weight` and `bias`, "
-                 "one value per channel (shape (num_channels,)).",
+                 "unexpected {unexpected}, other shapes {mismatched}. {fix}",
                  "GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) 会失败：缺少 {missing}，"
-                 "多出 {unexpected}，形状不同的有 {mismatched}。修改：参数命名为 `weight` 和 `bias`，每个通道一个值"
-                 "（形状为 (num_channels,)）。",
+                 "多出 {unexpected}，形状不同的有 {mismatched}。{fix}",
                  missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-",
-                 mismatched=reply.state_load.mismatched or "-"))  # fmt: skip
+                 mismatched=reply.state_load.mismatched or "-", fix=fix))  # fmt: skip
     expected = torch.nn.functional.group_norm(x.double(), 3, torch_module.weight.double(), torch_module.bias.double())
     harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],
                          call=say("load_state_dict(nn.GroupNorm(3, 6).state_dict()) then forward",

@@ -22,6 +22,7 @@ from normkata.grading.checks import (
     expect_parameters,
     fail,
     forward_cases,
+    load_fix,
     misconceptions,
     randn,
     say,
@@ -178,12 +179,13 @@ def test_loads_torch_layernorm_state_dict(harness: Harness) -> None:
     x = randn((3, 8), 6, scale=2.0)
     reply = harness.run(harness.program("LayerNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])]))
     if not reply.state_load.clean:
+        fix = load_fix(reply.state_load, say("Fix: name the parameters `weight` and `bias`, of shape normalized_shape.",
+                                             "修改：参数命名为 `weight` 和 `bias`，形状为 normalized_shape。"))
         fail(say("LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) would fail: missing {missing}, "
-                 "unexpected {unexpected}. Fix: name the parameters `weight` and `bias`, of shape normalized_shape.",
+                 "unexpected {unexpected}. {fix}",
                  "LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) 会失败："
-                 "缺少 {missing}，多出 {unexpected}。"
-                 "修改：参数命名为 `weight` 和 `bias`，形状为 normalized_shape。",
-                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-"))
+                 "缺少 {missing}，多出 {unexpected}。{fix}",
+                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-", fix=fix))
     expected = torch.nn.functional.layer_norm(
         x.double(), (8,), torch_module.weight.double(), torch_module.bias.double(), 1e-5
     )

@@ -20,6 +20,7 @@ from normkata.grading.checks import (
     expect_parameters,
     fail,
     is_broadcast_error,
+    load_fix,
     misconceptions,
     randn,
     say,
@@ -119,11 +120,13 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
     x = randn([3, 8], 6)
     reply = harness.run(harness.program("RMSNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])]))
     if not reply.state_load.clean:
+        fix = load_fix(reply.state_load, say("Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",
+                                             "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。"))
         fail(say("RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) would fail: missing {missing}, unexpected "
-                 "{unexpected}. Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",
-                 "RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，多出 {unexpected}。"
-                 "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。",
-                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-"))
+                 "{unexpected}. {fix}",
+                 "RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，"
+                 "多出 {unexpected}。{fix}",
+                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-", fix=fix))
     expected = torch.nn.functional.rms_norm(x.double(), (8,), weight=torch_module.weight.double(), eps=1e-5)
     harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],
                          call=say("load_state_dict(nn.RMSNorm(8).state_dict()) then forward",

@@ -48,12 +48,16 @@ ROOT="${{NORMKATA_AUTOGRADER_ROOT:-/autograder}}"
 KATA={kata}
 FILE={file}
 GRADE_LANG={lang}
+# Gradescope's visibility of the tests, and the inputs' seed: every submission on the same
+# inputs when one is given ("" draws fresh inputs for each, recorded in the results).
+VISIBILITY={visibility}
+SEED={seed}
 RESULTS="$ROOT/results/results.json"
 export PATH="$ROOT/normkata-venv/bin:$PATH"
 export NORMKATA_HOME="$ROOT/normkata-home"
 mkdir -p "$ROOT/results"
 fallback() {{  # results.json when no grade was written: the reason, no points
-  printf '{{"score": 0.0, "output": "%s", "tests": []}}\\n' "$1" > "$RESULTS"
+  printf '{{"score": 0.0, "output": "%s", "tests": []{fallback_visibility}}}\\n' "$1" > "$RESULTS"
 }}
 SUBMITTED="$ROOT/submission/$FILE"
 # A regular file only, never what a link points to (the reference, another file), and bounded.
@@ -76,7 +80,8 @@ fi
 WORK="$(mktemp -d)"
 cp -P "$SUBMITTED" "$WORK/$FILE"
 cd "$WORK" || exit 0  # the grader starts in a folder of its own, never the submission's
-normkata --lang "$GRADE_LANG" grade "$KATA" --file "$WORK/$FILE" --format gradescope --output "$RESULTS"
+normkata --lang "$GRADE_LANG" grade "$KATA" --file "$WORK/$FILE" --format gradescope --output "$RESULTS" \\
+  --visibility "$VISIBILITY" ${{SEED:+--seed "$SEED"}}
 status=$?
 if [ "$status" -gt 1 ] || [ ! -s "$RESULTS" ]; then
   fallback "The grader stopped (exit code $status); your instructor can see why in the autograder output."
@@ -88,15 +93,24 @@ _EXECUTABLE = 0o100755 << 16
 _FILE = 0o100644 << 16
 
 
-def build_bundle(kata: Kata, out: Path, *, wheel: Path | None, lang: str) -> Path:
-    """Write the autograder zip for `kata` to `out`, with `wheel` or one built from this checkout."""
+def build_bundle(kata: Kata, out: Path, *, wheel: Path | None, lang: str, seed: int | None = None,
+                 visibility: str = "visible") -> Path:  # fmt: skip
+    """Write the autograder zip for `kata` to `out`, with `wheel` or one built from this checkout.
+    `seed`: every submission graded on the inputs of this seed; `visibility`: Gradescope's."""
+    from normkata.grading.formats import VISIBILITIES
+
+    if visibility not in VISIBILITIES:
+        raise InputError(f"--visibility {visibility}: Gradescope knows {', '.join(VISIBILITIES)}")
     with tempfile.TemporaryDirectory(prefix="normkata-bundle-") as scratch:
         wheel = wheel or build_wheel(Path(scratch))
         if not (wheel.is_file() and wheel.name.startswith("normkata-") and wheel.suffix == ".whl"):
             raise InputError(f"--wheel: {wheel} is not a normkata wheel (normkata-*.whl)")
         setup = _SETUP.format(torch=TORCH, index=TORCH_INDEX, wheel=shlex.quote(wheel_requirement(kata, wheel)))
+        shown = "" if visibility == "visible" else f', "visibility": "{visibility}"'
         run = _RUN.format(kata=shlex.quote(kata.id), file=shlex.quote(kata.file), lang=shlex.quote(lang),
-                          max_bytes=MAX_SOURCE_BYTES, max_kb=MAX_SOURCE_BYTES // 1024)  # fmt: skip
+                          visibility=shlex.quote(visibility), seed="" if seed is None else str(int(seed)),
+                          fallback_visibility=shown, max_bytes=MAX_SOURCE_BYTES,
+                          max_kb=MAX_SOURCE_BYTES // 1024)  # fmt: skip
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:  # files at the root, as Gradescope asks
             _add(archive, "setup.sh", setup.encode(), _EXECUTABLE)

@@ -1,4 +1,4 @@
-"""The class's gradebook: one row per submission in `gradebook.csv`, one JSON report beside it.
+"""The class's gradebook: one row per submission in `gradebook.csv`, its reports beside it.
 
 What is written here is read by spreadsheets and terminals: cells are neutralised, report
 names are safe file names. Where the files go is `normkata.classroom.outfolder`'s job.
@@ -12,13 +12,40 @@ import io
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, fields
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
-from normkata.grading.contract import GradeResult
+from normkata.grading.contract import CASE_TIMEOUT_S, GradeResult
 from normkata.grading.text import escape_name
 
 GRADEBOOK = "gradebook.csv"
 REPORTS = "reports"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every row of one gradebook was graded with: the shards of one class share them all."""
+
+    kata: str
+    lang: str = "en"
+    seed: int | None = None  # None: each submission drew its own inputs (recorded in its row)
+    timeout: float = CASE_TIMEOUT_S
+    device: str = "auto"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Settings:
+        """ValueError unless `data` is what to_json writes."""
+        if not isinstance(data, dict) or sorted(data) != sorted(f.name for f in fields(cls)):
+            raise ValueError("not grade-all settings")
+        seed, timeout = data["seed"], data["timeout"]
+        if not (isinstance(data["kata"], str) and isinstance(data["lang"], str) and isinstance(data["device"], str)
+                and (seed is None or type(seed) is int) and type(timeout) in (int, float)):  # fmt: skip
+            raise ValueError("not grade-all settings")
+        return cls(data["kata"], data["lang"], seed, float(timeout), data["device"])
 
 
 @dataclass
@@ -28,23 +55,34 @@ class Row:
     submission: str
     passed: str = ""  # "true" | "false" | "" (not graded)
     score: str = ""
-    max_score: str = ""
+    max_score: str = ""  # the suite's, the same on every row (normkata.classroom.batch.SuiteMax)
+    reason: str = ""  # why it did not pass, in one line (normkata.classroom.reasons)
     misconceptions: str = ""  # named misconception ids, ";"-separated
     duration_s: str = ""
     seed: str = ""
     sha256: str = ""
+    report: str = ""  # reports/<report>.json and .md (report_names)
+    note: str = ""  # about the submission itself (two entries of one name)
     error: str = ""
 
     @classmethod
-    def graded(cls, submission: str, digest: str, result: GradeResult) -> Row:
+    def graded(cls, submission: str, digest: str, result: GradeResult, reason: str) -> Row:
         verdict = result.verdict
-        return cls(submission, str(verdict.passed).lower(), str(verdict.score), str(verdict.max_score),
+        return cls(submission, str(verdict.passed).lower(), str(verdict.score), str(verdict.max_score), reason,
                    ";".join(d.id for d in result.diagnosis), f"{result.duration_s:.3f}", str(result.seed),
                    digest)  # fmt: skip
 
     @classmethod
-    def failed(cls, submission: str, digest: str, error: str) -> Row:
-        return cls(submission, sha256=digest, error=escape_name(" ".join(error.split())))
+    def failed(cls, submission: str, digest: str, error: str, *, reason: str = "", seed: int | None = None) -> Row:
+        return cls(submission, reason=reason, seed="" if seed is None else str(seed), sha256=digest,
+                   error=escape_name(" ".join(error.split())))  # fmt: skip
+
+    @classmethod
+    def of(cls, values: dict[str, str]) -> Row:
+        """A row from its columns (a signed manifest's); ValueError when one is missing or not text."""
+        if sorted(values) != sorted(COLUMNS) or not all(isinstance(v, str) for v in values.values()):
+            raise ValueError("not a gradebook row")
+        return cls(**values)
 
 
 COLUMNS = [f.name for f in fields(Row)]
@@ -60,13 +98,28 @@ def neutralise(cell: str) -> str:
     return "'" + cell if cell.startswith(_FORMULA_STARTS) else cell
 
 
-def report_name(submission: str) -> str:
-    """The report's file name: the submission's own when it is plain, else a slug and a hash of
-    the name (names may be 255 bytes long, hold escapes, dots or separators)."""
-    if _PLAIN_NAME.fullmatch(submission):
-        return f"{submission}.json"
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", submission).strip("._-")[:60] or "submission"
-    return f"{slug}-{hashlib.sha256(submission.encode('utf-8', 'backslashreplace')).hexdigest()[:16]}.json"
+def report_names(names: Iterable[str]) -> dict[str, str]:
+    """Each submission's report name (reports/<name>.json and .md), decided from all names at once
+    so that no two collide, even on a file system that ignores case: a plain name is its own unless
+    another differs from it only in case; any other name (long, escaped, dotted, a folder's
+    `name/`, those case twins) is a slug and a hash of the name, numbered on where that is taken,
+    so a name chosen to equal another's slug-and-hash never replaces that student's report."""
+    ordered = sorted(set(names))
+    plain = [n for n in ordered if _PLAIN_NAME.fullmatch(n)]
+    folded = Counter(n.casefold() for n in plain)
+    chosen = {n: n for n in plain if folded[n.casefold()] == 1}
+    taken = {n.casefold() for n in chosen}
+    for name in ordered:
+        if name in chosen:
+            continue
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")[:60] or "submission"
+        base = candidate = f"{slug}-{hashlib.sha256(name.encode('utf-8', 'backslashreplace')).hexdigest()[:16]}"
+        number = 2
+        while candidate.casefold() in taken:
+            candidate, number = f"{base}-{number}", number + 1
+        chosen[name] = candidate
+        taken.add(candidate.casefold())
+    return chosen
 
 
 def gradebook_text(rows: list[Row]) -> str:
@@ -80,14 +133,3 @@ def gradebook_text(rows: list[Row]) -> str:
 
 def report_text(result: GradeResult) -> str:
     return json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n"
-
-
-def common_misconceptions(results: list[GradeResult], limit: int = 5) -> list[tuple[str, str, int]]:
-    """(id, title, submissions naming it), the most common first."""
-    counts: Counter[str] = Counter()
-    titles: dict[str, str] = {}
-    for result in results:
-        for named in result.diagnosis:
-            counts[named.id] += 1
-            titles.setdefault(named.id, named.title)
-    return [(key, titles[key], n) for key, n in counts.most_common(limit)]

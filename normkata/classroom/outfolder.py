@@ -7,9 +7,13 @@ of the folder, as a fresh temporary file renamed into place: a link planted at
 `gradebook.csv` or `reports/` is replaced, never written through.
 
 A rerun keeps an earlier grade only when the manifest (`.normkata-manifest.json`) vouches for
-its report: each entry carries an HMAC over the submission's name, the digest of its content
-and the report's bytes, keyed by a secret kept in the user's state folder, outside any class.
-A gradebook row or report forged by a submission, or copied from elsewhere, is graded again.
+it: each entry carries an HMAC over the submission's name, the digest of its content, its
+gradebook row and the bytes of its two reports, keyed by the teacher's grading key
+(normkata.classroom.key), and the manifest records the settings it was graded with (another
+seed, timeout, device or language grades everything again). A gradebook row or report forged
+by a submission, or copied from elsewhere, is graded again. The signed manifest that
+`gradebook merge` checks is another file (normkata.classroom.signed): this one is bound to
+this folder's path, that one travels with a shard.
 """
 
 from __future__ import annotations
@@ -19,58 +23,29 @@ import hmac
 import json
 import os
 import secrets
-import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Row, gradebook_text, report_name, report_text
+from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Row, Settings, gradebook_text
+from normkata.classroom.key import grading_key, read_regular
 from normkata.errors import InputError
 from normkata.grading.contract import GradeResult
 from normkata.grading.wire import from_wire
-from normkata.paths import state_dir
 
 MANIFEST = ".normkata-manifest.json"
-#: The key's file in the state folder: 32 random bytes, readable by its owner only.
-KEY_FILE = "grade-all.key"
 #: A report is a few kB; anything far larger in the out folder is not one of ours.
 MAX_REPORT_BYTES = 16 * 1024 * 1024
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _key() -> bytes:
-    home = state_dir()
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / KEY_FILE
-    if not os.path.lexists(path):
-        # Written whole under a private name, then linked into place: two grade-alls starting at
-        # once agree on one key, and none reads a half-written one.
-        staged = home / f".{KEY_FILE}.{secrets.token_hex(8)}"
-        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(secrets.token_bytes(32))
-        try:
-            os.link(staged, path)
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(staged)
-    try:
-        data = _read(os.fspath(path), None, 64)
-    except OSError as exc:
-        raise InputError(f"{path}: the grade-all key cannot be read ({exc})") from None
-    if len(data) != 32:
-        raise InputError(f"{path} is not a grade-all key (32 bytes): remove it and run again")
-    return data
+def canonical(value: Any) -> bytes:
+    """The one byte string a JSON value signs as: sorted keys, no spaces, ASCII."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
-def _read(name: str, dir_fd: int | None, limit: int) -> bytes:
-    """A regular file's bytes, opened without following a link; OSError otherwise."""
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
-    with os.fdopen(fd, "rb") as stream:
-        info = os.fstat(stream.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            raise OSError(f"{name} is not a regular file of at most {limit} bytes")
-        return stream.read(limit + 1)[:limit]
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -78,27 +53,43 @@ def _inside(path: str, folder: str) -> bool:
 
 
 @dataclass
+class Earlier:
+    """A grade kept from an earlier run: its result, its row and what the summary counts."""
+
+    result: GradeResult
+    row: Row
+    kinds: list[str]
+
+
+@dataclass
 class _Entry:
-    sha256: str
+    sha256: str  # the submission's content
     report: str
     tag: str
+    row: dict[str, str] = field(default_factory=dict)
+    kinds: list[str] = field(default_factory=list)
 
 
 class OutFolder:
     """The out folder, opened as a descriptor; see the module's docstring for the rules."""
 
-    def __init__(self, path: Path, fd: int, key: bytes, entries: dict[str, _Entry]) -> None:
-        self.path, self.fd, self.key, self.previous = path, fd, key, entries
+    def __init__(self, path: Path, fd: int, key: bytes, settings: Settings) -> None:
+        self.path, self.fd, self.key, self.settings = path, fd, key, settings
+        self.previous: dict[str, _Entry] = {}
         self.entries: dict[str, _Entry] = {}
+        #: The suite's max_score with these settings, once measured (normkata.classroom.batch.SuiteMax).
+        self.suite_max: int | None = None
+        #: sha256 of the two reports of each submission graded or kept in this run.
+        self.hashes: dict[str, tuple[str, str]] = {}
 
     @classmethod
-    def open(cls, path: Path, class_folder: Path, *, force: bool) -> OutFolder:
+    def open(cls, path: Path, class_folder: Path, *, force: bool, settings: Settings) -> OutFolder:
         """Create or reopen `path`; InputError when it is inside `class_folder`, a link, or not ours."""
         real_out, real_class = os.path.realpath(path), os.path.realpath(class_folder)
         if _inside(real_out, real_class):
             raise InputError(f"--out {path} is inside the class folder {class_folder}, where students' files "
                              "could stand in for the gradebook: choose a folder outside it")  # fmt: skip
-        key = _key()
+        key = grading_key()
         if not os.path.lexists(path):
             path.parent.mkdir(parents=True, exist_ok=True)
             os.mkdir(path, 0o755)
@@ -110,7 +101,7 @@ class OutFolder:
         except OSError as exc:
             raise InputError(f"--out {path}: not a folder of its own ({exc.strerror}; links are not "
                              "followed)") from None
-        folder = cls(path, fd, key, {})
+        folder = cls(path, fd, key, settings)
         if created:
             return folder
         entries = folder._manifest()
@@ -121,61 +112,95 @@ class OutFolder:
         folder.previous = {} if force or entries is None else entries
         return folder
 
-    def _owner_tag(self) -> str:
-        return hmac.new(self.key, b"out\0" + os.fsencode(os.path.realpath(self.path)), hashlib.sha256).hexdigest()
-
-    def _entry_tag(self, name: str, digest: str, report: bytes) -> str:
-        parts = (name.encode("utf-8", "backslashreplace"), digest.encode(), hashlib.sha256(report).digest())
-        message = b"\0".join(parts)
+    def _owner_tag(self, settings: object, suite_max: object) -> str:
+        """This folder's (its real path) with the settings and suite maximum the manifest records."""
+        message = b"out\0" + os.fsencode(os.path.realpath(self.path)) + b"\0" + canonical([settings, suite_max])
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()
 
+    def _entry_tag(self, name: str, entry: _Entry, report: bytes, markdown: bytes) -> str:
+        message = {"name": name, "sha256": entry.sha256, "report": entry.report, "json": sha256(report),
+                   "md": sha256(markdown), "row": entry.row, "kinds": entry.kinds}  # fmt: skip
+        return hmac.new(self.key, b"entry\0" + canonical(message), hashlib.sha256).hexdigest()
+
     def _manifest(self) -> dict[str, _Entry] | None:
-        """The manifest's entries when this key wrote it for this folder, else None."""
+        """The manifest's entries when this key wrote it for this folder ({} when it was graded with
+        other settings), else None."""
         try:
-            data = json.loads(_read(MANIFEST, self.fd, MAX_REPORT_BYTES))
-            if not hmac.compare_digest(str(data["owner"]), self._owner_tag()):
+            data = json.loads(read_regular(MANIFEST, self.fd, MAX_REPORT_BYTES))
+            settings, known = data["settings"], data["suite_max"]
+            if not hmac.compare_digest(str(data["owner"]), self._owner_tag(settings, known)):
                 return None
-            entries = data["entries"].items()
-            return {str(k): _Entry(str(v["sha256"]), str(v["report"]), str(v["tag"])) for k, v in entries}
+            if settings != self.settings.to_json():
+                return {}
+            self.suite_max = known if type(known) is int else None
+            return {str(k): _Entry(str(v["sha256"]), str(v["report"]), str(v["tag"]), dict(v["row"]),
+                                   [str(kind) for kind in v["kinds"]]) for k, v in data["entries"].items()}  # fmt: skip
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
-    def earlier(self, name: str, digest: str) -> GradeResult | None:
-        """The result graded earlier for this very content, when its report is vouched for."""
+    def earlier(self, name: str, digest: str, report: str) -> Earlier | None:
+        """The grade given earlier to this very content, when the manifest vouches for it."""
         entry = self.previous.get(name)
-        if entry is None or entry.sha256 != digest or entry.report != report_name(name):
+        if entry is None or entry.sha256 != digest or entry.report != report:
             return None
         try:
-            reports = os.open(REPORTS, _DIR, dir_fd=self.fd)
-            try:
-                data = _read(entry.report, reports, MAX_REPORT_BYTES)
-            finally:
-                os.close(reports)
-            if not hmac.compare_digest(entry.tag, self._entry_tag(name, digest, data)):
+            data, markdown = self._read_report(report)
+            if not hmac.compare_digest(entry.tag, self._entry_tag(name, entry, data, markdown)):
                 return None
-            result = from_wire(GradeResult, json.loads(data))
+            earlier = Earlier(from_wire(GradeResult, json.loads(data)), Row.of(entry.row), entry.kinds)
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        self.entries[name] = entry
-        return result
+        self._keep(name, entry, data, markdown)
+        return earlier
 
-    def write_report(self, name: str, digest: str, result: GradeResult) -> None:
-        data = report_text(result).encode("utf-8")
-        reports = self._reports()
+    def _read_report(self, report: str) -> tuple[bytes, bytes]:
+        reports = os.open(REPORTS, _DIR, dir_fd=self.fd)
         try:
-            _replace(reports, report_name(name), data)
+            return (read_regular(f"{report}.json", reports, MAX_REPORT_BYTES),
+                    read_regular(f"{report}.md", reports, MAX_REPORT_BYTES))  # fmt: skip
         finally:
             os.close(reports)
-        self.entries[name] = _Entry(digest, report_name(name), self._entry_tag(name, digest, data))
 
-    def write_gradebook(self, rows: list[Row]) -> Path:
-        """gradebook.csv and the manifest (only the reports of this run's rows)."""
-        _replace(self.fd, GRADEBOOK, gradebook_text(rows).encode("utf-8"))
+    def _keep(self, name: str, entry: _Entry, data: bytes, markdown: bytes) -> None:
+        self.entries[name] = entry
+        self.hashes[name] = (sha256(data), sha256(markdown))
+
+    def write_report(self, row: Row, kinds: list[str], data: bytes, markdown: bytes) -> None:
+        """`row`'s two reports (reports/<row.report>.json and .md), vouched for in the manifest."""
+        reports = self._reports()
+        try:
+            _replace(reports, f"{row.report}.json", data)
+            _replace(reports, f"{row.report}.md", markdown)
+        finally:
+            os.close(reports)
+        entry = _Entry(row.sha256, row.report, "", vars(row).copy(), list(kinds))
+        entry.tag = self._entry_tag(row.submission, entry, data, markdown)
+        self._keep(row.submission, entry, data, markdown)
+
+    def write_gradebook(self, rows: list[Row]) -> bytes:
+        """gradebook.csv and the manifest (only the reports of this run's rows); the gradebook's bytes."""
+        text = gradebook_text(rows).encode("utf-8")
+        _replace(self.fd, GRADEBOOK, text)
         kept = {row.submission for row in rows}
-        manifest = {"owner": self._owner_tag(),
+        settings = self.settings.to_json()
+        manifest = {"owner": self._owner_tag(settings, self.suite_max), "settings": settings,
+                    "suite_max": self.suite_max,
                     "entries": {k: vars(v) for k, v in sorted(self.entries.items()) if k in kept}}  # fmt: skip
         _replace(self.fd, MANIFEST, (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
-        return self.path / GRADEBOOK
+        return text
+
+    def report_files(self, rows: list[Row]) -> dict[str, str]:
+        """The sha256 of every report of `rows`, by its path in the folder (reports/x.json)."""
+        files = {}
+        for row in rows:
+            if row.report and row.submission in self.hashes:
+                data, markdown = self.hashes[row.submission]
+                files[f"{REPORTS}/{row.report}.json"], files[f"{REPORTS}/{row.report}.md"] = data, markdown
+        return files
+
+    def write(self, name: str, data: bytes) -> None:
+        """Another file of the folder (the signed manifest), written as every file here is."""
+        _replace(self.fd, name, data)
 
     def _reports(self) -> int:
         """The reports folder's descriptor; anything else standing at its name is removed first."""

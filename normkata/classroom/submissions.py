@@ -5,12 +5,13 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from normkata.errors import InputError
 from normkata.grading.source import Snapshot, snapshot_file, snapshot_folder
 from normkata.grading.text import escape_name
+from normkata.i18n import t
 
 
 @dataclass(frozen=True)
@@ -19,12 +20,14 @@ class StudentSubmission:
     the kata's file. (The runner's view of code under test is grading.proxy.Submission.)
 
     `name` is the entry's name made safe to show (undecodable bytes and control characters
-    escaped): the gradebook's key. Links, FIFOs and devices are submissions too, graded as
-    the error they are when their snapshot is taken."""
+    escaped): the gradebook's key, unique in the class. Links, FIFOs and devices are submissions
+    too, graded as the error they are when their snapshot is taken. `note` says why a name is
+    not the entry's plain stem (another entry had it)."""
 
     name: str
     file: Path  # the file graded (it may be missing from a folder: graded as an error)
     folder: bool
+    note: str = ""
 
     def snapshot(self) -> Snapshot:
         """Its .py files as they are now, read without following links (SourceError otherwise)."""
@@ -47,15 +50,20 @@ def _is_folder(entry: os.DirEntry[str]) -> bool | None:
     return False if entry.name.endswith(".py") else None
 
 
-def find_submissions(root: Path, kata_file: str, pattern: str, skip: Path | None = None) -> list[StudentSubmission]:
+def find_submissions(root: Path, kata_file: str, pattern: str, skip: Path | None = None,
+                     lang: str = "en") -> list[StudentSubmission]:  # fmt: skip
     """Entries of `root` whose name matches `pattern`: `.py` files (FIFOs, devices and links
     included, as errors), and folders (each holding `kata_file`, or graded as missing it).
-    Hidden entries, `__pycache__` and `skip` (the output folder) are left out. Two submissions
-    with one name are an InputError."""
-    found: dict[str, StudentSubmission] = {}
+    Hidden entries, `__pycache__` and `skip` (the output folder) are left out.
+
+    Names are decided from all entries at once, so that each is unique: an entry is named by
+    its stem (`alice` for alice.py and for alice/) unless another entry has that stem too; then
+    each of them is named as it is listed (`alice.py`, `alice/`), numbered where even that is
+    taken (`name (2)`: two raw names can escape alike), and carries a note. Nothing stops the batch."""
     skipped = os.path.realpath(skip) if skip is not None else None
     with os.scandir(root) as listing:
         entries = sorted(listing, key=lambda e: e.name)
+    found: list[tuple[str, str, Path, bool]] = []  # stem, as listed, the file graded, folder
     for entry in entries:
         if entry.name.startswith(".") or entry.name == "__pycache__" or not fnmatch.fnmatch(entry.name, pattern):
             continue
@@ -66,10 +74,22 @@ def find_submissions(root: Path, kata_file: str, pattern: str, skip: Path | None
             continue
         path = root / entry.name
         stem = entry.name if folder else entry.name[: -len(".py")]
-        submission = StudentSubmission(escape_name(stem), path / kata_file if folder else path, folder)
-        if submission.name in found:
-            raise InputError(f"{root}: {escape_name(str(found[submission.name].file))} and "
-                             f"{escape_name(str(submission.file))} are both submission {submission.name!r}: "
-                             "rename one")  # fmt: skip
-        found[submission.name] = submission
-    return list(found.values())
+        listed = escape_name(entry.name) + ("/" if folder else "")
+        found.append((escape_name(stem), listed, path / kata_file if folder else path, folder))
+    stems = Counter(stem for stem, _, _, _ in found)
+    wanted = [stem if stems[stem] == 1 else listed for stem, listed, _, _ in found]
+    reserved, used = set(wanted), set[str]()
+    submissions = []
+    for (stem, _, file, folder), name in zip(found, wanted, strict=True):
+        if name in used:
+            number = 2
+            while f"{name} ({number})" in used | reserved:
+                number += 1
+            name = f"{name} ({number})"
+        used.add(name)
+        note = ""
+        if stems[stem] > 1:
+            shared = ", ".join(listed for other, listed, _, _ in found if other == stem)
+            note = t("classroom.note.same_name", lang, name=stem, entries=shared)
+        submissions.append(StudentSubmission(name, file, folder, note))
+    return submissions

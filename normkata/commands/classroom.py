@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from normkata.commands.grading_options import device_option, timeout_option, visibility_option
 from normkata.errors import InputError
 from normkata.ui.options import current_lang, lang_option
 
@@ -32,27 +33,39 @@ def _default_jobs() -> int:
               help="Folder for gradebook.csv and the reports (default: ./grades-KATA).")  # fmt: skip
 @click.option("--pattern", default="*", show_default=True,
               help="Only the entries of DIR whose name matches this glob.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Grade the whole class on the inputs of this seed (default: a fresh draw per submission, "
+                   "recorded in its row).")  # fmt: skip
+@click.option("--shard", default=None, metavar="K/N|auto",
+              help="Grade only shard K of N (split by a hash of each name); auto reads Slurm, Kubernetes or "
+                   "NORMKATA_SHARD_INDEX/NORMKATA_SHARD_COUNT.")  # fmt: skip
+@timeout_option
+@device_option()
 @click.option("--force", is_flag=True, help="Grade again what is unchanged since the last run.")
 @lang_option
-def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, pattern: str, force: bool,
-              lang: str | None) -> None:  # fmt: skip
+def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, pattern: str, seed: int | None,
+              shard: str | None, timeout: float, device: str, force: bool, lang: str | None) -> None:  # fmt: skip
     """Grade a class: every submission in DIR, in parallel, into a gradebook.
 
     A submission is a .py file in DIR or a folder in DIR holding the kata's file
-    (DIR/alice/rmsnorm.py). --out gets gradebook.csv and one JSON report per submission
-    (what `normkata grade --json` prints). Exit code 0 when every submission passed, 1 when
-    any did not or could not be graded, 2 on bad input.
+    (DIR/alice/rmsnorm.py). --out gets gradebook.csv (a reason in every failing row), a JSON
+    and a Markdown report per submission, and gradebook.signed.json, which `normkata gradebook
+    merge` checks when the class is graded in shards. Exit code 0 when every submission passed,
+    1 when any did not or could not be graded, 2 on bad input.
 
     \b
     Examples:
       normkata grade-all rmsnorm submissions/
       normkata grade-all rmsnorm submissions/ --out grades --jobs 2 --pattern 'team-*'
+      normkata grade-all rmsnorm submissions/ --seed 7 --shard 2/3 --out grades-2
+      normkata gradebook merge grades-1 grades-2 grades-3 --out grades
     """
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from normkata.classroom.batch import grade_all as run_batch
-    from normkata.classroom.gradebook import GRADEBOOK, REPORTS
+    from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Settings
+    from normkata.classroom.shards import WHOLE_CLASS, parse_shard
     from normkata.classroom.submissions import find_submissions
     from normkata.content.katas import get_kata
     from normkata.i18n import t
@@ -60,48 +73,54 @@ def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, 
 
     lang = current_lang(lang)
     kata = get_kata(kata_name, lang)
+    part = parse_shard(shard, os.environ) if shard is not None else WHOLE_CLASS
     out = out or Path(f"grades-{kata.id}")
-    submissions = find_submissions(folder, kata.file, pattern, skip=out)
+    submissions = find_submissions(folder, kata.file, pattern, skip=out, lang=lang)
     if not submissions:
         raise InputError(t("classroom.none", lang, dir=folder, pattern=pattern, file=kata.file))
+    mine = sum(part.holds(s.name) for s in submissions)
     jobs = jobs or _default_jobs()
     console = make_console()
+    if part.count > 1:
+        console.print(f"[muted]{escape(t('classroom.shard', lang, shard=part, n=mine, total=len(submissions)))}[/]")
+    settings = Settings(kata.id, lang, seed, timeout, device)
     started = time.perf_counter()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task(t("classroom.running", lang, kata=kata.id), total=len(submissions))
+        task = progress.add_task(t("classroom.running", lang, kata=kata.id), total=mine)
 
         def advance(outcome: Outcome) -> None:
             # Names are escaped already (no control character reaches the terminal); markup too.
             progress.update(task, advance=1, description=escape(outcome.submission.name))
 
-        outcomes = run_batch(kata, submissions, out, jobs=jobs, force=force, lang=lang, on_done=advance,
-                             class_folder=folder)  # fmt: skip
-    _summary(console, outcomes, kata.id, time.perf_counter() - started, min(jobs, len(submissions)), lang)
+        outcomes = run_batch(kata, submissions, out, jobs=jobs, force=force, settings=settings, shard=part,
+                             on_done=advance, class_folder=folder)  # fmt: skip
+    _summary(console, outcomes, kata.id, time.perf_counter() - started, max(1, min(jobs, mine)), lang)
     console.print(f"[muted]{t('classroom.written', lang, gradebook=out / GRADEBOOK, reports=out / REPORTS)}[/]")
-    raise click.exceptions.Exit(0 if all(o.result is not None and o.result.passed for o in outcomes) else 1)
+    raise click.exceptions.Exit(0 if all(o.row.passed == "true" for o in outcomes) else 1)
 
 
 def _summary(console: Console, outcomes: list[Outcome], kata: str, seconds: float, jobs: int, lang: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from normkata.classroom.gradebook import common_misconceptions
+    from normkata.classroom.reasons import common_reasons
     from normkata.i18n import t
 
-    results = [o.result for o in outcomes if o.result is not None]
-    passed = sum(r.passed for r in results)
-    errors = [o for o in outcomes if o.result is None]
+    rows = [o.row for o in outcomes]
+    graded = [r for r in rows if r.passed]
+    passed = sum(r.passed == "true" for r in graded)
+    errors = [o for o in outcomes if not o.row.passed]
     line = t("classroom.summary", lang, kata=kata, n=len(outcomes), seconds=seconds, jobs=jobs, passed=passed,
-             failed=len(results) - passed, errors=len(errors))  # fmt: skip
+             failed=len(graded) - passed, errors=len(errors))  # fmt: skip
     console.print(f"[heading]{escape(line)}[/]")
     reused = sum(o.reused for o in outcomes)
     if reused:
         console.print(f"[muted]{t('classroom.reused', lang, n=reused)}[/]")
-    possible = sum(r.max_score for r in results)
+    possible = sum(int(r.max_score) for r in graded if r.max_score.isdigit())
     if possible:
-        console.print(t("classroom.mean", lang, percent=sum(r.score for r in results) / possible))
-    common = common_misconceptions(results)
+        console.print(t("classroom.mean", lang, percent=sum(int(r.score) for r in graded) / possible))
+    common = common_reasons([(o.kinds, o.result) for o in outcomes], lang)
     if common:
         table = Table(title=t("classroom.common", lang), title_style="heading", show_edge=False)
         for key in ("classroom.col.mistake", "classroom.col.id", "classroom.col.submissions"):
@@ -114,22 +133,100 @@ def _summary(console: Console, outcomes: list[Outcome], kata: str, seconds: floa
         console.print(f"[warn]{escape(message)}[/]")
 
 
+@click.group("gradebook")
+def gradebook() -> None:
+    """Merge the shards of a class's gradebook, or export it for Canvas or Moodle.
+
+    \b
+    Examples:
+      normkata gradebook merge grades-1 grades-2 grades-3 --out grades
+      normkata gradebook export grades --lms canvas --out canvas.csv
+    """
+
+
+@gradebook.command("merge")
+@click.argument("shards", metavar="OUT...", nargs=-1, required=True,
+                type=click.Path(file_okay=False, path_type=Path))  # fmt: skip
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for the merged gradebook.csv, reports and signed manifest.")  # fmt: skip
+@lang_option
+def merge_command(shards: tuple[Path, ...], out: Path, lang: str | None) -> None:
+    """Join the out folders of a class's shards into one gradebook, after checking each signature.
+
+    Every shard 1..N must be there exactly once, complete, signed with this machine's grading
+    key (NORMKATA_HOME/grade-all.key) and graded with the same kata, seed, timeout, device and
+    language; anything else is refused with one line (exit code 2) and nothing is written.
+
+    \b
+    Example:
+      normkata gradebook merge grades/shard-* --out grades/class
+    """
+    from normkata.classroom.merge import merge
+    from normkata.i18n import t
+    from normkata.ui.terminal import make_console
+
+    lang = current_lang(lang)
+    real_out = os.path.realpath(out)
+    for shard in shards:
+        if os.path.realpath(shard) == real_out:
+            raise InputError(f"--out {out} is one of the shards: merge into another folder")
+    merged = merge(list(shards), out)
+    make_console().print(t("classroom.merged", lang, shards=len(shards), kata=merged.settings.kata,
+                           n=len(merged.rows), out=out))  # fmt: skip
+
+
+@gradebook.command("export")
+@click.argument("folder", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--lms", type=click.Choice(("canvas", "moodle")), required=True, help="The LMS whose import reads it.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The CSV to write.")
+@click.option("--assignment", default=None,
+              help="The grade column's title: the assignment's name in the LMS (default: normkata KATA).")  # fmt: skip
+@click.option("--points", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Scale scores to this many points (default: the score out of the suite's cases).")  # fmt: skip
+@lang_option
+def export_command(folder: Path, lms: str, out: Path, assignment: str | None, points: float | None,
+                   lang: str | None) -> None:  # fmt: skip
+    """Write a graded class as the CSV that Canvas's or Moodle's grade import reads.
+
+    DIR is an out folder of grade-all or of gradebook merge; its signed manifest is checked
+    first. Rows are matched to students by submission name (Canvas: SIS Login ID; Moodle: the
+    field you map "Username" to). Submissions that could not be graded are left blank.
+
+    \b
+    Examples:
+      normkata gradebook export grades --lms canvas --out canvas.csv --assignment "RMSNorm kata"
+      normkata gradebook export grades --lms moodle --out moodle.csv --points 10
+    """
+    from normkata.classroom.lms import write_export
+    from normkata.i18n import t
+    from normkata.ui.terminal import make_console
+
+    lang = current_lang(lang)
+    graded, blank = write_export(folder, lms, out, assignment, points)
+    make_console().print(t("classroom.exported", lang, path=out, n=graded, lms=lms.capitalize(), blank=blank))
+
+
 @click.command("gradescope-bundle")
 @click.argument("kata_name", metavar="KATA")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
               show_default=True, help="The zip to write.")  # fmt: skip
 @click.option("--wheel", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="The normkata wheel to bundle (default: built from this source checkout).")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Grade every submission on the inputs of this seed (default: a fresh draw each, recorded).")
+@visibility_option("When students see the tests' results (Gradescope's own setting).")
 @lang_option
-def gradescope_bundle(kata_name: str, out: Path, wheel: Path | None, lang: str | None) -> None:
+def gradescope_bundle(kata_name: str, out: Path, wheel: Path | None, seed: int | None, visibility: str,
+                      lang: str | None) -> None:  # fmt: skip
     """Build a Gradescope autograder (setup.sh, run_autograder, the normkata wheel) for a kata.
 
     Students upload <kata>.py; each submission is graded in its own container and reported
     in the --lang language.
 
     \b
-    Example:
+    Examples:
       normkata gradescope-bundle rmsnorm --out rmsnorm-autograder.zip
+      normkata gradescope-bundle rmsnorm --seed 7 --visibility after_due_date
     """
     from normkata.classroom.bundle import build_bundle
     from normkata.content.katas import get_kata
@@ -137,5 +234,5 @@ def gradescope_bundle(kata_name: str, out: Path, wheel: Path | None, lang: str |
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
-    path = build_bundle(get_kata(kata_name, lang), out, wheel=wheel, lang=lang)
+    path = build_bundle(get_kata(kata_name, lang), out, wheel=wheel, lang=lang, seed=seed, visibility=visibility)
     make_console().print(t("classroom.bundle.written", lang, path=path))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from normkata.commands.grading_options import device_option, timeout_option
+from normkata.commands.grading_options import device_option, timeout_option, visibility_option
 from normkata.ui.options import current_lang, lang_option, workspace
 
 
@@ -28,6 +28,7 @@ from normkata.ui.options import current_lang, lang_option, workspace
               help="Also write results.json (Gradescope or exercism v3) or junit.xml.")  # fmt: skip
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where --format writes (default: results.json / junit.xml here).")  # fmt: skip
+@visibility_option("With --format gradescope: when students see the tests' results.")
 @click.option("--list", "list_only", is_flag=True, help="List the suite's cases by category (not their inputs).")
 @click.option("-k", "select", multiple=True, metavar="PATTERN",
               help="Run only the cases whose name contains PATTERN (repeatable; such runs are not recorded).")
@@ -42,6 +43,7 @@ def grade(
     as_json: bool,
     fmt: str | None,
     output: Path | None,
+    visibility: str,
     list_only: bool,
     select: tuple[str, ...],
     every_failure: bool,
@@ -88,7 +90,7 @@ def grade(
         notes = bench.record(result, device)
     if fmt:
         path = output or Path(formats.DEFAULT_FILES[fmt])
-        formats.write(fmt, path, result)
+        formats.write(fmt, path, result, visibility=visibility)
         console.print(f"[muted]{t('grade.written', lang, path=path)}[/]")
     if as_json:
         click.echo(json.dumps(shown, ensure_ascii=False, indent=2))

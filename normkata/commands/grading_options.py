@@ -1,5 +1,5 @@
-"""Options of the commands that grade (grade, watch, doctor): choices and defaults are the grading
-contract's."""
+"""Options of the commands that grade (grade, watch, doctor, grade-all, gradescope-bundle): choices and
+defaults are the grading contract's."""
 
 from __future__ import annotations
 
@@ -23,3 +23,11 @@ def timeout_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     return click.option("--timeout", type=click.FloatRange(min=0.5), default=CASE_TIMEOUT_S, show_default=True,
                         help="Seconds any single case may take.")(fn)
+
+
+def visibility_option(help_text: str) -> Callable[..., Any]:
+    """`--visibility`: when Gradescope shows students the tests' results (its own four values)."""
+    from normkata.grading.formats import VISIBILITIES
+
+    return click.option("--visibility", type=click.Choice(VISIBILITIES), default=VISIBILITIES[0], show_default=True,
+                        help=help_text)  # fmt: skip

@@ -63,6 +63,21 @@ class Status(str, Enum):
     SKIPPED = "skipped"
 
 
+class Cause(str, Enum):
+    """Why a case ended without judging the learner's results, or which rule it broke: what the
+    class gradebook's `reason` column says of a failing submission (normkata.classroom.reasons)."""
+
+    SYNTAX = "syntax"  # the file (or a module it imports) does not parse
+    IMPORT = "import"  # importing it raised, exited or crashed
+    MISSING_CLASS = "missing-class"
+    TIMEOUT = "timeout"  # a case, or the whole grade's budget
+    CRASH = "crash"  # the worker died or sent a reply that could not be read
+    NOT_RUN = "not-run"  # after too many crashes or time-outs
+    RAISED = "raised"  # the learner's code raised
+    FORBIDDEN = "forbidden"  # the kata's forbidden API was used
+    GLOBAL_STATE = "global-state"  # importing the file changed torch's global state
+
+
 # -- tolerances --------------------------------------------------------------------------------
 
 
@@ -400,6 +415,8 @@ class CaseResult:
     #: The call the case made, as its message begins ("RMSNorm(8).forward on ... cpu"): what an
     #: exercism test shows as its code. Not in `grade --json` (SPEC.md lists a case's keys).
     call: str | None = None
+    #: Why it errored or which rule it broke (None: a result was judged). Not in `grade --json`.
+    cause: Cause | None = None
 
 
 @dataclass
@@ -482,7 +499,7 @@ class GradeResult:
 
         fields = to_wire(self)
         for case in fields["cases"]:
-            del case["call"]
+            del case["call"], case["cause"]
         verdict = self.verdict
         head = {"kata": fields.pop("kata"), "file": fields.pop("file")}
         return {**head, "passed": verdict.passed, "score": verdict.score, "max_score": verdict.max_score,

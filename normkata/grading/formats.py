@@ -15,6 +15,9 @@ from normkata.grading.contract import CaseResult, Category, GradeResult, Status
 from normkata.grading.report import text, verdict_line
 from normkata.grading.text import after_call, sanitize
 
+#: Who sees a Gradescope test's result, and when (Gradescope's own values); "visible" by default.
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+
 #: The formats `normkata grade --format` writes, and the file each writes by default.
 DEFAULT_FILES = {"gradescope": "results.json", "junit": "junit.xml", "exercism": "results.json"}
 
@@ -28,12 +31,12 @@ _NOT_XML = re.compile("[\ufffe\uffff]")
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>#|])")
 
 
-def write(fmt: str, path: Path, result: GradeResult) -> None:
-    """Write `result` to `path` as `fmt` (a key of DEFAULT_FILES)."""
+def write(fmt: str, path: Path, result: GradeResult, *, visibility: str = VISIBILITIES[0]) -> None:
+    """Write `result` to `path` as `fmt` (a key of DEFAULT_FILES); `visibility`: Gradescope's."""
     if fmt == "junit":
         path.write_text(to_junit(result), encoding="utf-8")
     else:
-        write_json(path, to_gradescope(result) if fmt == "gradescope" else to_exercism(result))
+        write_json(path, to_gradescope(result, visibility) if fmt == "gradescope" else to_exercism(result))
 
 
 def write_json(path: Path, payload: Any) -> None:
@@ -62,9 +65,10 @@ def _md(value: str) -> str:
     return _MARKDOWN.sub(r"\\\1", sanitize(value))
 
 
-def to_gradescope(result: GradeResult) -> dict[str, Any]:
+def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dict[str, Any]:
     """Gradescope's results.json: one point per scored case; rules and skipped cases shown
-    without points (informational), so nothing the report says is lost."""
+    without points (informational), so nothing the report says is lost. `visibility` is every
+    test's and the whole result's (a test's own setting overrides the top level's)."""
     lang = result.lang
     verdict = result.verdict
     lines = [f"**normkata {_md(result.kata)}** · {_md(verdict_line(result))}"]
@@ -77,7 +81,7 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
             "name": f"{case.category.label(lang)}: {sanitize(case.name, 200)}",
             "number": number,
             "tags": [case.category.value],
-            "visibility": "visible",
+            "visibility": visibility,
             "output_format": "md",
         }
         if case.status is Status.SKIPPED:
@@ -100,7 +104,7 @@ def to_gradescope(result: GradeResult) -> dict[str, Any]:
         "output": "\n".join(lines),
         "output_format": "md",
         "test_output_format": "md",
-        "visibility": "visible",
+        "visibility": visibility,
         "stdout_visibility": "hidden",
         "extra_data": {
             "kata": result.kata,

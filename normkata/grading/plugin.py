@@ -9,7 +9,7 @@ import pytest
 
 from normkata.content.suite_names import case_name
 from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say, say_text
-from normkata.grading.contract import CaseResult, Category, Status
+from normkata.grading.contract import CaseResult, Category, Cause, Status
 from normkata.grading.proxy import BUDGET_USED, Submission, TimeBudgetUsed
 from normkata.grading.text import call_of
 
@@ -81,11 +81,11 @@ class GradingPlugin:
         elif call.when == "call" or (call.when == "setup" and report.failed):
             self._add(item, *_classify(call))
 
-    def _add(self, item: pytest.Item, status: Status, message: str) -> None:
+    def _add(self, item: pytest.Item, status: Status, message: str, cause: Cause | None = None) -> None:
         diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
         self.results.append(CaseResult(_case_name(item, self.lang), _category(item), status, message, diagnosis,
-                                       call_of(message)))  # fmt: skip
+                                       call_of(message), cause))  # fmt: skip
 
 
 class CaseLister:
@@ -141,20 +141,20 @@ def _case_name(item: pytest.Item, lang: str) -> str:
     return case_name(case_id, lang, names)
 
 
-def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str]:
+def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str, Cause | None]:
     if call.excinfo is None:
-        return Status.PASSED, ""
+        return Status.PASSED, "", None
     exc = call.excinfo.value
     if isinstance(exc, CaseFailure):
-        return Status.FAILED, str(exc)
+        return Status.FAILED, str(exc), None
     if isinstance(exc, TimeBudgetUsed):
-        return Status.ERROR, say_text(BUDGET_USED)
+        return Status.ERROR, say_text(BUDGET_USED), Cause.TIMEOUT
     if isinstance(exc, LearnerError):
-        return Status.ERROR, str(exc)
+        return Status.ERROR, str(exc), exc.cause
     if call.excinfo.errisinstance(pytest.skip.Exception):
-        return Status.SKIPPED, str(exc)
+        return Status.SKIPPED, str(exc), None
     # Anything else came out of comparing what the learner returned (a wrong type, say).
-    return Status.ERROR, f"{type(exc).__name__}: {exc}"[:500]
+    return Status.ERROR, f"{type(exc).__name__}: {exc}"[:500], None
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

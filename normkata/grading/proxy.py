@@ -13,7 +13,17 @@ from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from normkata.grading import sandbox
-from normkata.grading.contract import Confinement, Failure, Hello, LoadReply, LoadRequest, Program, Request, RunReply
+from normkata.grading.contract import (
+    Cause,
+    Confinement,
+    Failure,
+    Hello,
+    LoadReply,
+    LoadRequest,
+    Program,
+    Request,
+    RunReply,
+)
 from normkata.grading.launch import Launcher, SpawnLauncher
 from normkata.grading.protocol import MAX_MESSAGE, ChannelClosed, ChannelTimeout, MessageTooLarge, receive, send
 from normkata.grading.wire import WireError, from_wire, to_wire
@@ -46,9 +56,10 @@ _Reply = TypeVar("_Reply", Hello, LoadReply, RunReply)
 class SubmissionError(Exception):
     """The learner's code could not be run for this case; the message says why, in both languages."""
 
-    def __init__(self, message: Text) -> None:
+    def __init__(self, message: Text, cause: Cause = Cause.CRASH) -> None:
         super().__init__(message.en)
         self.message = message
+        self.cause = cause
 
     def text(self, lang: str) -> str:
         return self.message.in_(lang)
@@ -143,7 +154,7 @@ class Worker:
     def _timed_out(self, timeout: float) -> NoReturn:
         self.kill()
         raise SubmissionError(Text(f"timed out after {timeout:g} s (an endless loop?)",
-                                   f"{timeout:g} 秒后超时（死循环？）"))  # fmt: skip
+                                   f"{timeout:g} 秒后超时（死循环？）"), Cause.TIMEOUT)  # fmt: skip
 
     def _receive(self, kind: type[_Reply], timeout: float, deadline: float | None = None) -> _Reply:
         left = timeout if deadline is None else max(deadline - time.monotonic(), 0.0)
@@ -235,7 +246,7 @@ class Submission:
     def _case_timeout(self, timeout: float | None = None) -> float:
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise TimeBudgetUsed(BUDGET_USED)
+            raise TimeBudgetUsed(BUDGET_USED, Cause.TIMEOUT)
         return min(self.timeout if timeout is None else timeout, left)
 
     def load(self) -> LoadReply:
@@ -296,17 +307,18 @@ class Submission:
         """The worker with the file loaded, restarted after a crash (up to MAX_RESTARTS)."""
         loaded = self.load()
         if not loaded.ok:
-            raise SubmissionError(Text.neutral(loaded.failure.message if loaded.failure else "the file did not load"))
+            raise SubmissionError(Text.neutral(loaded.failure.message if loaded.failure else "the file did not load"),
+                                  Cause.IMPORT)  # fmt: skip
         if self.worker is None:
             if self.restarts >= MAX_RESTARTS:
                 raise SubmissionError(Text("not run: your code crashed or timed out too many times",
-                                           "未运行：你的代码崩溃或超时的次数太多"))
+                                           "未运行：你的代码崩溃或超时的次数太多"), Cause.NOT_RUN)
             self.restarts += 1
             self.worker, self.loaded = self._started(), None
             reloaded = self.load()
             if not reloaded.ok:
                 failure = reloaded.failure.message if reloaded.failure else "the file did not load"
-                raise SubmissionError(Text.neutral(failure))
+                raise SubmissionError(Text.neutral(failure), Cause.IMPORT)
         assert self.worker is not None
         return self.worker
 

@@ -35,6 +35,7 @@ from normkata.errors import CUDA_MISSING, InputError
 from normkata.grading.contract import (
     CaseResult,
     Category,
+    Cause,
     Diagnosis,
     GradeRequest,
     GradeResult,
@@ -263,7 +264,7 @@ def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted:
         message = checks.say("MISSING CLASS {names} in {file}: did you rename it or forget to define it?",
                              "{file} 中缺少类 {names}：是否改了名字或忘了定义？",
                              names=", ".join(loaded.missing), file=file.name)  # fmt: skip
-        return result([CaseResult("import", Category.STATE, Status.ERROR, message)], [])
+        return result([CaseResult("import", Category.STATE, Status.ERROR, message, cause=Cause.MISSING_CLASS)], [])
 
     import torch
 
@@ -338,7 +339,8 @@ def _import_case(file: Path, source: str, loaded: LoadReply) -> CaseResult:
                    file=file.name, where=where, error=failure.error, message=failure.message)  # fmt: skip
     if failure.line and failure.error != "Crash":
         text += source_excerpt(source, failure.line, syntax=failure.error == "SyntaxError")
-    return CaseResult("import", Category.STATE, Status.ERROR, text)
+    cause = Cause.SYNTAX if failure.error == "SyntaxError" else Cause.IMPORT
+    return CaseResult("import", Category.STATE, Status.ERROR, text, cause=cause)
 
 
 def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
@@ -373,7 +375,7 @@ def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> C
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
     message = say("{file} uses {names}: this kata asks you to write the computation yourself.",
                   "{file} 使用了 {names}：本练习要求你自己写出计算。", file=file.name, names=", ".join(found))
-    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message)
+    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message, cause=Cause.FORBIDDEN)
 
 
 def _global_case(changes: list[str]) -> CaseResult:
@@ -385,7 +387,7 @@ def _global_case(changes: list[str]) -> CaseResult:
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
     message = say("importing your file changed torch's global state ({changes}); a layer must not.",
                   "导入你的文件改变了 torch 的全局状态（{changes}）；一个层不应这样做。", changes="; ".join(changes))
-    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message)
+    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message, cause=Cause.GLOBAL_STATE)
 
 
 def static_forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[str]:

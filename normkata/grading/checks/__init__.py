@@ -32,7 +32,7 @@ from normkata.grading.checks.functions import (
 )
 from normkata.grading.checks.harness import STATEFUL, ErrorSuspect, Harness, build_failure, once
 from normkata.grading.checks.inputs import DEVICES, Input, draw, own_errors, randn, rounding_unit, seeded, shape_id
-from normkata.grading.checks.state import expect_contains, expect_keys, expect_parameters
+from normkata.grading.checks.state import expect_contains, expect_keys, expect_parameters, load_fix
 from normkata.grading.checks.wording import (
     GLOSSARY_ZH,
     CaseFailure,
@@ -77,6 +77,7 @@ __all__ = [
     "expect_keys",
     "expect_no_autograd",
     "expect_parameters",
+    "load_fix",
     "explain",
     "fail",
     "drawn_forward_cases",

@@ -75,7 +75,7 @@ class Harness:
         except TimeBudgetUsed:
             raise
         except SubmissionError as exc:
-            raise LearnerError(f"{call}: {exc.text(RUN.lang)}") from None
+            raise LearnerError(f"{call}: {exc.text(RUN.lang)}", exc.cause) from None
 
     def submit(self, program: Program, call: str, error_suspects: Sequence[ErrorSuspect] = (), *,
                sent: bool = False) -> RunReply:  # fmt: skip

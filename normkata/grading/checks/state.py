@@ -8,7 +8,7 @@ import torch
 
 from normkata.grading.checks.context import say
 from normkata.grading.checks.wording import fail
-from normkata.grading.contract import Inspection, dtype_name
+from normkata.grading.contract import Inspection, StateLoad, dtype_name
 
 
 def expect_parameters(call: str, info: Inspection, expected: dict[str, torch.Tensor]) -> None:
@@ -46,6 +46,18 @@ def expect_keys(call: str, what: str, got: Sequence[str], expected: Sequence[str
     fail(say("{call}: {what}: {parts}. Fix: use exactly these names: {expected}.",
              "{call}：{what}：{parts}。修改：名称应恰好是 {expected}。",
              call=call, what=what, parts="; ".join(parts), expected=_names(expected)))  # fmt: skip
+
+
+def load_fix(load: StateLoad, naming: str) -> str:
+    """The fix for a torch state_dict that does not load: `naming` (how to name the parameters)
+    when torch's keys are missing from the module or shaped otherwise; when the module only holds
+    extra entries (eps registered as a buffer, say), renaming is not the fix: keeping them out is."""
+    if load.unexpected or load.mismatched or not load.missing:
+        return naming
+    return say("Fix: {names} should not be in the state_dict: keep a setting such as eps a plain attribute "
+               "(self.eps = eps), not a buffer or a Parameter.",
+               "修改：state_dict 中不应有 {names}：像 eps 这样的设置应是普通属性（self.eps = eps），"
+               "不是 buffer 或 Parameter。", names=_names(load.missing))  # fmt: skip
 
 
 def expect_contains(call: str, what: str, got: Sequence[str], required: Sequence[str]) -> None:

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from normkata.content.suite_names import GLOSSARY_ZH
 from normkata.grading.checks.context import RUN, say
-from normkata.grading.contract import Failure
+from normkata.grading.contract import Cause, Failure
 
 
 class CaseFailure(AssertionError):
@@ -29,6 +29,10 @@ def fail(message: str) -> NoReturn:
 
 class LearnerError(Exception):
     """The learner's code raised, crashed or hung: an errored case."""
+
+    def __init__(self, message: str, cause: Cause = Cause.RAISED) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,46 @@ CATALOG = catalog(
         "classroom.written": Text(
             "Wrote {gradebook} and the reports in {reports}", "已写入 {gradebook}，报告在 {reports}"
         ),
+        "classroom.note.same_name": Text(
+            "{entries} share the name {name}: graded as separate rows",
+            "{entries} 同名（{name}）：分别作为单独的行评测",
+        ),
+        "classroom.not_graded": Text("could not be graded (see error)", "无法评测（见 error 列）"),
+        "classroom.reason.syntax": Text("syntax error at line {line}", "第 {line} 行语法错误"),
+        "classroom.reason.syntax_in": Text("syntax error at line {line} of {file}", "{file} 第 {line} 行语法错误"),
+        "classroom.reason.forbidden": Text("forbidden API {names}", "使用了禁止的 API {names}"),
+        "classroom.reason.timed-out": Text("timed out ({n} case(s))", "超时（{n} 个用例）"),
+        "classroom.reason.crashed": Text("crashed ({n} case(s))", "崩溃（{n} 个用例）"),
+        "classroom.reason.raised": Text("raised an exception ({n} case(s))", "抛出异常（{n} 个用例）"),
+        "classroom.reason.wrong-results": Text("{n} cases failed ({categories})", "{n} 个用例未通过（{categories}）"),
+        "classroom.kind.syntax-error": Text("syntax error", "语法错误"),
+        "classroom.kind.import-error": Text("the file did not import", "文件无法导入"),
+        "classroom.kind.missing-class": Text("the class is missing", "缺少要求的类"),
+        "classroom.kind.forbidden-api": Text("forbidden API used", "使用了禁止的 API"),
+        "classroom.kind.timed-out": Text("timed out", "超时"),
+        "classroom.kind.crashed": Text("crashed", "崩溃"),
+        "classroom.kind.global-state": Text("changed torch's global state on import",
+                                            "导入时改变了 torch 的全局状态"),
+        "classroom.kind.raised": Text("raised an exception", "抛出异常"),
+        "classroom.kind.wrong-results": Text("wrong results, no mistake named", "结果错误，未识别出具体错误"),
+        "classroom.shard": Text(
+            "Shard {shard}: {n} of the class's {total} submissions.", "分片 {shard}：全班 {total} 个提交中的 {n} 个。"
+        ),
+        "classroom.md.title": Text("{kata}: {name}", "{kata}：{name}"),
+        "classroom.md.field": Text("Gradebook", "成绩册"),
+        "classroom.md.score": Text("score", "得分"),
+        "classroom.md.reason": Text("reason", "原因"),
+        "classroom.md.seed": Text("seed", "随机种子"),
+        "classroom.md.sha256": Text("sha256", "sha256"),
+        "classroom.md.note": Text("note", "备注"),
+        "classroom.merged": Text(
+            "Merged {shards} shards of {kata}: {n} submissions into {out}",
+            "已合并 {kata} 的 {shards} 个分片：{n} 个提交，写入 {out}",
+        ),
+        "classroom.exported": Text(
+            "Wrote {path}: {n} grades for {lms}, {blank} left blank (not graded).",
+            "已写入 {path}：{lms} 的 {n} 个成绩，{blank} 个留空（未能评测）。",
+        ),
         "classroom.bundle.written": Text(
             "Wrote {path}: upload it as the autograder of a Gradescope programming assignment.",
             "已写入 {path}：将它上传为 Gradescope 编程作业的自动评分器。",
