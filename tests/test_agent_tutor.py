@@ -235,7 +235,10 @@ def test_standing_is_progress_json_with_the_next_step(runner, tutor: Tutor) -> N
 
 
 def test_mcp_without_the_extra_says_how_to_install_it(runner, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "mcp", None)  # `import mcp` fails as it does where it is not installed
+    # `import mcp` fails as it does where it is not installed, its submodules too (another test in
+    # this process may have imported them, and a cached submodule is found without its parent).
+    for name in [m for m in sys.modules if m == "mcp" or m.startswith("mcp.")] or ["mcp"]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.delitem(sys.modules, "normkata.agent.server", raising=False)
     result = invoke(runner, ["mcp"])
     assert result.exit_code == 2

@@ -24,8 +24,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from normkata.content.model import Question
 
-#: Cosine similarity at or above which two questions count as one fact.
-SAME_FACT = 0.3
+#: Cosine similarity at or above which two questions count as one fact. Measured on the bank:
+#: the closest pair worded alike about one fact (γ/β vs the statistics' shapes) reads 0.63; the
+#: closest pairs about different facts (two gradient values, a value and a gradient) 0.31-0.36,
+#: and those move as the bank grows (IDF), so the line sits between, not at their edge.
+SAME_FACT = 0.45
 #: Words that say nothing about a fact.
 _STOP = frozenset(
     "the and for with that this are its not but from what which when one all has have each they than then into "
