@@ -54,8 +54,11 @@ def main() -> None:
     floor = min(floor_cpu() for _ in range(3))
     print(f"floor  python -c 'import torch, pytest': {floor * 1000:.0f} ms of CPU (best of 3)")
     # The files live outside the service's home: the worker may not read its progress folder.
-    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as scratch, \
-            Grader(env={"NORMKATA_HOME": home}) as grader:
+    with (
+        tempfile.TemporaryDirectory() as home,
+        tempfile.TemporaryDirectory() as scratch,
+        Grader(env={"NORMKATA_HOME": home}) as grader,
+    ):
         rows = []
         for kata in katas:
             file = Path(scratch, kata.id, kata.file)

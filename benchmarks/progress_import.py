@@ -2,7 +2,7 @@
 
 A file of N sessions, each with an answer and a review log (3N rows), imported into a fresh
 record, then again (nothing new). Run: python benchmarks/progress_import.py [N] (default 20000).
-Measured for issue 34 on one machine: before, 0.57 s then 62 s (a table scan per row already
+Measured on one machine: before, 0.57 s then 62 s (a table scan per row already
 there); after, 1.2 s then 1.3 s (one dictionary per table; the first import now also checks every
 value for meaning).
 """

@@ -68,8 +68,10 @@ def main(argv: list[str]) -> int:
         return 2
     import triton
 
-    files = [Path(a) for a in argv] or [ROOT / "solutions" / "triton_rmsnorm.py",
-                                        *sorted((ROOT / "katas/triton_rmsnorm/fixtures").glob("correct_*.py"))]
+    files = [Path(a) for a in argv] or [
+        ROOT / "solutions" / "triton_rmsnorm.py",
+        *sorted((ROOT / "katas/triton_rmsnorm/fixtures").glob("correct_*.py")),
+    ]
     print(f"torch {torch.__version__}, triton {triton.__version__}, {torch.cuda.get_device_name()}")
     failed = 0
     for path in files:
@@ -84,8 +86,10 @@ def main(argv: list[str]) -> int:
         _, kernel, copy, eager, _ = _timings(fn, [x], [1e-5]).split("|")
         k, c, e = float(kernel), float(copy), float(eager)
         moved = 2 * TIMED_SHAPE[0] * TIMED_SHAPE[1] * 2  # read x, write y, fp16
-        print(f"  speed {TIMED_SHAPE} fp16: kernel {k:.4f} ms, copy {c:.4f} ms, eager {e:.4f} ms: "
-              f"{100 * c / k:.0f}% of the copy's bandwidth ({moved / (k * 1e-3) / 1e9:.0f} GB/s)")
+        print(
+            f"  speed {TIMED_SHAPE} fp16: kernel {k:.4f} ms, copy {c:.4f} ms, eager {e:.4f} ms: "
+            f"{100 * c / k:.0f}% of the copy's bandwidth ({moved / (k * 1e-3) / 1e9:.0f} GB/s)"
+        )
     return 1 if failed else 0
 
 

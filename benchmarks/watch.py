@@ -27,7 +27,7 @@ from _timing import median_seconds, print_ratios  # noqa: E402
 from normkata.content.katas import load_katas  # noqa: E402
 
 WATCH_TARGET_S = 0.3
-KERNEL_WATCH_TARGET_S = 0.5  # kernel katas run under Triton's interpreter (SPEC.md)
+KERNEL_WATCH_TARGET_S = 0.5  # kernel katas run under Triton's interpreter (a slower target)
 COLD_TARGET = 1.5
 
 

@@ -17,5 +17,6 @@ class InputError(Exception):
 
     exit_code = EXIT_INPUT
 
+
 #: `--device cuda` where torch sees no GPU (grade, doctor, labs): bad input, one line.
 CUDA_MISSING = "--device cuda: CUDA is not available on this machine"

@@ -1,8 +1,8 @@
 """Reference fused residual add + RMSNorm, as inference engines run it between two sublayers.
 
-    s = x + residual               (formed in float32 at least)
-    new_residual = s               (in the input's dtype: x and residual share it)
-    normed = s / sqrt(mean(s²) + eps) · weight   (statistic from the float32 sum, result in x's dtype)
+s = x + residual               (formed in float32 at least)
+new_residual = s               (in the input's dtype: x and residual share it)
+normed = s / sqrt(mean(s²) + eps) · weight   (statistic from the float32 sum, result in x's dtype)
 """
 
 from __future__ import annotations

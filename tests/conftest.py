@@ -108,7 +108,7 @@ def grading_service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
 def _kata_of(item: pytest.Item) -> str | None:
     """The kata a parametrized test is about: a `kata` parameter, or a parameter that has one."""
     params = getattr(item, "callspec", None)
-    for value in (params.params.values() if params else ()):
+    for value in params.params.values() if params else ():
         kata = value if isinstance(value, str) else getattr(value, "kata", None)
         if isinstance(kata, str) and kata in KATA_EXTRAS:
             return kata

@@ -39,7 +39,7 @@ def answer(store: Store, item_id: str, correct: bool, minutes_ago: float = 0.0) 
 
 
 def test_topics_come_weakest_first_by_the_number_each_step_shows(runner, store) -> None:
-    """Issue 37: a topic at 10% was listed before topics at 6% and 5%."""
+    """a topic at 10% was listed before topics at 6% and 5%."""
     bank = load_bank()
     right_share = {"why": 0.75, "batchnorm": 0.25, "layernorm": 0.0, "rmsnorm": 1.0, "prenorm": 0.5}
     for topic, share in right_share.items():
@@ -59,7 +59,7 @@ def test_topics_come_weakest_first_by_the_number_each_step_shows(runner, store) 
 
 
 def test_one_right_answer_keeps_a_topic_and_its_kata_in_the_plan(runner, store) -> None:
-    """Issue 37: after one correct review RMSNorm fell to the last row and its kata left the plan."""
+    """after one correct review RMSNorm fell to the last row and its kata left the plan."""
     answer(store, "rms-formula", correct=True)
     steps = [s["command"] for s in json.loads(invoke(runner, ["plan", "--minutes", "60", "--json"]).stdout)["steps"]]
     assert steps[0] == "normkata quiz --topic rmsnorm -n 10"  # the only topic with answers
@@ -81,7 +81,7 @@ def hint_events(store: Store) -> list[str]:
 
 
 def test_hint_gives_the_hint_for_the_mistake_the_last_grade_named_first(runner, store) -> None:
-    """Issue 37: after a grade named "eps outside the square root", hint 1 was about keepdim."""
+    """after a grade named "eps outside the square root", hint 1 was about keepdim."""
     log = KataLog(store)
     log.attempt(named_grade("rmsnorm", [("rms-wrong-axis", "statistics over the wrong dimension", 2),
                                         ("rms-eps-outside-sqrt", "eps added outside the square root", 9)]), "cpu")  # fmt: skip
@@ -103,7 +103,7 @@ def test_hint_gives_the_hint_for_the_mistake_the_last_grade_named_first(runner, 
 
 
 def test_after_a_pass_hint_says_the_kata_is_passed_and_takes_nothing(runner, store) -> None:
-    """Issue 37: after a pass, hint handed out hint 3 with no word that the kata is passed."""
+    """after a pass, hint handed out hint 3 with no word that the kata is passed."""
     invoke(runner, ["hint", "rmsnorm"])
     invoke(runner, ["hint", "rmsnorm"])
     KataLog(store).attempt(grade_result("rmsnorm", {"forward": "passed"}), "cpu")

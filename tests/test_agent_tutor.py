@@ -188,9 +188,14 @@ def test_an_answer_is_saved_with_its_review_in_a_quiz_session(tutor: Tutor, db, 
     wrong = tutor.check_answer("mini-tf", "f")
     assert wrong.data["correct"] is False and wrong.text.startswith("✗ Not quite. The answer is true.\nIt is true.")
     rows = db.execute("SELECT session_id, item_id, given, correct FROM answers ORDER BY id").fetchall()
-    assert [(r["item_id"], r["given"], r["correct"]) for r in rows] == [("mini-single", "B", 1), ("mini-tf", "false", 0)]
+    assert [(r["item_id"], r["given"], r["correct"]) for r in rows] == [
+        ("mini-single", "B", 1),
+        ("mini-tf", "false", 0),
+    ]
     sessions = db.execute("SELECT id, kind, lang, ended_at FROM sessions").fetchall()
-    assert len(sessions) == 1 and sessions[0]["kind"] == "quiz" and {r["session_id"] for r in rows} == {sessions[0]["id"]}
+    assert (
+        len(sessions) == 1 and sessions[0]["kind"] == "quiz" and {r["session_id"] for r in rows} == {sessions[0]["id"]}
+    )
     logs = db.execute("SELECT item_id, rating, duration_ms FROM review_logs ORDER BY id").fetchall()
     assert [(r["item_id"], r["rating"]) for r in logs] == [("mini-single", 3), ("mini-tf", 1)]
     assert logs[0]["duration_ms"] is not None and logs[1]["duration_ms"] is None  # mini-tf was never asked

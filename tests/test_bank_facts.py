@@ -214,7 +214,7 @@ NUMERIC: dict[str, Callable[[], float]] = {
     "kern-masked-lanes": lambda: 2 ** math.ceil(math.log2(300)) - 300,
     "kern-mean-over-block": lambda: round(1 / math.sqrt((1 + 4 + 4) / 4), 3),
     "kern-fp16-square": _largest_fp16_with_finite_square,
-    # The 2026 subjects (issue 38): closed forms from the papers' and models' formulas.
+    # The 2026 subjects: closed forms from the papers' and models' formulas.
     "dyt-derf-param-count": lambda: 2 * 768 + 2,  # weight, bias per channel; alpha, shift one each
     "dyt-derf-value": lambda: math.erf(0.5),
     "pn-lns-factor": lambda: 25**-0.5,
@@ -503,7 +503,7 @@ def test_qk_norm_facts() -> None:
     assert torch.allclose(_rms(q / math.sqrt(8), 0.0), _rms(q, 0.0))  # a pre-scale is divided out
 
 
-# -- the topics of issue 27: placement, normfree (DyT), ngpt ----------------------------------------
+# -- placement, normfree (DyT), ngpt ----------------------------------------
 
 
 def _dyt(x: torch.Tensor, alpha: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -545,7 +545,7 @@ def test_ngpt_facts() -> None:
     assert torch.allclose(justnorm(chord).norm(dim=-1), torch.ones(4, dtype=D64))
 
 
-# -- the 2026 subjects (issue 38): Pre-LN's one-sublayer test, RoPE and QK-norm, QK-Clip, FlashNorm --
+# -- the 2026 subjects: Pre-LN's one-sublayer test, RoPE and QK-norm, QK-Clip, FlashNorm --
 
 
 def test_prenorm_scale_test_holds_for_one_sublayer_not_a_layer() -> None:

@@ -247,7 +247,7 @@ def test_every_name_gets_a_row_a_safe_report_and_an_escaped_line(runner, fake: F
         "long": "a" * 252 + ".py",  # 255 bytes: its report name would be too long
         "not-utf8": os.fsdecode(b"caf\xe9.py"),
         "escapes": "\x1b[2J\x1b[32mALL PASSED\x1b[0m.py",
-        "formula": "=HYPERLINK(\"x\").py",
+        "formula": '=HYPERLINK("x").py',
         "plus": "+1.py",
         "minus": "-2.py",
         "at": "@SUM(A1).py",
@@ -280,7 +280,7 @@ def _check_every_name(runner, folder: Path, out: Path, names: dict[str, str]) ->
     for row in cells:
         assert not row[0].startswith(("=", "+", "-", "@", "\t", "\r")), row[0]  # a spreadsheet shows text
     by_name = {row[0]: row for row in cells}
-    assert "'=HYPERLINK(\"x\")" in by_name and "'+1" in by_name and "'-2" in by_name
+    assert '\'=HYPERLINK("x")' in by_name and "'+1" in by_name and "'-2" in by_name
     assert "'@SUM(A1)" in by_name and "'\\x09x" not in by_name and "\\x09x" in by_name
     assert "caf\\xe9" in by_name and "\\x1b[2J\\x1b[32mALL PASSED\\x1b[0m" in by_name
     assert by_name["nested"][-1].endswith(f"nested nests folders deeper than {MAX_FOLDER_DEPTH}")

@@ -185,7 +185,7 @@ CARD_WITH_FOLLOW_UPS = """\
     ],
 )
 def test_every_follow_up_needs_its_key_points(points: str, expected: str) -> None:
-    """The mock's debrief sets a follow-up's answer beside these (issue 24: it showed nothing)."""
+    """The mock's debrief sets a follow-up's answer beside these (it showed nothing)."""
     text = HEADER.replace("questions:\n", "cards:\n") + CARD_WITH_FOLLOW_UPS + points
     issues = _issues(text)
     assert len(issues) == 1 and issues[0].startswith(expected), issues
@@ -203,7 +203,9 @@ def test_content_check_names_the_file_and_line_of_a_follow_up_without_key_points
 
 
 def test_follow_up_key_points_are_loaded_in_order() -> None:
-    points = "    follow_up_key_points:\n      - {en: [because], zh: [因为]}\n      - {en: [so, and so], zh: [这样, 那样]}\n"
+    points = (
+        "    follow_up_key_points:\n      - {en: [because], zh: [因为]}\n      - {en: [so, and so], zh: [这样, 那样]}\n"
+    )
     text = HEADER.replace("questions:\n", "cards:\n") + CARD_WITH_FOLLOW_UPS + points
     _topic, _questions, cards, issues = validate_file(load_yaml(text), "t.yaml", text.splitlines())
     assert issues == []
@@ -353,7 +355,7 @@ def _catalogs() -> dict[str, str]:
 
 
 def test_every_catalog_passes_the_banks_typography_check() -> None:
-    """Issue 24: the same check as the bank's, over every other Chinese text."""
+    """the same check as the bank's, over every other Chinese text."""
     from normkata.content.typography import zh_problems
 
     problems = [(where, snippet, why) for where, text in _catalogs().items() for snippet, why in zh_problems(text)]

@@ -1,4 +1,4 @@
-"""The order of study (issue 24): fundamentals first on a thin record, weakness once there is evidence,
+"""The order of study: fundamentals first on a thin record, weakness once there is evidence,
 and `next` always plan's first step, on the real bank and prepared records."""
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def load_bank():  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("columns", [80, 120])
 def test_the_dashboard_fits_40_rows_with_a_date_and_a_busy_record(runner, monkeypatch, columns: int) -> None:
-    """Issue 37: 48-56 lines at 120 columns (70 at 80), the top scrolled away in a 40-line terminal."""
+    """48-56 lines at 120 columns (70 at 80), the top scrolled away in a 40-line terminal."""
     monkeypatch.delenv("NORMKATA_QUIZZES")  # the real bank: sixteen topics
     monkeypatch.setenv("COLUMNS", str(columns))
     busy_record()
@@ -122,7 +122,7 @@ def test_the_dashboard_fits_40_rows_with_a_date_and_a_busy_record(runner, monkey
     assert "unbiased variance (divide by n - 1) (layernorm): not reviewed since" in joined
     assert "ln-unbiased-variance" not in text and "rms-eps-outside-sqrt" not in text
     assert "and 1 more (normkata history)" in text
-    next_line = joined[joined.index("Next: "):]
+    next_line = joined[joined.index("Next: ") :]
     command, why = next_line.split(" (", 1)
     assert command.startswith("Next: normkata ") and " --id " in command and "grade named a mistake" in why
     assert command.split()[-1] not in why  # the item's id is in the command only

@@ -92,7 +92,9 @@ def test_no_document_shows_a_command_that_does_not_exist() -> None:
     assert None not in SHOWN_COMMANDS, SHOWN_COMMANDS.get(None)
 
 
-@pytest.mark.parametrize("path", sorted(p for p in SHOWN_COMMANDS if p is not None), ids=lambda p: " ".join(p) or "normkata")
+@pytest.mark.parametrize(
+    "path", sorted(p for p in SHOWN_COMMANDS if p is not None), ids=lambda p: " ".join(p) or "normkata"
+)
 def test_every_command_shown_exists(path: tuple[str, ...]) -> None:
     result = CliRunner().invoke(main, [*path, "--help"], terminal_width=100)
     assert result.exit_code == 0, f"{SHOWN_COMMANDS[path]}: `normkata {' '.join(path)} --help`: {result.output[-300:]}"

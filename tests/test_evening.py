@@ -1,4 +1,4 @@
-"""A fresh home's first evening in a real terminal (issue 24): next → the diagnostic quiz → an
+"""A fresh home's first evening in a real terminal: next → the diagnostic quiz → an
 interview card rated with one key → a 5-minute mock on a fake clock that fills its time →
 review (right answers are not due the same evening) → the dashboard shows the mock."""
 

@@ -12,7 +12,7 @@ from normkata.grading.report import render, render_compact
 
 
 def result(lang: str = "en") -> GradeResult:
-    """Issue 37's grade: 37 of 45 scored cases pass, two rules pass, 16 CUDA cases skipped."""
+    """A grade: 37 of 45 scored cases pass, two rules pass, 16 CUDA cases skipped."""
     cases = [CaseResult(f"forward [{n}]", Category.FORWARD, Status.PASSED) for n in range(30)]
     cases += [CaseResult(f"low precision [{n}]", Category.LOW_PRECISION, Status.PASSED) for n in range(7)]
     cases += [CaseResult(f"low precision [f{n}]", Category.LOW_PRECISION, Status.FAILED, "off by 0.1")
@@ -30,7 +30,7 @@ def shown(render_with, graded: GradeResult) -> str:  # type: ignore[no-untyped-d
 
 
 def test_the_table_adds_up_to_the_verdict() -> None:
-    """Issue 37: the verdict counted 37 of 45 while the table added up to 39 passed and 8 failed."""
+    """the verdict counted 37 of 45 while the table added up to 39 passed and 8 failed."""
     text = shown(render, result())
     assert "NOT YET: 37 of 45 cases pass." in text
     cells = [[cell.strip() for cell in line.split("│")] for line in text.splitlines() if "│" in line]

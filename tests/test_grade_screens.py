@@ -1,4 +1,4 @@
-"""Grade and kata screens (issue 24): advice that fits what was typed, the learner's line under
+"""Grade and kata screens: advice that fits what was typed, the learner's line under
 a syntax or import error, and `solution` with a heading and, after a pass, a diff."""
 
 from __future__ import annotations

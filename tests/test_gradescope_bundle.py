@@ -83,7 +83,7 @@ def test_bundle_without_a_wheel_outside_a_checkout_is_exit_2(runner, tmp_path: P
 @pytest.mark.parametrize(("kata", "extras"), [("triton_rmsnorm", "[triton]"), ("triton_rmsnorm_backward", "[triton]"),
                                               ("rmsnorm", "")])  # fmt: skip
 def test_setup_installs_the_extras_the_kata_requires(runner, tmp_path: Path, kata: str, extras: str) -> None:
-    """Issue 26: without the triton extra in the image, every kernel-kata submission was graded
+    """without the triton extra in the image, every kernel-kata submission was graded
     "needs the triton extra". The wheel is installed as `normkata-….whl[triton]`, one argument to pip."""
     wheel = tmp_path / "normkata-0.1.0-py3-none-any.whl"
     wheel.write_bytes(b"stand-in: setup.sh is read, not run")

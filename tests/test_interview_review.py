@@ -121,7 +121,7 @@ def test_review_ends_with_a_summary_and_no_dangling_question(runner, db) -> None
     assert result.stdout.count("Question ") == 2 and "Card 1/" not in result.stdout  # nothing shown unanswered
     assert "Reviewed 2 of 6 due item(s)." in result.stdout
     assert "Questions: " in result.stdout and " of 2 right." in result.stdout
-    # Not "Next item due: now." and nothing to do (issue 24): the Next line says what is due.
+    # Not "Next item due: now." and nothing to do: the Next line says what is due.
     assert "Next item due: now" not in result.stdout
     assert "Next: normkata review" in result.stdout
     logs = db.execute("SELECT COUNT(*), COUNT(duration_ms) FROM review_logs").fetchone()
@@ -135,7 +135,7 @@ def test_review_summary_counts_cards_by_rating(runner) -> None:
 
 
 def test_right_first_answers_are_not_back_the_same_evening(runner) -> None:
-    """Issue 24: one learning step; the summary says when things come back; an empty review
+    """one learning step; the summary says when things come back; an empty review
     offers more practice instead of a dead end."""
     missed = invoke(runner, ["quiz", "-n", "5", "--seed", "4", "--json"], "\n" * 5).stdout
     order = [a["id"] for a in json.loads(missed)["answers"]]

@@ -211,7 +211,9 @@ def test_seed_reproduces_a_run_and_a_new_seed_draws_new_inputs(runner, tmp_path:
     learner.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
 
     def run(seed: int) -> dict:
-        return json.loads(invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--json", "--seed", str(seed)]).stdout)
+        return json.loads(
+            invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--json", "--seed", str(seed)]).stdout
+        )
 
     first, again, other = run(11), run(11), run(12)
     assert first["seed"] == 11 and other["seed"] == 12
@@ -219,7 +221,6 @@ def test_seed_reproduces_a_run_and_a_new_seed_draws_new_inputs(runner, tmp_path:
     assert [c["message"] for c in first["cases"]] != [c["message"] for c in other["cases"]]
     stored = [r["seed"] for r in db.execute("SELECT seed FROM kata_attempts ORDER BY id")]
     assert stored == [11, 11, 12]
-
 
 
 @pytest.mark.slow
@@ -253,7 +254,10 @@ def test_grade_k_runs_the_matching_cases_and_is_not_recorded(runner, tmp_path: P
 def test_a_crash_points_at_the_learners_line_and_all_shows_every_failure(runner, tmp_path: Path) -> None:
     learner = tmp_path / "rmsnorm.py"
     source = (solutions_dir() / "rmsnorm.py").read_text()
-    broken = source.replace("        x = x * torch.rsqrt(", "        assert x.shape[-1] != 1, 'no size-1 rows'\n        x = x * torch.rsqrt(")
+    broken = source.replace(
+        "        x = x * torch.rsqrt(",
+        "        assert x.shape[-1] != 1, 'no size-1 rows'\n        x = x * torch.rsqrt(",
+    )
     learner.write_text(broken)
     line = broken.splitlines().index("        assert x.shape[-1] != 1, 'no size-1 rows'") + 1
     short = invoke(runner, ["grade", "rmsnorm", "--file", str(learner), "--seed", "2"])

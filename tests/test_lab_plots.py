@@ -148,7 +148,7 @@ def test_coinciding_series_are_named_never_hidden() -> None:
     assert plots.coinciding(twins) == [["layernorm", "rmsnorm"]]
     text = _render(plot)
     assert "LayerNorm and RMSNorm coincide" in _plain(text) and _hidden(plot, text) == []
-    # On a log axis up to 3e7 the two learning runs share their rows: said, not hidden (issue 24).
+    # On a log axis up to 3e7 the two learning runs share their rows: said, not hidden.
     assert plots.coinciding(DIVERGING) == [["Pre-LN + RMSNorm", "Pre-LN + LayerNorm"]]
     diverging = Plot("d", DIVERGING, "training loss", "step", "loss")
     assert _hidden(diverging, _render(diverging)) == []

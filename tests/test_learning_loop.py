@@ -87,7 +87,10 @@ def test_a_pass_after_failing_grades_and_a_hint_is_rated_hard_once(store: Store)
 
 
 def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
-    store: Store, runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    store: Store,
+    runner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     from normkata.grading.contract import CaseResult, Category, GradeResult, Status
 
@@ -107,7 +110,9 @@ def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
     assert "normkata review --kata" not in json.loads(invoke(runner, ["next", "--json"]).stdout)["command"]
 
     # Weeks later: the interval has passed.
-    store.db.execute("UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(days=1)), item_id("rmsnorm")))
+    store.db.execute(
+        "UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(days=1)), item_id("rmsnorm"))
+    )
     step = json.loads(invoke(runner, ["next", "--json"]).stdout)
     assert step["command"] == "normkata review --kata rmsnorm"
     assert "write it again from a fresh starter" in step["why"]
@@ -187,7 +192,7 @@ def test_a_grade_naming_eps_outside_the_root_makes_its_card_due_and_next_names_i
     step = json.loads(invoke(runner, ["next", "--json"]).stdout)
     assert step["command"] == "normkata interview --id card-rms-eps"
     assert EPS_TITLE in step["why"] and "this card explains it" in step["why"]
-    # Named in an English grade, the mistake is advised in Chinese in its Chinese title (issue 23).
+    # Named in an English grade, the mistake is advised in Chinese in its Chinese title.
     step_zh = json.loads(invoke(runner, ["--lang", "zh", "next", "--json"]).stdout)
     assert "eps 加在了平方根外面" in step_zh["why"] and EPS_TITLE not in step_zh["why"]
     dashboard = invoke(runner, ["progress"]).stdout
@@ -257,7 +262,9 @@ def test_optimize_below_the_minimum_says_how_many_more(store: Store, runner) -> 
 
 
 def test_optimize_keeps_parameters_that_predict_the_later_reviews_better(
-    store: Store, runner, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    store: Store,
+    runner,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     """The learner's true parameters (a stand-in for a good fit) beat the defaults on the held-out reviews."""
     from normkata.practice import optimize
@@ -281,7 +288,9 @@ def test_optimize_keeps_parameters_that_predict_the_later_reviews_better(
 
 
 def test_optimize_keeps_the_defaults_when_the_fit_predicts_worse(
-    store: Store, runner, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    store: Store,
+    runner,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     from normkata.practice import optimize
     from tests.fsrs_learner import learner_parameters, synthetic_history, write_history
@@ -295,7 +304,7 @@ def test_optimize_keeps_the_defaults_when_the_fit_predicts_worse(
 
 @pytest.mark.slow  # imports torch: py-fsrs's optimizer trains with it
 def test_optimize_on_100_synthetic_reviews_fits_or_says_why_not(store: Store, runner) -> None:
-    """Issue 37's check: py-fsrs's optimizer really runs on 100 reviews (a learner who forgets
+    """The check: py-fsrs's optimizer really runs on 100 reviews (a learner who forgets
     faster than the defaults assume); the output shows the held-out log losses, and the fit is
     kept exactly when it beats the defaults there."""
     pytest.importorskip("pandas", reason="py-fsrs's optimizer needs fsrs[optimizer] (pandas, tqdm)")
@@ -324,13 +333,17 @@ def prepared_record(store: Store) -> None:
     """A bit of everything: quiz answers, card ratings, a kata passed and written again, a mistake, a mock."""
     session = store.start_session("quiz", "en")
     for qid, correct in (("rms-formula", True), ("rms-bug-keepdim", False)):
-        store.record_answer(session, qid, "rmsnorm", "B", correct, schedule(store, qid, 3 if correct else 1, duration_ms=900))
+        store.record_answer(
+            session, qid, "rmsnorm", "B", correct, schedule(store, qid, 3 if correct else 1, duration_ms=900)
+        )
     cards = store.start_session("interview", "en")
     store.record_rating(cards, "card-why-rmsnorm", "rmsnorm", "cheaper", 3, schedule(store, "card-why-rmsnorm", 3))
     KataLog(store).event("rmsnorm", "started", "/ws/rmsnorm.py")
     graded(store, "rmsnorm", False, 11, ("rms-eps-outside-sqrt",))
     graded(store, "rmsnorm", True, 12)
-    store.db.execute("UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(hours=1)), item_id("rmsnorm")))
+    store.db.execute(
+        "UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(hours=1)), item_id("rmsnorm"))
+    )
     with store.transaction():
         store.db.execute("INSERT INTO mock_interviews (session_id, topic, minutes, started_at) VALUES (?, NULL, 20, ?)",
                          (cards, iso(utcnow())))  # fmt: skip
@@ -339,7 +352,10 @@ def prepared_record(store: Store) -> None:
 
 
 def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
-    store: Store, runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    store: Store,
+    runner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     prepared_record(store)
     before = invoke(runner, ["progress"]).stdout
@@ -371,7 +387,10 @@ def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
 
 
 def test_import_merges_into_an_existing_record_and_keeps_the_later_schedule(
-    store: Store, runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    store: Store,
+    runner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     prepared_record(store)
     exported = tmp_path / "desktop.json"
@@ -386,7 +405,10 @@ def test_import_merges_into_an_existing_record_and_keeps_the_later_schedule(
         result = invoke(runner, ["progress", "import", str(exported)])
         assert result.exit_code == 0
         assert laptop.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 3
-        assert laptop.db.execute("SELECT card_json FROM srs WHERE item_id = 'rms-formula'").fetchone()[0] == later.card_json
+        assert (
+            laptop.db.execute("SELECT card_json FROM srs WHERE item_id = 'rms-formula'").fetchone()[0]
+            == later.card_json
+        )
     finally:
         laptop.close()
 
@@ -398,11 +420,17 @@ def test_import_merges_into_an_existing_record_and_keeps_the_later_schedule(
         ('{"format": "other"}', '"format" is not'),
         ('{"format": "normkata-progress", "version": 99, "schema": [], "tables": {}}', "version 99"),
         ('{"format": "normkata-progress", "version": 1, "schema": ["m999_future"], "tables": {}}', "newer normkata"),
-        ('{"format": "normkata-progress", "version": 1, "schema": [], "tables": {"answers": [{"id": 1, '
-         '"session_id": 9, "item_id": "q", "topic": "t", "given": "A", "correct": 1, '
-         '"answered_at": "2024-01-01T00:00:00+00:00"}]}}', "answers[0].session_id: 9 is not in sessions"),
-        ('{"format": "normkata-progress", "version": 1, "schema": [], "tables": {"sessions": [{"id": 1, '
-         '"kind": 3, "lang": "en", "started_at": "2024-01-01T00:00:00+00:00"}]}}', "sessions[0].kind: must be text, got 3"),
+        (
+            '{"format": "normkata-progress", "version": 1, "schema": [], "tables": {"answers": [{"id": 1, '
+            '"session_id": 9, "item_id": "q", "topic": "t", "given": "A", "correct": 1, '
+            '"answered_at": "2024-01-01T00:00:00+00:00"}]}}',
+            "answers[0].session_id: 9 is not in sessions",
+        ),
+        (
+            '{"format": "normkata-progress", "version": 1, "schema": [], "tables": {"sessions": [{"id": 1, '
+            '"kind": 3, "lang": "en", "started_at": "2024-01-01T00:00:00+00:00"}]}}',
+            "sessions[0].kind: must be text, got 3",
+        ),
     ],
 )
 def test_import_validates_the_whole_file_first(runner, tmp_path: Path, document: str, why: str) -> None:  # type: ignore[no-untyped-def]

@@ -70,7 +70,7 @@ def test_piped_mock_saves_the_scorecard_and_feeds_fsrs(runner, db) -> None:
 
 
 def test_a_follow_up_is_debriefed_beside_its_own_key_points(runner, db) -> None:
-    """Issue 24: "Why?" came back with "(no answer)" and nothing to set it against."""
+    """ "Why?" came back with "(no answer)" and nothing to set it against."""
     result = invoke(runner, ["mock", "--minutes", "5"], "small\n\n\n1\n")
     assert result.exit_code == 0, result.output
     debrief = result.stdout.split("Debrief")[-1]
@@ -112,7 +112,7 @@ def test_no_answer_at_all(runner, db) -> None:
     result = invoke(runner, ["mock"], "")
     assert result.exit_code == 0 and "No answer was given: nothing to score.\nNext: " in result.stdout
     assert db.execute("SELECT COUNT(*) FROM mock_answers").fetchone()[0] == 0
-    # A mock with no answer is not saved (issue 24: it was, as an empty row in --history).
+    # A mock with no answer is not saved (it was, as an empty row in --history).
     assert db.execute("SELECT COUNT(*) FROM mock_interviews").fetchone()[0] == 0
 
 
@@ -178,7 +178,7 @@ def test_interview_in_a_real_terminal(isolated_home: Path) -> None:
     db.close()
 
 
-# -- the kernel question (issue 38) ----------------------------------------------------------------
+# -- the kernel question ----------------------------------------------------------------
 
 
 def _topic_card(card_id: str, topic: str, difficulty: str = "easy") -> Card:

@@ -105,10 +105,15 @@ def build(root: Path) -> Path:
     folder = root / "katas" / "centre"
     (folder / "fixtures").mkdir(parents=True)
     (root / "solutions").mkdir()
-    files = {folder / "kata.yaml": KATA_YAML, folder / "suite.py": SUITE, folder / "starter.py": STARTER,
-             folder / "instructions.en.md": "# Centre\n\nWrite `Centre(hidden_size)`.\n",
-             folder / "instructions.zh.md": "# 中心化\n\n写出 `Centre(hidden_size)`。\n",
-             folder / "fixtures" / "mutants.yaml": MUTANTS, root / "solutions" / "centre.py": SOLUTION}
+    files = {
+        folder / "kata.yaml": KATA_YAML,
+        folder / "suite.py": SUITE,
+        folder / "starter.py": STARTER,
+        folder / "instructions.en.md": "# Centre\n\nWrite `Centre(hidden_size)`.\n",
+        folder / "instructions.zh.md": "# 中心化\n\n写出 `Centre(hidden_size)`。\n",
+        folder / "fixtures" / "mutants.yaml": MUTANTS,
+        root / "solutions" / "centre.py": SOLUTION,
+    }
     for path, text in files.items():
         path.write_text(textwrap.dedent(text), encoding="utf-8")
     return root / "katas"

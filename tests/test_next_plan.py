@@ -164,7 +164,7 @@ def test_plan_table_and_bad_minutes(runner, store) -> None:
 
 
 def test_next_in_chinese(runner, monkeypatch) -> None:
-    # NORMKATA_LANG says English: a command suggested in Chinese carries --lang zh (issue 24).
+    # NORMKATA_LANG says English: a command suggested in Chinese carries --lang zh.
     result = invoke(runner, ["--lang", "zh", "next"])
     assert result.stdout == "下一步：normkata quiz -n 5 --lang zh（先做一个简短测验，看看自己的水平）\n"
     monkeypatch.setenv("NORMKATA_LANG", "zh")

@@ -1,5 +1,5 @@
 """`progress import` of a file someone else wrote: every field is checked for meaning before
-anything is written (issue 34, item 1).
+anything is written.
 
 Each attack is our own: a real export of a prepared record with one field made hostile. It must
 be refused with exit 2 and one line naming the field, the learner's record unchanged row for
@@ -224,8 +224,9 @@ def test_a_hostile_field_is_refused_naming_it_and_nothing_changes(
     assert rows(laptop.path) == before
 
 
-def test_control_the_same_export_without_a_trick_imports(exported: Document, laptop: Store, runner,
-                                                         tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_control_the_same_export_without_a_trick_imports(
+    exported: Document, laptop: Store, runner, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     document = copy.deepcopy(exported)
     add_review_event(document)
     result = invoke(runner, ["progress", "import", str(write(tmp_path / "progress.json", document))])
@@ -393,12 +394,14 @@ def test_an_imported_pass_does_not_end_a_round_of_writing_it_again(exported: Doc
     assert "Solution not shown" in result.stdout
 
 
-def test_texts_from_a_file_reach_the_terminal_escaped(exported: Document, runner, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_texts_from_a_file_reach_the_terminal_escaped(
+    exported: Document, runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     """A title is free text: an escape sequence in it is data, shown as `\\x1b`, never obeyed."""
     document = copy.deepcopy(exported)
     document["tables"]["kata_attempts"][0]["diagnosis"] = json.dumps(
-        [{"id": "not-a-suite-misconception", "title": "\x1b]0;owned\x07\x1b[2Jcleared [bold]as typed[/bold]"}])
+        [{"id": "not-a-suite-misconception", "title": "\x1b]0;owned\x07\x1b[2Jcleared [bold]as typed[/bold]"}]
+    )
     document["tables"]["kata_attempts"][0]["cases"] = json.dumps({"\x1b[31mred": "failed"})
     assert invoke(runner, ["progress", "import", str(write(tmp_path / "p.json", document))]).exit_code == 0
     for command in (["history"], ["history", "rmsnorm", "--diff"], ["progress"], ["next"]):

@@ -13,7 +13,7 @@ from normkata.practice.variety import SAME_FACT, Facts
 from normkata.workbench.lessons import load_links
 from tests.conftest import invoke
 
-#: Three LayerNorm questions on torch's unbiased default (x.var, x.std): issue 37's `quiz -n 4 -t
+#: Three LayerNorm questions on torch's unbiased default (x.var, x.std): a `quiz -n 4 -t
 #: layernorm` asked all three. The first two teach only that; the third also eps's place.
 UNBIASED = {"ln-torch-var-default", "ln-bug-doc-var", "ln-bug-annotated-std"}
 
@@ -76,7 +76,7 @@ def test_the_diagnostic_spans_at_least_three_core_topics(n: int) -> None:
 
 
 def test_the_first_quiz_is_the_diagnostic_even_after_a_kata_or_cards(runner) -> None:
-    """Issue 37: in two of three fresh homes the first evening's quizzes covered 1 and 2 core
+    """in two of three fresh homes the first evening's quizzes covered 1 and 2 core
     topics: a kata or cards first, and the advice went on to one topic's quiz."""
     invoke(runner, ["kata", "rmsnorm"])
     invoke(runner, ["interview", "-n", "1"], "an answer\n\n3\n")

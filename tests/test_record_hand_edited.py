@@ -1,5 +1,5 @@
 """Readers stay tolerant of a row they cannot use: a database edited by hand with sqlite3 is
-skipped row by row, said once, never a traceback (issue 34, item 1).
+skipped row by row, said once, never a traceback.
 
 Each case writes one kind of nonsense into one column of a real record (as `sqlite3 normkata.db`
 would) and runs every command that reads it; the control is the same record untouched.
@@ -50,18 +50,29 @@ GOOD_CARD = {"card_id": 1, "state": 2, "step": None, "stability": 3.0, "difficul
 EDITS: list[tuple[str, str]] = [
     ("card not json", "UPDATE srs SET card_json = 'not json' WHERE item_id = 'rms-formula'"),
     ("card negative stability", "UPDATE srs SET card_json = '" + json.dumps({**GOOD_CARD, "stability": -1}) + "'"),
-    ("card nan difficulty", "UPDATE srs SET card_json = '" + json.dumps({**GOOD_CARD, "difficulty": float("nan")}) + "'"),
+    (
+        "card nan difficulty",
+        "UPDATE srs SET card_json = '" + json.dumps({**GOOD_CARD, "difficulty": float("nan")}) + "'",
+    ),
     ("card naive due", "UPDATE srs SET card_json = '" + json.dumps({**GOOD_CARD, "due": "2024-01-10T00:00:00"}) + "'"),
     ("card missing keys", "UPDATE srs SET card_json = '{\"state\": 2}'"),
     ("card is a list", "UPDATE srs SET card_json = '[1, 2]'"),
     ("due 0000", "UPDATE srs SET due = '0000'"),
     ("due naive", "UPDATE srs SET due = '2024-01-01T00:00:00'"),
-    ("parameters nan", "INSERT INTO fsrs_parameters (parameters, reviews, fitted_at) VALUES "
-                       "('[" + ", ".join(["NaN"] * 21) + "]', 600, '2024-01-01T00:00:00+00:00')"),
-    ("parameters short", "INSERT INTO fsrs_parameters (parameters, reviews, fitted_at) VALUES "
-                         "('[1, 2]', 600, '2024-01-01T00:00:00+00:00')"),
-    ("parameters text", "INSERT INTO fsrs_parameters (parameters, reviews, fitted_at) VALUES "
-                        "('x', 600, '2024-01-01T00:00:00+00:00')"),
+    (
+        "parameters nan",
+        "INSERT INTO fsrs_parameters (parameters, reviews, fitted_at) VALUES "
+        "('[" + ", ".join(["NaN"] * 21) + "]', 600, '2024-01-01T00:00:00+00:00')",
+    ),
+    (
+        "parameters short",
+        "INSERT INTO fsrs_parameters (parameters, reviews, fitted_at) VALUES "
+        "('[1, 2]', 600, '2024-01-01T00:00:00+00:00')",
+    ),
+    (
+        "parameters text",
+        "INSERT INTO fsrs_parameters (parameters, reviews, fitted_at) VALUES ('x', 600, '2024-01-01T00:00:00+00:00')",
+    ),
     ("attempt cases not json", "UPDATE kata_attempts SET cases = 'x'"),
     ("attempt diagnosis not json", "UPDATE kata_attempts SET diagnosis = 'x'"),
     ("attempt diagnosis of numbers", "UPDATE kata_attempts SET diagnosis = '[1, 2]'"),
@@ -73,10 +84,16 @@ EDITS: list[tuple[str, str]] = [
     ("attempt score text", "UPDATE kata_attempts SET score = 'lots', max_score = 'many'"),
     ("attempt huge duration", "UPDATE kata_attempts SET duration_s = 9223372036854775807"),
     ("attempt seed text", "UPDATE kata_attempts SET seed = 'x'"),
-    ("round detail not json", "INSERT INTO kata_events (kata, kind, detail, at) VALUES "
-                              "('rmsnorm', 'review', 'x', '2024-01-01T00:00:00+00:00')"),
-    ("round detail a list", "INSERT INTO kata_events (kata, kind, detail, at) VALUES "
-                            "('rmsnorm', 'review', '[1]', '2024-01-01T00:00:00+00:00')"),
+    (
+        "round detail not json",
+        "INSERT INTO kata_events (kata, kind, detail, at) VALUES "
+        "('rmsnorm', 'review', 'x', '2024-01-01T00:00:00+00:00')",
+    ),
+    (
+        "round detail a list",
+        "INSERT INTO kata_events (kata, kind, detail, at) VALUES "
+        "('rmsnorm', 'review', '[1]', '2024-01-01T00:00:00+00:00')",
+    ),
     ("event at garbage", "UPDATE kata_events SET at = 'x'"),
     ("review log huge duration", "UPDATE review_logs SET duration_ms = 9223372036854775807"),
     ("review log at garbage", "UPDATE review_logs SET reviewed_at = 'x'"),
@@ -87,27 +104,59 @@ EDITS: list[tuple[str, str]] = [
     ("mock made huge", "UPDATE mock_answers SET made = '[" + ", ".join(["1"] * 50) + "]'"),
     ("mock seconds text", "UPDATE mock_interviews SET seconds_used = 'x'"),
     ("mock points zero", "UPDATE mock_answers SET points = 0, made = '[0, 1]'"),
-    ("escape sequences in ids", "UPDATE kata_attempts SET kata = 'rmsnorm\x1b[2J\x1b]0;owned\x07', "
-                                "diagnosis = '[{\"id\": \"x\x1b[31m\", \"title\": \"\x1b[2Jred\"}]', "
-                                "cases = '{\"\x1b[2Jcase\": \"failed\"}'"),
-    ("interview in 9999", "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
-                          "('interview_date', '9999-12-31', '2024-01-01T00:00:00+00:00')"),
-    ("interview date not a date", "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
-                                  "('interview_date', 'soon', '2024-01-01T00:00:00+00:00')"),
-    ("minutes a day beyond a day", "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
-                                   "('minutes_per_day', '99999999999', '2024-01-01T00:00:00+00:00')"),
-    ("unknown kata due", "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
-                         "('kata:\x1b[2Jnope', 'kata', 'x', '" + json.dumps(GOOD_CARD) + "', '2024-01-10T00:00:00+00:00')"),
-    ("unknown item due", "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
-                         "('\x1b[2Jnope', 'card', 'x', '" + json.dumps(GOOD_CARD) + "', '2024-01-10T00:00:00+00:00')"),
+    (
+        "escape sequences in ids",
+        "UPDATE kata_attempts SET kata = 'rmsnorm\x1b[2J\x1b]0;owned\x07', "
+        'diagnosis = \'[{"id": "x\x1b[31m", "title": "\x1b[2Jred"}]\', '
+        'cases = \'{"\x1b[2Jcase": "failed"}\'',
+    ),
+    (
+        "interview in 9999",
+        "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
+        "('interview_date', '9999-12-31', '2024-01-01T00:00:00+00:00')",
+    ),
+    (
+        "interview date not a date",
+        "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
+        "('interview_date', 'soon', '2024-01-01T00:00:00+00:00')",
+    ),
+    (
+        "minutes a day beyond a day",
+        "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
+        "('minutes_per_day', '99999999999', '2024-01-01T00:00:00+00:00')",
+    ),
+    (
+        "unknown kata due",
+        "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
+        "('kata:\x1b[2Jnope', 'kata', 'x', '" + json.dumps(GOOD_CARD) + "', '2024-01-10T00:00:00+00:00')",
+    ),
+    (
+        "unknown item due",
+        "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
+        "('\x1b[2Jnope', 'card', 'x', '" + json.dumps(GOOD_CARD) + "', '2024-01-10T00:00:00+00:00')",
+    ),
 ]
 
 
 NOTED = {
-    "card not json", "card negative stability", "card nan difficulty", "card naive due", "card missing keys",
-    "card is a list", "parameters nan", "parameters short", "parameters text", "attempt diagnosis not json",
-    "attempt diagnosis of numbers", "attempt diagnosis id a number", "round detail not json", "round detail a list",
-    "mock seconds text", "escape sequences in ids", "interview in 9999", "interview date not a date",
+    "card not json",
+    "card negative stability",
+    "card nan difficulty",
+    "card naive due",
+    "card missing keys",
+    "card is a list",
+    "parameters nan",
+    "parameters short",
+    "parameters text",
+    "attempt diagnosis not json",
+    "attempt diagnosis of numbers",
+    "attempt diagnosis id a number",
+    "round detail not json",
+    "round detail a list",
+    "mock seconds text",
+    "escape sequences in ids",
+    "interview in 9999",
+    "interview date not a date",
     "minutes a day beyond a day",
 }
 

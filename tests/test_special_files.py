@@ -1,5 +1,5 @@
 """`doctor` and `content check` open files without blocking on special files and check sizes
-before reading (issue 34, item 6): a FIFO in the database's place, a FIFO or a sparse 1.5 GB file
+before reading: a FIFO in the database's place, a FIFO or a sparse 1.5 GB file
 given as a bank, each answered in seconds with one line, bounded memory, nothing moved; each
 control (the ordinary file) as before.
 """

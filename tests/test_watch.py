@@ -145,7 +145,7 @@ def test_keys_in_a_terminal(learner_file: Path, isolated_home: Path) -> None:
            "NO_COLOR": "1"}  # fmt: skip
     child = spawn_normkata(["watch", "rmsnorm", "--file", str(learner_file)], env, timeout=LINE_TIMEOUT)
     try:
-        # Issue 37: a line while the grader warms up (28-30 s of nothing on a loaded machine before).
+        # a line while the grader warms up (28-30 s of nothing on a loaded machine before).
         child.expect("Warming up the grader")
         child.expect(r"Grader ready in [\d.]+ s\.")
         child.expect("Keys: h hint")

@@ -95,6 +95,8 @@ def test_wheel_runs_from_another_directory(installed_wheel: Path, tmp_path: Path
     )
     assert quiz.returncode == 0, quiz.stderr
     assert json.loads(quiz.stdout)["answered"] == 3
-    lab = _run(installed_wheel, elsewhere, tmp_path / "home", "lab", "compare", "--quick", "--steps", "3", "--lr", "1e-3")
+    lab = _run(
+        installed_wheel, elsewhere, tmp_path / "home", "lab", "compare", "--quick", "--steps", "3", "--lr", "1e-3"
+    )
     assert lab.returncode == 0, lab.stderr
     assert "Pre-LN + RMSNorm" in lab.stdout

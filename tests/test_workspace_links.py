@@ -1,5 +1,5 @@
-"""The workspace is opened as submissions are: no link followed for reading or writing (issue 34,
-item 2). A link in a kata file's place, dangling or not, or a `history` folder that is a link, is
+"""The workspace is opened as submissions are: no link followed for reading or
+writing. A link in a kata file's place, dangling or not, or a `history` folder that is a link, is
 refused with one line and exit 2, before anything is written or recorded; each control (the same
 workspace without the link) works.
 """
@@ -114,8 +114,9 @@ def test_control_kata_writes_the_starter_and_force_replaces_the_learners_file(wo
 # -- review --kata and the history folder ---------------------------------------------------------------
 
 
-def test_review_kata_refuses_a_kata_file_that_is_a_link(workspace: Path, outside: Path, passed_rmsnorm: None,
-                                                        runner) -> None:  # type: ignore[no-untyped-def]
+def test_review_kata_refuses_a_kata_file_that_is_a_link(
+    workspace: Path, outside: Path, passed_rmsnorm: None, runner
+) -> None:  # type: ignore[no-untyped-def]
     (workspace / "rmsnorm.py").symlink_to(outside)
     before = rows()
     result = invoke(runner, ["review", "--kata", "rmsnorm"], stdin="s\n")
@@ -124,8 +125,9 @@ def test_review_kata_refuses_a_kata_file_that_is_a_link(workspace: Path, outside
     assert not (workspace / "history").exists() and rows() == before  # nor kept in the record
 
 
-def test_review_kata_refuses_a_history_folder_that_is_a_link(workspace: Path, tmp_path: Path, passed_rmsnorm: None,
-                                                             runner) -> None:  # type: ignore[no-untyped-def]
+def test_review_kata_refuses_a_history_folder_that_is_a_link(
+    workspace: Path, tmp_path: Path, passed_rmsnorm: None, runner
+) -> None:  # type: ignore[no-untyped-def]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (workspace / "history").symlink_to(elsewhere)
@@ -144,8 +146,9 @@ def test_review_kata_refuses_a_history_that_is_a_file(workspace: Path, passed_rm
     assert (workspace / "rmsnorm.py").read_text() == MINE
 
 
-def test_control_review_kata_keeps_the_file_in_history_and_writes_the_starter(workspace: Path, passed_rmsnorm: None,
-                                                                              runner) -> None:  # type: ignore[no-untyped-def]
+def test_control_review_kata_keeps_the_file_in_history_and_writes_the_starter(
+    workspace: Path, passed_rmsnorm: None, runner
+) -> None:  # type: ignore[no-untyped-def]
     (workspace / "rmsnorm.py").write_text(MINE)
     result = invoke(runner, ["review", "--kata", "rmsnorm"], stdin="s\n")
     assert result.exit_code == 0, result.output

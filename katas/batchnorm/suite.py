@@ -67,7 +67,7 @@ EPS_IGNORED = MISTAKES["bn-eps-ignored"]
 
 
 def batches(shape: tuple[int, ...], count: int, key: int) -> list[torch.Tensor]:
-    """Inputs with a nonzero mean and non-unit variance, as GRADING.md asks."""
+    """Inputs with a nonzero mean and non-unit variance: a zero-mean, unit-variance input hides mistakes."""
     return [randn(shape, key + i, scale=2.0, shift=3.0) for i in range(count)]
 
 

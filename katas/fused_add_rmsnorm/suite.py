@@ -183,8 +183,13 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
     steps = [Step([x.tensor, r.tensor])]
     reply = harness.run(harness.program("AddRMSNorm", [8], state=dict(torch_module.state_dict()), steps=steps))
     if not reply.state_load.clean:
-        fix = load_fix(reply.state_load, say("Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",
-                                             "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。"))
+        fix = load_fix(
+            reply.state_load,
+            say(
+                "Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",
+                "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。",
+            ),
+        )
         fail(say("AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) would fail: missing {missing}, unexpected "
                  "{unexpected}. {fix}",
                  "AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，"

@@ -20,8 +20,9 @@ class GroupNorm(nn.Module):
         device, dtype: where and in what dtype to create the parameters.
     """
 
-    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 device=None, dtype=None):
+    def __init__(
+        self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None, dtype=None
+    ):
         super().__init__()
         raise NotImplementedError("check the group count, store eps, create weight and bias")
 

@@ -142,8 +142,9 @@ def check_forward(
         tol=tol,
         expected=lambda x, state: reference_output(x, state, groups, eps),
         # torch's own kernel in the input's dtype: what that precision delivers on this input
-        in_dtype=lambda x, state: torch.nn.functional.group_norm(x, groups, state.get("weight"), state.get("bias"),
-                                                                 eps),
+        in_dtype=lambda x, state: torch.nn.functional.group_norm(
+            x, groups, state.get("weight"), state.get("bias"), eps
+        ),
         suspects=lambda x, state: suspects(x, state, groups, eps),
         error_suspects=[affine_last_axis(x.tensor)],
     )
@@ -192,8 +193,14 @@ def test_channels_not_divisible_by_groups(harness: Harness, groups: int, channel
                  "{call} 被成功构建了，但 {c} 个通道无法平分成 {g} 组：应像 nn.GroupNorm 一样在 __init__ 中抛出 "
                  "ValueError。", call=call, c=channels, g=groups))  # fmt: skip
     if failure.error != "ValueError" or failure.stage != "build":
-        fail(say("{call} should raise ValueError in __init__; instead: {what}",
-                 "{call} 应在 __init__ 中抛出 ValueError；实际上：{what}", call=call, what=explain(failure, call)))
+        fail(
+            say(
+                "{call} should raise ValueError in __init__; instead: {what}",
+                "{call} 应在 __init__ 中抛出 ValueError；实际上：{what}",
+                call=call,
+                what=explain(failure, call),
+            )
+        )
 
 
 @pytest.mark.category(Category.STATE)
@@ -203,10 +210,13 @@ def test_loads_torch_groupnorm_state_dict(harness: Harness) -> None:
     x = randn((2, 6, 5), 6, scale=2.0)
     reply = harness.run(harness.program("GroupNorm", [3, 6], state=dict(torch_module.state_dict()), steps=[Step([x])]))
     if not reply.state_load.clean:
-        fix = load_fix(reply.state_load, say("Fix: name the parameters `weight` and `bias`, one value per channel "
-                                             "(shape (num_channels,)).",
-                                             "修改：参数命名为 `weight` 和 `bias`，每个通道一个值"
-                                             "（形状为 (num_channels,)）。"))
+        fix = load_fix(
+            reply.state_load,
+            say(
+                "Fix: name the parameters `weight` and `bias`, one value per channel (shape (num_channels,)).",
+                "修改：参数命名为 `weight` 和 `bias`，每个通道一个值（形状为 (num_channels,)）。",
+            ),
+        )
         fail(say("GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) would fail: missing {missing}, "
                  "unexpected {unexpected}, other shapes {mismatched}. {fix}",
                  "GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) 会失败：缺少 {missing}，"
@@ -331,8 +341,9 @@ def test_half_precision(harness: Harness, dtype: torch.dtype, device: str) -> No
 @pytest.mark.parametrize("device", DEVICES)
 def test_fp16_large_activations(harness: Harness, device: str) -> None:
     x = randn((2, 6, 40), 35, scale=300.0).to(torch.float16)
-    label = say("std-300 (300·N(0,1): squared deviations overflow fp16)",
-                "标准差 300（300·N(0,1)：偏差的平方在 fp16 中溢出）")
+    label = say(
+        "std-300 (300·N(0,1): squared deviations overflow fp16)", "标准差 300（300·N(0,1)：偏差的平方在 fp16 中溢出）"
+    )
     check_forward(harness, Input(x, label), 3, dtype=torch.float16, key=36)
 
 

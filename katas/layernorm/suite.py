@@ -179,13 +179,24 @@ def test_loads_torch_layernorm_state_dict(harness: Harness) -> None:
     x = randn((3, 8), 6, scale=2.0)
     reply = harness.run(harness.program("LayerNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])]))
     if not reply.state_load.clean:
-        fix = load_fix(reply.state_load, say("Fix: name the parameters `weight` and `bias`, of shape normalized_shape.",
-                                             "修改：参数命名为 `weight` 和 `bias`，形状为 normalized_shape。"))
-        fail(say("LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) would fail: missing {missing}, "
-                 "unexpected {unexpected}. {fix}",
-                 "LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) 会失败："
-                 "缺少 {missing}，多出 {unexpected}。{fix}",
-                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-", fix=fix))
+        fix = load_fix(
+            reply.state_load,
+            say(
+                "Fix: name the parameters `weight` and `bias`, of shape normalized_shape.",
+                "修改：参数命名为 `weight` 和 `bias`，形状为 normalized_shape。",
+            ),
+        )
+        fail(
+            say(
+                "LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) would fail: missing {missing}, "
+                "unexpected {unexpected}. {fix}",
+                "LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) 会失败："
+                "缺少 {missing}，多出 {unexpected}。{fix}",
+                missing=reply.state_load.missing or "-",
+                unexpected=reply.state_load.unexpected or "-",
+                fix=fix,
+            )
+        )
     expected = torch.nn.functional.layer_norm(
         x.double(), (8,), torch_module.weight.double(), torch_module.bias.double(), 1e-5
     )
@@ -299,8 +310,9 @@ def test_half_precision(harness: Harness, dtype: torch.dtype, k: int, device: st
 @pytest.mark.parametrize("device", DEVICES)
 def test_fp16_large_activations(harness: Harness, device: str) -> None:
     x = randn((3, 64), 35, scale=300.0).to(torch.float16)
-    label = say("std-300 (300·N(0,1): squared deviations overflow fp16)",
-                "标准差 300（300·N(0,1)：偏差的平方在 fp16 中溢出）")
+    label = say(
+        "std-300 (300·N(0,1): squared deviations overflow fp16)", "标准差 300（300·N(0,1)：偏差的平方在 fp16 中溢出）"
+    )
     check_forward(harness, Input(x, label), 64, dtype=torch.float16, key=36)
 
 

@@ -97,8 +97,11 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
 
 # -- gradients, shapes, float64, small variance: the last-dimension backward battery ---------
 
-globals().update(last_dim_backward_cases(check, drawn=Noise("N(0,1)+1", shift=1.0),
-                                          float64=Noise("2·N(0,1)−1", scale=2.0, shift=-1.0)))
+globals().update(
+    last_dim_backward_cases(
+        check, drawn=Noise("N(0,1)+1", shift=1.0), float64=Noise("2·N(0,1)−1", scale=2.0, shift=-1.0)
+    )
+)
 
 
 @pytest.mark.category(Category.STABILITY)

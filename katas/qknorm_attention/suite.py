@@ -250,8 +250,11 @@ def test_future_tokens_do_not_leak(harness: Harness) -> None:
     second[:, 4:] = randn((1, 4, D_MODEL), 72, scale=3.0)  # the same first 4 tokens, a different future
     replies = harness.run(harness.program("QKNormAttention", [D_MODEL, N_HEADS], state=state,
                                           steps=[Step([first]), Step([second])])).steps  # fmt: skip
-    call = say("{call} on two sequences that share their first 4 tokens",
-               "{call}，作用于前 4 个 token 相同的两个序列", call=call_text("QKNormAttention", [D_MODEL, N_HEADS]))
+    call = say(
+        "{call} on two sequences that share their first 4 tokens",
+        "{call}，作用于前 4 个 token 相同的两个序列",
+        call=call_text("QKNormAttention", [D_MODEL, N_HEADS]),
+    )
     on = Input(second, say("the second", "第二个")).describe(harness.device)
     harness.assert_close(replies[1].output[:, :4], replies[0].output[:, :4], tol=TOLERANCES["block float32"],
                          call=call, on=on, what=say("output at positions 0-3", "位置 0-3 的输出"),
@@ -264,8 +267,13 @@ def test_future_tokens_do_not_leak(harness: Harness) -> None:
 @pytest.mark.category(Category.STABILITY)
 @pytest.mark.parametrize("device", DEVICES)
 def test_large_activations(harness: Harness, device: str) -> None:
-    x = Input(randn((2, 6, D_MODEL), 80, scale=100.0), say("large (100·N(0,1)): without QK-norm the logits explode",
-                                                            "大数值（100·N(0,1)）：没有 QK-norm 时 logit 会爆炸"))
+    x = Input(
+        randn((2, 6, D_MODEL), 80, scale=100.0),
+        say(
+            "large (100·N(0,1)): without QK-norm the logits explode",
+            "大数值（100·N(0,1)）：没有 QK-norm 时 logit 会爆炸",
+        ),
+    )
     check(harness, x, key=81)
 
 

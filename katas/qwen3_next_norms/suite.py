@@ -266,13 +266,27 @@ def test_dtype_argument_and_to(harness: Harness, cls: str, dtype: str) -> None:
     made = harness.inspect(cls, [4], {"dtype": dtype})
     got = made.parameters["weight"].dtype if "weight" in made.parameters else "-"
     if got != dtype:
-        fail(say("{cls}(4, dtype={dtype}).weight is {got}, expected {dtype}",
-                 "{cls}(4, dtype={dtype}).weight 是 {got}，应为 {dtype}", cls=cls, dtype=dtype, got=got))
+        fail(
+            say(
+                "{cls}(4, dtype={dtype}).weight is {got}, expected {dtype}",
+                "{cls}(4, dtype={dtype}).weight 是 {got}，应为 {dtype}",
+                cls=cls,
+                dtype=dtype,
+                got=got,
+            )
+        )
     moved = harness.inspect(cls, [4], dtype=getattr(torch, dtype))
     got = moved.parameters["weight"].dtype if "weight" in moved.parameters else "-"
     if got != dtype:
-        fail(say("{cls}(4).to({dtype}) left weight as {got}: is it an nn.Parameter?",
-                 "{cls}(4).to({dtype}) 之后 weight 仍是 {got}：它是 nn.Parameter 吗？", cls=cls, dtype=dtype, got=got))
+        fail(
+            say(
+                "{cls}(4).to({dtype}) left weight as {got}: is it an nn.Parameter?",
+                "{cls}(4).to({dtype}) 之后 weight 仍是 {got}：它是 nn.Parameter 吗？",
+                cls=cls,
+                dtype=dtype,
+                got=got,
+            )
+        )
 
 
 # -- forward in fp32 ---------------------------------------------------------------------------

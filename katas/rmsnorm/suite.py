@@ -120,13 +120,24 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
     x = randn([3, 8], 6)
     reply = harness.run(harness.program("RMSNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])]))
     if not reply.state_load.clean:
-        fix = load_fix(reply.state_load, say("Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",
-                                             "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。"))
-        fail(say("RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) would fail: missing {missing}, unexpected "
-                 "{unexpected}. {fix}",
-                 "RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，"
-                 "多出 {unexpected}。{fix}",
-                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-", fix=fix))
+        fix = load_fix(
+            reply.state_load,
+            say(
+                "Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",
+                "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。",
+            ),
+        )
+        fail(
+            say(
+                "RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) would fail: missing {missing}, unexpected "
+                "{unexpected}. {fix}",
+                "RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，"
+                "多出 {unexpected}。{fix}",
+                missing=reply.state_load.missing or "-",
+                unexpected=reply.state_load.unexpected or "-",
+                fix=fix,
+            )
+        )
     expected = torch.nn.functional.rms_norm(x.double(), (8,), weight=torch_module.weight.double(), eps=1e-5)
     harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],
                          call=say("load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
@@ -140,13 +151,25 @@ def test_dtype_argument_and_to(harness: Harness, dtype: str) -> None:
     made = harness.inspect("RMSNorm", [4], {"dtype": dtype})
     got = made.parameters["weight"].dtype if "weight" in made.parameters else "-"
     if got != dtype:
-        fail(say("RMSNorm(4, dtype={dtype}).weight is {got}, expected {dtype}",
-                 "RMSNorm(4, dtype={dtype}).weight 是 {got}，应为 {dtype}", dtype=dtype, got=got))
+        fail(
+            say(
+                "RMSNorm(4, dtype={dtype}).weight is {got}, expected {dtype}",
+                "RMSNorm(4, dtype={dtype}).weight 是 {got}，应为 {dtype}",
+                dtype=dtype,
+                got=got,
+            )
+        )
     moved = harness.inspect("RMSNorm", [4], dtype=getattr(torch, dtype))
     got = moved.parameters["weight"].dtype if "weight" in moved.parameters else "-"
     if got != dtype:
-        fail(say("RMSNorm(4).to({dtype}) left weight as {got}: is it an nn.Parameter?",
-                 "RMSNorm(4).to({dtype}) 之后 weight 仍是 {got}：它是 nn.Parameter 吗？", dtype=dtype, got=got))
+        fail(
+            say(
+                "RMSNorm(4).to({dtype}) left weight as {got}: is it an nn.Parameter?",
+                "RMSNorm(4).to({dtype}) 之后 weight 仍是 {got}：它是 nn.Parameter 吗？",
+                dtype=dtype,
+                got=got,
+            )
+        )
 
 
 # -- forward in fp32 ---------------------------------------------------------------------------
@@ -199,8 +222,9 @@ def test_small_hidden_sizes(harness: Harness, d: int) -> None:
 @pytest.mark.category(Category.STABILITY)
 @pytest.mark.parametrize("device", DEVICES)
 def test_small_variance_rows(harness: Harness, device: str) -> None:
-    check_forward(harness, Input(randn((4, 32), 90, scale=1e-3), say("small-variance (1e-3·N(0,1))",
-                                                                     "小方差（1e-3·N(0,1)）")))
+    check_forward(
+        harness, Input(randn((4, 32), 90, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"))
+    )
 
 
 @pytest.mark.category(Category.STABILITY)
@@ -220,8 +244,10 @@ def test_constant_rows(harness: Harness) -> None:
 
 @pytest.mark.category(Category.STABILITY)
 def test_large_values(harness: Harness) -> None:
-    check_forward(harness, Input(randn((3, 24), 92, scale=1e3, shift=1e3), say("large (1e3·N(0,1)+1e3)",
-                                                                              "大数值（1e3·N(0,1)+1e3）")))
+    check_forward(
+        harness,
+        Input(randn((3, 24), 92, scale=1e3, shift=1e3), say("large (1e3·N(0,1)+1e3)", "大数值（1e3·N(0,1)+1e3）")),
+    )
 
 
 @pytest.mark.category(Category.STABILITY)

@@ -12,8 +12,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _rmsnorm_fwd_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, x_row_stride, y_row_stride, n_cols, eps,
-                        BLOCK_SIZE: tl.constexpr):
+def _rmsnorm_fwd_kernel(
+    x_ptr, w_ptr, y_ptr, rstd_ptr, x_row_stride, y_row_stride, n_cols, eps, BLOCK_SIZE: tl.constexpr
+):
     """One program normalizes one row: y = x / sqrt(mean(x²) + eps) · w, and saves rstd."""
     row = tl.program_id(0)  # noqa: F841
     # load the row (masked), reduce in float32, store y in y's dtype and rstd in float32

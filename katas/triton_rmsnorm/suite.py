@@ -125,8 +125,15 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
     check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE, missed_rows=GRID_MISSES_ROWS,
                    output_names=OUTPUTS)  # fmt: skip
     if len(got.outputs) != 2:
-        fail(say("{call} on {on}: returned {k} tensor(s), expected (y, rstd)",
-                 "{call}，{on}：返回了 {k} 个张量，应返回 (y, rstd)", call=call, on=on, k=len(got.outputs)))
+        fail(
+            say(
+                "{call} on {on}: returned {k} tensor(s), expected (y, rstd)",
+                "{call}，{on}：返回了 {k} 个张量，应返回 (y, rstd)",
+                call=call,
+                on=on,
+                k=len(got.outputs),
+            )
+        )
     y, rstd = got.outputs
     expected_y, expected_rstd = reference(x.tensor, weight, eps)
     if y.dtype != x.tensor.dtype:
@@ -136,9 +143,17 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
                       want=str(x.tensor.dtype).removeprefix("torch."))  # fmt: skip
         fail(message + (" " + harness.diagnose(OUTPUT_FP32) if y.dtype == torch.float32 else ""))
     if tuple(rstd.shape) != (n,) or rstd.dtype != torch.float32:
-        fail(say("{call} on {on}: rstd is {dtype} of shape {shape}, expected float32 of shape ({n},)",
-                 "{call}，{on}：rstd 是形状 {shape} 的 {dtype}，应为形状 ({n},) 的 float32",
-                 call=call, on=on, dtype=str(rstd.dtype).removeprefix("torch."), shape=tuple(rstd.shape), n=n))
+        fail(
+            say(
+                "{call} on {on}: rstd is {dtype} of shape {shape}, expected float32 of shape ({n},)",
+                "{call}，{on}：rstd 是形状 {shape} 的 {dtype}，应为形状 ({n},) 的 float32",
+                call=call,
+                on=on,
+                dtype=str(rstd.dtype).removeprefix("torch."),
+                shape=tuple(rstd.shape),
+                n=n,
+            )
+        )
     if tuple(y.shape) == (n, d):
         explain_nan(harness, got, y, expected_y, x.tensor, weight, eps, pad, call, on)
     tol = tol or tolerance_for(x.tensor.dtype)

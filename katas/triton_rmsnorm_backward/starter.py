@@ -12,14 +12,26 @@ import triton.language as tl
 
 
 @triton.jit
-def _rmsnorm_bwd_kernel(dy_ptr, x_ptr, w_ptr, rstd_ptr, dx_ptr, dw_ptr, dy_row_stride, x_row_stride,
-                        dx_row_stride, n_cols, BLOCK_SIZE: tl.constexpr):
+def _rmsnorm_bwd_kernel(
+    dy_ptr,
+    x_ptr,
+    w_ptr,
+    rstd_ptr,
+    dx_ptr,
+    dw_ptr,
+    dy_row_stride,
+    x_row_stride,
+    dx_row_stride,
+    n_cols,
+    BLOCK_SIZE: tl.constexpr,
+):
     """One program per row: dx for the row, and the row's share of dweight added to dw_ptr."""
     row = tl.program_id(0)  # noqa: F841
 
 
-def rmsnorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
-                     ) -> tuple[torch.Tensor, torch.Tensor]:
+def rmsnorm_backward(
+    dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """dy, x: (rows, d), rows possibly strided; weight: (d,); rstd: (rows,) float32 from the forward pass.
 
     Returns dx (like x) and dweight (like weight)."""

@@ -155,12 +155,22 @@ def check_reply(harness: Harness, got: StepReply, sent: Sent, on: str) -> None:
     d, dtype = sent.x.shape[1], sent.x.dtype
     check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE, output_names=OUTPUTS)
     if len(got.outputs) != 2:
-        fail(say("{call} on {on}: returned {k} tensor(s), expected (dx, dweight)",
-                 "{call}，{on}：返回了 {k} 个张量，应返回 (dx, dweight)", call=call, on=on, k=len(got.outputs)))
+        fail(
+            say(
+                "{call} on {on}: returned {k} tensor(s), expected (dx, dweight)",
+                "{call}，{on}：返回了 {k} 个张量，应返回 (dx, dweight)",
+                call=call,
+                on=on,
+                k=len(got.outputs),
+            )
+        )
     for name, tensor in zip(OUTPUTS, got.outputs, strict=True):
         if tensor.dtype != dtype:
-            want = say("{dtype}, x's dtype", "{dtype}，即 x 的数据类型", dtype=dtype_name(dtype)) if name == "dx" \
+            want = (
+                say("{dtype}, x's dtype", "{dtype}，即 x 的数据类型", dtype=dtype_name(dtype))
+                if name == "dx"
                 else say("{dtype}, weight's dtype", "{dtype}，即 weight 的数据类型", dtype=dtype_name(dtype))
+            )
             message = say("{call} on {on}: {name} is {got}, expected {want}.",
                           "{call}，{on}：{name} 是 {got}，应为 {want}。", call=call, on=on, name=name,
                           got=dtype_name(tensor.dtype), want=want)  # fmt: skip
@@ -188,8 +198,13 @@ def explain_nan(harness: Harness, got: StepReply, sent: Sent, call: str, on: str
         bad = torch.isnan(tensor) & torch.isfinite(truth)
         if not bool(bad.any()):
             continue
-        message = say("{call} on {on}: {name} holds NaN where the reference is finite.",
-                      "{call}，{on}：{name} 在参考结果为有限值的位置出现 NaN。", call=call, on=on, name=name)
+        message = say(
+            "{call} on {on}: {name} holds NaN where the reference is finite.",
+            "{call}，{on}：{name} 在参考结果为有限值的位置出现 NaN。",
+            call=call,
+            on=on,
+            name=name,
+        )
         cause: Misconception | None = None
         if name == "dx" and _read_at_wrong_stride(tensor, sent):
             cause = STRIDE_IGNORED

@@ -124,8 +124,10 @@ class DatedPlan:
             "minutes_per_day": self.minutes_per_day,
             "minutes_from": self.minutes_from,
             "days": [day.to_json(lang) for day in self.days],
-            "predicted_recall": {"if_you_stop": round(self.recall_now, 4),
-                                 "with_the_plan": round(self.recall_planned, 4)},
+            "predicted_recall": {
+                "if_you_stop": round(self.recall_now, 4),
+                "with_the_plan": round(self.recall_planned, 4),
+            },
             "left_alone": self.left_alone,
             "left_over": self.left_over,
             "new_left": self.new_left,
@@ -426,10 +428,12 @@ def _kata_step(piece: _Piece) -> DatedStep:
     if piece.kind == "retry":
         best = f"{kata.best or 0:.0%}"
         fields: dict[str, object] = {"kata": kata.title, "best": best}
-        return DatedStep(f"normkata grade {kata.id}", kata.minutes, "advice.kata_retry", fields,
-                         items=(f"kata:{kata.id}",))
-    return DatedStep(f"normkata kata {kata.id}", kata.minutes, "advice.kata_new", {"kata": kata.title},
-                     items=(f"kata:{kata.id}",))
+        return DatedStep(
+            f"normkata grade {kata.id}", kata.minutes, "advice.kata_retry", fields, items=(f"kata:{kata.id}",)
+        )
+    return DatedStep(
+        f"normkata kata {kata.id}", kata.minutes, "advice.kata_new", {"kata": kata.title}, items=(f"kata:{kata.id}",)
+    )
 
 
 def _new_items_step(piece: _Piece, taken: list[_Unit], titles: dict[str, Text], late: bool) -> DatedStep:

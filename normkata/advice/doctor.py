@@ -221,8 +221,12 @@ def storage_facts(report: Report, workspace: str | None) -> dict[str, Any]:
         check_database_file(database)  # the store's own check, before SQLite opens it (a FIFO would hang)
     except StoreError as exc:
         facts["database_check"] = "not a database file"
-        report.problems.append(Problem(f"progress database: {exc}", "move it away (normkata then starts a fresh "
-                                                                      "database), or set NORMKATA_HOME"))
+        report.problems.append(
+            Problem(
+                f"progress database: {exc}",
+                "move it away (normkata then starts a fresh database), or set NORMKATA_HOME",
+            )
+        )
     else:
         _check_database(report, facts, database)
     folder = quizzes_dir()
@@ -371,11 +375,14 @@ def grading_failure_fix(kata: str, exc: Exception) -> str:
         return f"the kata's own files are broken: run `normkata content check --deep --kata {kata}` and report it"
     text = str(exc)
     if "took longer than" in text:
-        return (f"this machine was too busy for the grade's time limit: close other work and run "
-                f"`normkata doctor --kata {kata}`")
+        return (
+            f"this machine was too busy for the grade's time limit: close other work and run "
+            f"`normkata doctor --kata {kata}`"
+        )
     if "did not start" in text:
-        return ('the grader could not start here: check that `python -c "import torch, pytest"` works in this '
-                "environment")
+        return (
+            'the grader could not start here: check that `python -c "import torch, pytest"` works in this environment'
+        )
     return f"the grader failed: report this with the output of `normkata doctor --kata {kata} --json`"
 
 

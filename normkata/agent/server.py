@@ -94,10 +94,17 @@ def build_server(tutor: Tutor) -> MCPServer:
     @server.tool(description=GRADE, annotations=RECORDS)
     def grade(
         kata: Annotated[str | None, Field(description=KATA_OR_LAST)] = None,
-        file: Annotated[str | None, Field(description="The file to grade. Default: the learner's file of the kata "
-                                          "in the workspace (see instructions).")] = None,  # fmt: skip
-        seed: Annotated[int | None, Field(ge=0, description="Draw the inputs from this seed (default: a fresh "
-                                          "one, given in the result).")] = None,  # fmt: skip
+        file: Annotated[
+            str | None,
+            Field(
+                description="The file to grade. Default: the learner's file of the kata "
+                "in the workspace (see instructions)."
+            ),
+        ] = None,  # fmt: skip
+        seed: Annotated[
+            int | None,
+            Field(ge=0, description="Draw the inputs from this seed (default: a fresh one, given in the result)."),
+        ] = None,  # fmt: skip
     ) -> CallToolResult:
         return result(lambda: tutor.grade(kata, file, seed))
 
@@ -108,8 +115,10 @@ def build_server(tutor: Tutor) -> MCPServer:
     @server.tool(description=SOLUTION, annotations=RECORDS)
     def solution(
         kata: Annotated[str | None, Field(description=KATA_OR_LAST)] = None,
-        give_up: Annotated[bool, Field(description="True only when the learner has said they give up on this "
-                                       "kata (recorded as giving up).")] = False,  # fmt: skip
+        give_up: Annotated[
+            bool,
+            Field(description="True only when the learner has said they give up on this kata (recorded as giving up)."),
+        ] = False,  # fmt: skip
     ) -> CallToolResult:
         return result(lambda: tutor.solution(kata, give_up))
 
@@ -123,8 +132,12 @@ def build_server(tutor: Tutor) -> MCPServer:
     @server.tool(description=CHECK_ANSWER, annotations=RECORDS)
     def check_answer(
         id: Annotated[str, Field(description="The question's id, from quiz_question.")],
-        answer: Annotated[str, Field(description="The learner's answer, as they gave it (letters such as B or "
-                                     "AC, true/false, or a number).")],  # fmt: skip
+        answer: Annotated[
+            str,
+            Field(
+                description="The learner's answer, as they gave it (letters such as B or AC, true/false, or a number)."
+            ),
+        ],  # fmt: skip
     ) -> CallToolResult:
         return result(lambda: tutor.check_answer(id, answer))
 

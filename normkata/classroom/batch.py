@@ -165,8 +165,14 @@ def grade_all(kata: Kata, submissions: list[StudentSubmission], out: Path, *, jo
                 thread.join()
         finally:
             stop.set()  # after Ctrl-C: no new grades; the ones in flight were interrupted too
-            _write_gradebook(folder, outcomes, suite, Manifest(
-                settings, shard, len(submissions), class_digest([s.name for s in submissions]), len(mine), [], {}))
+            _write_gradebook(
+                folder,
+                outcomes,
+                suite,
+                Manifest(
+                    settings, shard, len(submissions), class_digest([s.name for s in submissions]), len(mine), [], {}
+                ),
+            )
     finally:
         folder.close()
     return outcomes

@@ -99,8 +99,9 @@ class OutFolder:
         try:
             fd = os.open(path, _DIR)
         except OSError as exc:
-            raise InputError(f"--out {path}: not a folder of its own ({exc.strerror}; links are not "
-                             "followed)") from None
+            raise InputError(
+                f"--out {path}: not a folder of its own ({exc.strerror}; links are not followed)"
+            ) from None
         folder = cls(path, fd, key, settings)
         if created:
             return folder

@@ -77,12 +77,25 @@ def next_command(as_json: bool, lang: str | None) -> None:
 @click.command()
 @click.option("--minutes", type=click.IntRange(min=1), default=None,
               help="Minutes for one sitting now, at least 1 (with an interview date: today's minutes).")  # fmt: skip
-@click.option("--until", "until", metavar="DATE", default=None,
-              help="Plan every day to your interview on DATE (YYYY-MM-DD); remembered. `--until none` forgets it.")
-@click.option("--minutes-per-day", type=click.IntRange(*MINUTES_PER_DAY), default=None,
-              help="Minutes each day toward the interview (default: your habit of the last two weeks, else 45).")
-@click.option("--json", "as_json", is_flag=True,
-              help='Print {"until", "days": [{"date", "minutes", "steps"}]}; with --minutes {"steps": [...]}.')
+@click.option(
+    "--until",
+    "until",
+    metavar="DATE",
+    default=None,
+    help="Plan every day to your interview on DATE (YYYY-MM-DD); remembered. `--until none` forgets it.",
+)
+@click.option(
+    "--minutes-per-day",
+    type=click.IntRange(*MINUTES_PER_DAY),
+    default=None,
+    help="Minutes each day toward the interview (default: your habit of the last two weeks, else 45).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"until", "days": [{"date", "minutes", "steps"}]}; with --minutes {"steps": [...]}.',
+)
 @lang_option
 def plan(minutes: int | None, until: str | None, minutes_per_day: int | None, as_json: bool, lang: str | None) -> None:
     """Plan the minutes left before an interview, or every day to it: quiz, cards and katas mixed.

@@ -212,8 +212,12 @@ def export_command(folder: Path, lms: str, out: Path, assignment: str | None, po
               show_default=True, help="The zip to write.")  # fmt: skip
 @click.option("--wheel", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="The normkata wheel to bundle (default: built from this source checkout).")  # fmt: skip
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Grade every submission on the inputs of this seed (default: a fresh draw each, recorded).")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Grade every submission on the inputs of this seed (default: a fresh draw each, recorded).",
+)
 @visibility_option("When students see the tests' results (Gradescope's own setting).")
 @lang_option
 def gradescope_bundle(kata_name: str, out: Path, wheel: Path | None, seed: int | None, visibility: str,

@@ -21,8 +21,11 @@ def content() -> None:
 
 @content.command()
 @click.argument("path", required=False, type=click.Path(path_type=Path))
-@click.option("--deep", is_flag=True,
-              help="Also grade every kata's reference (must pass), starter (must fail) and fixtures (minutes).")
+@click.option(
+    "--deep",
+    is_flag=True,
+    help="Also grade every kata's reference (must pass), starter (must fail) and fixtures (minutes).",
+)
 @click.option("--kata", "only", multiple=True, help="With --deep: only these katas (repeatable).")
 @lang_option
 def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None) -> None:

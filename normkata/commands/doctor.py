@@ -88,8 +88,10 @@ def _show(console: Console, report: Report) -> None:
     gpu = torch.get("gpu")
     lines = [
         f"Python {report.python['version']} ({escape(report.python['executable'])})",
-        f"torch {torch['version']} ({torch['build']} build" + (f", CUDA {torch['cuda']}" if torch["cuda"] else "")
-        + "), numpy " + torch["numpy"],
+        f"torch {torch['version']} ({torch['build']} build"
+        + (f", CUDA {torch['cuda']}" if torch["cuda"] else "")
+        + "), numpy "
+        + torch["numpy"],
         f"GPU: {escape(gpu['name'])}, {gpu['memory_gib']} GiB" if gpu else "GPU: none visible to torch",
         f"Kernel katas: {escape(torch['triton'])}",
     ]
@@ -103,8 +105,10 @@ def _show(console: Console, report: Report) -> None:
         f"Bank cache: {escape(store['cache_dir'])} ({store['bank_cache']})",
         f"Workspace: {escape(store['workspace'])}",
         "Terminal: {encoding}, {width} columns, colour {colour}".format(
-            encoding=report.terminal["encoding"], width=report.terminal["width"] or "unknown",
-            colour="on" if report.terminal["colour"] else "off"),  # fmt: skip
+            encoding=report.terminal["encoding"],
+            width=report.terminal["width"] or "unknown",
+            colour="on" if report.terminal["colour"] else "off",
+        ),  # fmt: skip
     ]
     for line in lines:
         console.print(line)

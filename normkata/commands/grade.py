@@ -30,8 +30,13 @@ from normkata.ui.options import current_lang, lang_option, workspace
               help="Where --format writes (default: results.json / junit.xml here).")  # fmt: skip
 @visibility_option("With --format gradescope: when students see the tests' results.")
 @click.option("--list", "list_only", is_flag=True, help="List the suite's cases by category (not their inputs).")
-@click.option("-k", "select", multiple=True, metavar="PATTERN",
-              help="Run only the cases whose name contains PATTERN (repeatable; such runs are not recorded).")
+@click.option(
+    "-k",
+    "select",
+    multiple=True,
+    metavar="PATTERN",
+    help="Run only the cases whose name contains PATTERN (repeatable; such runs are not recorded).",
+)
 @click.option("--all", "every_failure", is_flag=True, help="Show every failing case, not one per root cause.")
 @lang_option
 def grade(

@@ -21,8 +21,13 @@ def timeout_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`--timeout` of the commands that grade: seconds per case, by default the grading contract's."""
     from normkata.grading.contract import CASE_TIMEOUT_S
 
-    return click.option("--timeout", type=click.FloatRange(min=0.5), default=CASE_TIMEOUT_S, show_default=True,
-                        help="Seconds any single case may take.")(fn)
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=0.5),
+        default=CASE_TIMEOUT_S,
+        show_default=True,
+        help="Seconds any single case may take.",
+    )(fn)
 
 
 def visibility_option(help_text: str) -> Callable[..., Any]:

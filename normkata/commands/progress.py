@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from normkata.content.bank import Bank
 
 
-#: Rows of the full dashboard's terminal (issue 37: it fits 40 rows at 80 columns). A shorter
+#: Rows of the full dashboard's terminal (it fits 40 rows at 80 columns). A shorter
 #: terminal gets the compact one: two topics a row, the loop in one line, no footnotes.
 FULL_ROWS = 40
 

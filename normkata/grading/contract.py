@@ -94,8 +94,11 @@ class Tolerance:
             return f"{word} rtol = atol = {self.rtol:g}"
         text = f"{word} rtol = {self.rtol:g}, atol = {self.atol:.3g}"
         if self.widened:
-            text += (f"，atol 放宽到该精度在此输入上自身误差的 {ACHIEVABLE_FACTOR:g} 倍" if lang == "zh"
-                     else f", atol widened to {ACHIEVABLE_FACTOR:g}x what this precision itself errs on this input")
+            text += (
+                f"，atol 放宽到该精度在此输入上自身误差的 {ACHIEVABLE_FACTOR:g} 倍"
+                if lang == "zh"
+                else f", atol widened to {ACHIEVABLE_FACTOR:g}x what this precision itself errs on this input"
+            )
         return text
 
     def at_least(self, other: Tolerance) -> Tolerance:
@@ -413,7 +416,7 @@ class CaseResult:
     message: str = ""
     diagnosis: str | None = None  # a misconception id
     #: The call the case made, as its message begins ("RMSNorm(8).forward on ... cpu"): what an
-    #: exercism test shows as its code. Not in `grade --json` (SPEC.md lists a case's keys).
+    #: exercism test shows as its code. Not in `grade --json` (docs/teachers.md lists a case's keys).
     call: str | None = None
     #: Why it errored or which rule it broke (None: a result was judged). Not in `grade --json`.
     cause: Cause | None = None
@@ -460,7 +463,7 @@ class Verdict:
 @dataclass
 class GradeResult:
     """The verdict: what the runner sends (through `normkata.grading.wire`) and, with the
-    verdict's fields, what `normkata grade --json` prints (SPEC.md)."""
+    verdict's fields, what `normkata grade --json` prints."""
 
     kata: str
     file: str
@@ -494,7 +497,7 @@ class GradeResult:
 
     def to_json(self) -> dict[str, Any]:
         """The `grade --json` object: the fields as the wire writes them, the verdict after the
-        file (the order SPEC.md shows), and each case without its call."""
+        file (the contract's order), and each case without its call."""
         from normkata.grading.wire import to_wire
 
         fields = to_wire(self)

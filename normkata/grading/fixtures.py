@@ -96,7 +96,6 @@ def _mutant(kata: str, folder: Path, path: Path, entry: Any) -> Fixture:
     return Fixture(kata, kata, name, f"# {entry['what']}\n{text}", *parse_expectation(str(entry["expect"])))
 
 
-
 def misconception_ids(suite: Path) -> list[str]:
     """The ids of the misconceptions a suite can name: its kata.yaml's (read, the suite not imported)."""
     from normkata.content.katas import read_kata

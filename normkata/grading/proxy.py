@@ -165,14 +165,22 @@ class Worker:
         except MessageTooLarge:
             self.kill()
             limit = MAX_MESSAGE // 1024**2
-            raise SubmissionError(Text(f"your code's process sent a reply larger than {limit} MB (a huge output?)",
-                                       f"运行你代码的进程发回的结果超过 {limit} MB（输出过大？）")) from None
+            raise SubmissionError(
+                Text(
+                    f"your code's process sent a reply larger than {limit} MB (a huge output?)",
+                    f"运行你代码的进程发回的结果超过 {limit} MB（输出过大？）",
+                )
+            ) from None
         except (ChannelClosed, OSError):
             self._died()
         except (WireError, Exception) as exc:  # not a valid message: the worker is not ours any more
             self.kill()
-            raise SubmissionError(Text(f"your code's process sent something unreadable ({type(exc).__name__})",
-                                       f"运行你代码的进程发回了无法读取的内容（{type(exc).__name__}）")) from None
+            raise SubmissionError(
+                Text(
+                    f"your code's process sent something unreadable ({type(exc).__name__})",
+                    f"运行你代码的进程发回了无法读取的内容（{type(exc).__name__}）",
+                )
+            ) from None
 
     def _died(self) -> NoReturn:
         try:
@@ -311,8 +319,12 @@ class Submission:
                                   Cause.IMPORT)  # fmt: skip
         if self.worker is None:
             if self.restarts >= MAX_RESTARTS:
-                raise SubmissionError(Text("not run: your code crashed or timed out too many times",
-                                           "未运行：你的代码崩溃或超时的次数太多"), Cause.NOT_RUN)
+                raise SubmissionError(
+                    Text(
+                        "not run: your code crashed or timed out too many times", "未运行：你的代码崩溃或超时的次数太多"
+                    ),
+                    Cause.NOT_RUN,
+                )
             self.restarts += 1
             self.worker, self.loaded = self._started(), None
             reloaded = self.load()

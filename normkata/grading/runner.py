@@ -373,8 +373,12 @@ def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> C
     found = sorted(set(called) | set(static_forbidden_uses(source, kata.forbidden)))
     if not found:
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
-    message = say("{file} uses {names}: this kata asks you to write the computation yourself.",
-                  "{file} 使用了 {names}：本练习要求你自己写出计算。", file=file.name, names=", ".join(found))
+    message = say(
+        "{file} uses {names}: this kata asks you to write the computation yourself.",
+        "{file} 使用了 {names}：本练习要求你自己写出计算。",
+        file=file.name,
+        names=", ".join(found),
+    )
     return CaseResult(name, Category.INTEGRITY, Status.FAILED, message, cause=Cause.FORBIDDEN)
 
 
@@ -385,8 +389,11 @@ def _global_case(changes: list[str]) -> CaseResult:
     name = say(*GRADER_CASES["global_defaults"])
     if not changes:
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
-    message = say("importing your file changed torch's global state ({changes}); a layer must not.",
-                  "导入你的文件改变了 torch 的全局状态（{changes}）；一个层不应这样做。", changes="; ".join(changes))
+    message = say(
+        "importing your file changed torch's global state ({changes}); a layer must not.",
+        "导入你的文件改变了 torch 的全局状态（{changes}）；一个层不应这样做。",
+        changes="; ".join(changes),
+    )
     return CaseResult(name, Category.INTEGRITY, Status.FAILED, message, cause=Cause.GLOBAL_STATE)
 
 

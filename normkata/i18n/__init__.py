@@ -15,8 +15,19 @@ import os
 
 from normkata.i18n.text import _CATALOGS, Catalogs, DuplicateKey, Text, catalog
 
-__all__ = ["LANGS", "Catalogs", "DuplicateKey", "Text", "catalog", "default_is_zh", "has", "resolve_lang", "strings",
-           "t", "with_lang_flags"]
+__all__ = [
+    "LANGS",
+    "Catalogs",
+    "DuplicateKey",
+    "Text",
+    "catalog",
+    "default_is_zh",
+    "has",
+    "resolve_lang",
+    "strings",
+    "t",
+    "with_lang_flags",
+]
 
 LANGS = ("en", "zh")
 
@@ -111,4 +122,3 @@ def with_lang_flags(text: str) -> str:
         return match.group(0) if "--lang" in command else f"`{command} --lang zh`"
 
     return re.sub(r"`(normkata [^`]*)`", add, text)
-

@@ -3,7 +3,7 @@
 Document 000 reports RMSNorm 8.7% faster forward and 11.1% faster backward than LayerNorm on
 MiniMind-small (hidden 512). This measures the same comparison on this machine. Each timing
 repeats until its interquartile range is under NOISE_THRESHOLD of its median or its time cap is
-spent; single runs on a busy machine varied 4x (issue 11), so every row shows its spread.
+spent; single runs on a busy machine varied 4x, so every row shows its spread.
 """
 
 from __future__ import annotations

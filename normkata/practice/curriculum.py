@@ -70,11 +70,6 @@ def ordered(topics: Iterable[str]) -> list[str]:
     return sorted(given, key=lambda topic: rank(topic, given))
 
 
-def kata_rank(topics: Sequence[str], order: int, known: Sequence[str] = ()) -> tuple[int, int]:
-    """A kata's place: after the last topic it needs, then its catalog order."""
-    return (max((rank(t, known) for t in topics), default=len(ORDER)), order)
-
-
 #: kata id -> the topic it is studied with, where that is not the last of its topics in the
 #: order of study (rmsnorm's kata also covers precision, but belongs with RMSNorm itself).
 KATA_HOME: dict[str, str] = {

@@ -42,7 +42,7 @@ class Hint:
     text: str
 
     def heading(self, kata: str, lang: str) -> str:
-        """"Hint 2/3 for rmsnorm", the last one marked as such."""
+        """ "Hint 2/3 for rmsnorm", the last one marked as such."""
         from normkata.i18n import t
 
         key = "hint.title.last" if self.level == self.total else "hint.title"

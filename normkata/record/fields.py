@@ -158,8 +158,10 @@ def diagnosis_shape(value: object) -> None:
               and isinstance(named.get("title", ""), str) and len(named.get("title", "")) <= TITLE_CHARS
               and isinstance(cases, int) and not isinstance(cases, bool) and 0 <= cases <= MAX_CASES)  # fmt: skip
         if not ok:
-            raise BadValue(f'must be {{"id": a misconception id, "title": text, "cases": a count}}, got {shown(named)}',
-                           f"[{index}]")
+            raise BadValue(
+                f'must be {{"id": a misconception id, "title": text, "cases": a count}}, got {shown(named)}',
+                f"[{index}]",
+            )
 
 
 def made_shape(value: object) -> None:

@@ -80,7 +80,6 @@ class Prompter:
         self.console.print(label + escape(answer))
         return answer
 
-
     def key(self, prompt: str) -> str | None:
         """One key press in a terminal (no Enter needed), echoed; a line from a pipe. None at
         end of input (Ctrl-D); Ctrl-C propagates as KeyboardInterrupt."""

@@ -48,7 +48,7 @@ def item_id(kata_id: str) -> str:
 
 
 def kata_of(item: str) -> str:
-    return item[len(PREFIX):] if item.startswith(PREFIX) else item
+    return item[len(PREFIX) :] if item.startswith(PREFIX) else item
 
 
 def kata_rating(*, minutes: int, seconds: float | None, failed_before: int, hints: int,

@@ -35,7 +35,9 @@ def test_plain_values_tuples_and_text_arrive_as_sent() -> None:
     assert decode(encode({"nan": float("nan")}))["nan"] != decode(encode({"nan": float("nan")}))["nan"]
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.bool])
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.bool]
+)
 def test_tensors_keep_dtype_values_and_shape(dtype: torch.dtype) -> None:
     x = (torch.randn(3, 4, 5) * 10).to(dtype)
     got = decode(encode({"x": x}))["x"]
@@ -85,10 +87,22 @@ def test_a_dict_with_the_reserved_key_is_not_sent() -> None:
         (_payload({"\x00": "module", "path": "os.system"}, []), "unknown tag"),
         (_payload([1], []).replace(b"[1]", b"[1,"), "unreadable tree"),
     ],
-    ids=["empty", "short tree", "huge tree", "extra bytes", "reads past its storage", "offset past the end",
-         "no such storage", "negative stride", "bool shape", "rank mismatch", "dtype not allowed", "repeats its bytes",
-         "unknown tag",
-         "not JSON"],  # fmt: skip
+    ids=[
+        "empty",
+        "short tree",
+        "huge tree",
+        "extra bytes",
+        "reads past its storage",
+        "offset past the end",
+        "no such storage",
+        "negative stride",
+        "bool shape",
+        "rank mismatch",
+        "dtype not allowed",
+        "repeats its bytes",
+        "unknown tag",
+        "not JSON",
+    ],  # fmt: skip
 )
 def test_crafted_bytes_are_refused(payload: bytes, why: str) -> None:
     with pytest.raises(CodecError, match=why):
@@ -140,8 +154,9 @@ class RMSNorm(torch.nn.Module):
 """
 
 
-def test_an_output_the_codec_cannot_carry_is_the_learners_error_not_a_crash(grading_service: Grader,
-                                                                             tmp_path: Path) -> None:
+def test_an_output_the_codec_cannot_carry_is_the_learners_error_not_a_crash(
+    grading_service: Grader, tmp_path: Path
+) -> None:
     """A complex tensor (no dtype the runner reads) fails its case with what was returned; the
     worker is not lost over it, so every later case still runs."""
     learner = tmp_path / "rmsnorm.py"

@@ -1,5 +1,5 @@
 """A named mistake is named only when its signature is present, and explains every case it
-causes (issue 21): the report leads with it and lists only the failures it does not account for.
+causes: the report leads with it and lists only the failures it does not account for.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ SCALED_KATAS = ["rmsnorm", "layernorm", "batchnorm", "prenorm", "groupnorm", "fu
 pytestmark = pytest.mark.slow
 
 #: Appended to a correct file: every output 0.1% too large. No misconception has that signature.
-SCALED = '''
+SCALED = """
 
 def _nk_scaled(out):
     return tuple(_nk_scaled(o) for o in out) if isinstance(out, tuple) else out * 1.001
@@ -39,7 +39,7 @@ def _nk_scale_forward(cls):
 
 
 _nk_scale_forward({cls})
-'''
+"""
 
 
 def fixture(kata: str, name: str) -> Fixture:

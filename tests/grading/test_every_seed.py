@@ -1,5 +1,5 @@
 """A correct file passes on every seed: each kata's reference and every correct fixture graded on
-many seeds through the warm grading service (issue 21; docs/grading.md, "A correct file passes on
+many seeds through the warm grading service (docs/grading.md, "A correct file passes on
 every seed"). A failure names the file, the seed (`normkata grade KATA --seed N` repeats it), the
 case and its message.
 

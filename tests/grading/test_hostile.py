@@ -177,7 +177,6 @@ def test_hostile_submission_fails_and_harms_nothing(submission: Path, installati
     assert tuple(attempts) == (1, 0)
 
 
-
 def _metadata(folder: Path) -> dict[str, tuple[object, ...]]:
     """Mode, owner, times (not atime: reading is allowed) and extended attributes of everything
     under `folder`, the folder included."""

@@ -44,8 +44,12 @@ def test_batch_of_two_dx_is_held_to_what_float32_delivers() -> None:
     fixed_failures = 0
     for seed in range(40):
         checks.configure(seed, "en")
-        x, w, b, dy = checks.randn((2, 5), 1), checks.randn([5], 2, shift=1.0), checks.randn([5], 3), checks.randn(
-            (2, 5), 4)
+        x, w, b, dy = (
+            checks.randn((2, 5), 1),
+            checks.randn([5], 2, shift=1.0),
+            checks.randn([5], 3),
+            checks.randn((2, 5), 4),
+        )
         inputs = [x, w, b, dy]
         want = _batch_norm([t.double() for t in inputs])
         errors = checks.own_errors(_batch_norm, inputs, want, _batch_norm(inputs))

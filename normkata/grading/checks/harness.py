@@ -268,8 +268,15 @@ class Harness:
         for index, name in enumerate(names, start=1):
             learner_grad = got.param_grads.get(name)
             if learner_grad is None:
-                fail(say("{call} on {on}: parameter `{name}` got no gradient",
-                         "{call}，{on}：参数 `{name}` 没有得到梯度", call=call, on=on, name=name))
+                fail(
+                    say(
+                        "{call} on {on}: parameter `{name}` got no gradient",
+                        "{call}，{on}：参数 `{name}` 没有得到梯度",
+                        call=call,
+                        on=on,
+                        name=name,
+                    )
+                )
             what = say("gradient of {name}", "{name} 的梯度", name=name)
             self.assert_close(learner_grad, want[index], tol=tol, own_error=partial(at, errors, index), call=call,
                               on=on, what=what, suspects=partial(_suspected, found, name))  # fmt: skip
@@ -356,13 +363,18 @@ class Harness:
 
     def assert_dtype(self, got: torch.Tensor, expected: torch.dtype, *, call: str, on: str) -> None:
         if got.dtype != expected:
-            fail(say("{call} on {on}: output dtype is {got}, expected {expected} (return the input's dtype when "
-                     "the parameters share it)",
-                     "{call}，{on}：输出的数据类型是 {got}，应为 {expected}"
-                     "（参数与输入同为该类型时，返回输入的数据类型）",
-                     call=call, on=on, got=dtype_name(got.dtype), expected=dtype_name(expected)))
-
-
+            fail(
+                say(
+                    "{call} on {on}: output dtype is {got}, expected {expected} (return the input's dtype when "
+                    "the parameters share it)",
+                    "{call}，{on}：输出的数据类型是 {got}，应为 {expected}"
+                    "（参数与输入同为该类型时，返回输入的数据类型）",
+                    call=call,
+                    on=on,
+                    got=dtype_name(got.dtype),
+                    expected=dtype_name(expected),
+                )
+            )
 
 
 def once(compute: Callable[[], _T]) -> Callable[[], _T]:

@@ -23,8 +23,14 @@ def expect_parameters(call: str, info: Inspection, expected: dict[str, torch.Ten
                      call=call, name=name, dtype=got.dtype, shape=got.shape, want_dtype=want_dtype,
                      want_shape=list(value.shape)))  # fmt: skip
         if not got.is_parameter or not got.requires_grad:
-            fail(say("{call}.{name} must be an nn.Parameter that requires grad",
-                     "{call}.{name} 必须是 requires_grad 的 nn.Parameter", call=call, name=name))
+            fail(
+                say(
+                    "{call}.{name} must be an nn.Parameter that requires grad",
+                    "{call}.{name} 必须是 requires_grad 的 nn.Parameter",
+                    call=call,
+                    name=name,
+                )
+            )
         if not torch.equal(got.value.to(value.dtype), value):
             fail(say("{call}.{name} should start as {init}", "{call}.{name} 的初始值应为 {init}",
                      call=call, name=name, init=_describe_init(value)))  # fmt: skip
@@ -41,8 +47,15 @@ def expect_keys(call: str, what: str, got: Sequence[str], expected: Sequence[str
     if extra:
         parts.append(say("unexpected {names}", "多出了 {names}", names=_names(extra)))
     if not expected:
-        fail(say("{call}: {what}: {parts}. Fix: there should be none.",
-                 "{call}：{what}：{parts}。修改：这里不应有任何名称。", call=call, what=what, parts="; ".join(parts)))
+        fail(
+            say(
+                "{call}: {what}: {parts}. Fix: there should be none.",
+                "{call}：{what}：{parts}。修改：这里不应有任何名称。",
+                call=call,
+                what=what,
+                parts="; ".join(parts),
+            )
+        )
     fail(say("{call}: {what}: {parts}. Fix: use exactly these names: {expected}.",
              "{call}：{what}：{parts}。修改：名称应恰好是 {expected}。",
              call=call, what=what, parts="; ".join(parts), expected=_names(expected)))  # fmt: skip
@@ -64,8 +77,15 @@ def expect_contains(call: str, what: str, got: Sequence[str], required: Sequence
     """At least these names (extra harmless children are the learner's business)."""
     missing = [k for k in required if k not in got]
     if missing:
-        fail(say("{call}: {what}: missing {names} (the instructions fix these names)",
-                 "{call}：{what}：缺少 {names}（这些名称由题目规定）", call=call, what=what, names=_names(missing)))
+        fail(
+            say(
+                "{call}: {what}: missing {names} (the instructions fix these names)",
+                "{call}：{what}：缺少 {names}（这些名称由题目规定）",
+                call=call,
+                what=what,
+                names=_names(missing),
+            )
+        )
 
 
 def _names(names: Sequence[str]) -> str:

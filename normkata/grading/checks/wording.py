@@ -110,8 +110,13 @@ def explain(failure: Failure, call: str) -> str:
     message = " ".join(failure.message.split())
     stage = say(en_stage, zh_stage)
     if failure.error == "NotImplementedError":
-        return say("{call}: not implemented yet (NotImplementedError {stage}){where}",
-                   "{call}：尚未实现（{stage}抛出 NotImplementedError）{where}", call=call, stage=stage, where=where)
+        return say(
+            "{call}: not implemented yet (NotImplementedError {stage}){where}",
+            "{call}：尚未实现（{stage}抛出 NotImplementedError）{where}",
+            call=call,
+            stage=stage,
+            where=where,
+        )
     if failure.error == "TritonUnsupported":  # the grade's own limit, said as it is (normkata.grading.kernels)
         return say("{call} {stage}: {message}{where}", "{call} {stage}：{message}{where}", call=call, stage=stage,
                    message=message, where=where)  # fmt: skip
@@ -119,8 +124,14 @@ def explain(failure: Failure, call: str) -> str:
         return say("{call} {stage}: {message}", "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
                    call=call, stage=stage, message=message)  # fmt: skip
     if failure.stage not in ("launcher", "kernel") and (match := _NO_ATTRIBUTE.search(message)):
-        return say("{call} {stage}: the module has no attribute `{name}`{where}",
-                   "{call} {stage}：模块没有属性 `{name}`{where}", call=call, stage=stage, name=match[1], where=where)
+        return say(
+            "{call} {stage}: the module has no attribute `{name}`{where}",
+            "{call} {stage}：模块没有属性 `{name}`{where}",
+            call=call,
+            stage=stage,
+            name=match[1],
+            where=where,
+        )
     if match := _BROADCAST.search(message):
         return say(
             "{call} {stage}: shapes do not broadcast (a size-{a} dimension met a size-{b} one){where}",

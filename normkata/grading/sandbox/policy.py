@@ -56,7 +56,7 @@ def elf_interpreter(path: Path) -> Path | None:
             header = f.read(64)
             if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
                 return None
-            phoff, = struct.unpack_from("<Q", header, 32)
+            (phoff,) = struct.unpack_from("<Q", header, 32)
             phentsize, phnum = struct.unpack_from("<HH", header, 54)
             for index in range(min(phnum, 256)):
                 f.seek(phoff + index * phentsize)

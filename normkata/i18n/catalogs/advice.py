@@ -20,7 +20,7 @@ CATALOG = catalog(
         "dash.katas": Text("Katas: {status}", "编程练习：{status}"),
         "dash.katas.none": Text("none yet", "暂无"),
         "dash.next": Text("Next: {cmd}  ({why})", "下一步：{cmd}（{why}）"),
-        # -- next, plan, mock, history, review summary, mastery (issue 12) --
+        # -- next, plan, mock, history, review summary, mastery --
         "dash.mastery.how": Text(
             "Mastery: the share of a topic's questions last answered right and cards last rated Good or Easy; "
             "in a topic with katas, passed katas make up {share} of it.",
@@ -112,7 +112,7 @@ CATALOG = catalog(
         "advice.this.card": Text("this card", "这张卡片"),
         "advice.this.question": Text("this question", "这道题"),
         "advice.kind.question": Text("question", "题目"),
-        # -- a plan toward the interview date (plan --until, issue 37) --
+        # -- a plan toward the interview date (plan --until) --
         "dated.review": Text(
             "{n} item(s) FSRS has due that day; without a review they would be at {recall} on {date}",
             "当天 FSRS 判定到期的 {n} 项；不复习的话，到 {date} 预计只记得 {recall}",
@@ -202,8 +202,10 @@ CATALOG = catalog(
             "{n} new piece(s) (questions, cards, katas) do not fit before the day.",
             "还有 {n} 项新内容（题目、卡片、编程练习）在面试前安排不下。",
         ),
-        "deadline.set": Text("Remembered: interview on {date}. `normkata plan --until none` forgets it.",
-                             "已记住：面试日期 {date}。`normkata plan --until none` 可清除。"),
+        "deadline.set": Text(
+            "Remembered: interview on {date}. `normkata plan --until none` forgets it.",
+            "已记住：面试日期 {date}。`normkata plan --until none` 可清除。",
+        ),
         "dash.loop.katas_due": Text("Katas to write again: {katas}", "需要再写一遍的编程练习：{katas}"),
         "dash.loop.katas_due.none": Text("Katas to write again: none due", "需要再写一遍的编程练习：暂无到期"),
         "dash.loop.met": Text("Misconceptions met this week:", "本周遇到的误区："),

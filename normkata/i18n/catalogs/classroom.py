@@ -52,8 +52,7 @@ CATALOG = catalog(
         "classroom.kind.forbidden-api": Text("forbidden API used", "使用了禁止的 API"),
         "classroom.kind.timed-out": Text("timed out", "超时"),
         "classroom.kind.crashed": Text("crashed", "崩溃"),
-        "classroom.kind.global-state": Text("changed torch's global state on import",
-                                            "导入时改变了 torch 的全局状态"),
+        "classroom.kind.global-state": Text("changed torch's global state on import", "导入时改变了 torch 的全局状态"),
         "classroom.kind.raised": Text("raised an exception", "抛出异常"),
         "classroom.kind.wrong-results": Text("wrong results, no mistake named", "结果错误，未识别出具体错误"),
         "classroom.shard": Text(

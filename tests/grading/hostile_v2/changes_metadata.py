@@ -7,8 +7,12 @@ from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGETS = [os.path.abspath(__file__), HERE, os.path.dirname(HERE)]
-for root in (os.path.dirname(HERE), os.environ.get("PYTHONPATH", "").split(os.pathsep)[0],
-             os.environ.get("NORMKATA_HOME", ""), os.environ.get("NORMKATA_WORKSPACE", "")):
+for root in (
+    os.path.dirname(HERE),
+    os.environ.get("PYTHONPATH", "").split(os.pathsep)[0],
+    os.environ.get("NORMKATA_HOME", ""),
+    os.environ.get("NORMKATA_WORKSPACE", ""),
+):
     if root and os.path.isdir(root):
         for folder, _, files in os.walk(root):
             TARGETS.append(folder)

@@ -18,7 +18,11 @@ def _reply_fds():
     for name in os.listdir("/proc/self/fd"):
         fd = int(name)
         try:
-            if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+            if (
+                fd > 2
+                and stat.S_ISFIFO(os.fstat(fd).st_mode)
+                and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY
+            ):
                 yield fd
         except OSError:
             pass
@@ -26,8 +30,9 @@ def _reply_fds():
 
 def _slow_reply(items=4_000_000):
     body = b"\x80\x02](" + b"K\x00" * items + b"e."  # PROTO 2, EMPTY_LIST, MARK, BININT1 0 ..., APPENDS, STOP
-    payload = b"".join([pickle.dumps(MAGIC, 2), pickle.dumps(1001, 2), pickle.dumps(SYS_INFO, 2), body,
-                        pickle.dumps([], 2)])
+    payload = b"".join(
+        [pickle.dumps(MAGIC, 2), pickle.dumps(1001, 2), pickle.dumps(SYS_INFO, 2), body, pickle.dumps([], 2)]
+    )
     return struct.pack("!Q", len(payload)) + payload
 
 
