@@ -180,7 +180,8 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
     torch_module.weight.data = randn([8], 5)
     x, r = pair((3, 8), 6)
     steps = [Step([x.tensor, r.tensor])]
-    reply = harness.run(harness.program("AddRMSNorm", [8], state=dict(torch_module.state_dict()), steps=steps))
+    reply = harness.run(harness.program("AddRMSNorm", [8], state=dict(torch_module.state_dict()), steps=steps,
+                                        inspect=True))
     if not reply.state_load.clean:
         fail(say("AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) would fail: missing {missing}, unexpected "
                  "{unexpected}. Fix: name the gain `weight`, a Parameter of shape (hidden_size,).",

@@ -176,7 +176,8 @@ def test_loads_torch_layernorm_state_dict(harness: Harness) -> None:
     torch_module = torch.nn.LayerNorm(8)
     torch_module.load_state_dict(random_affine((8,), 5))
     x = randn((3, 8), 6, scale=2.0)
-    reply = harness.run(harness.program("LayerNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])]))
+    reply = harness.run(harness.program("LayerNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])],
+                                        inspect=True))
     if not reply.state_load.clean:
         fail(say("LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict()) would fail: missing {missing}, "
                  "unexpected {unexpected}. Fix: name the parameters `weight` and `bias`, of shape normalized_shape.",
