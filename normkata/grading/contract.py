@@ -147,6 +147,11 @@ def tolerance_for(dtype: torch.dtype) -> Tolerance:
 # -- runner → worker ---------------------------------------------------------------------------
 
 
+#: The variables a worker points at its scratch folder once it learns its confinement (the rest of
+#: its environment: normkata.grading.launch.worker_environment).
+SCRATCH_VARIABLES = ("HOME", "TMPDIR")
+
+
 @dataclass
 class Confinement:
     """What a worker confines itself to before it learns which file it will import: the scratch

@@ -14,6 +14,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import tempfile
 import traceback
 from collections.abc import Iterator
 from types import ModuleType
@@ -25,6 +26,7 @@ from torch.overrides import TorchFunctionMode
 from normkata.grading import calls, held, kernels
 from normkata.grading.codec import CodecError
 from normkata.grading.contract import (
+    SCRATCH_VARIABLES,
     Failure,
     Hello,
     LoadReply,
@@ -387,6 +389,7 @@ def serve(request_fd: int, reply_fd: int) -> None:
     if first.op != "confine" or first.confine is None:
         return
     confinement = first.confine
+    _settle_in(confinement.scratch)
     kernels.prepare_environment(confinement.scratch)  # before the learner's `@triton.jit` kernels are made
     level, active = _confine(confinement.scratch, confinement.learner_folder, confinement.protected)
     _guard_content(confinement.protected)
@@ -402,6 +405,14 @@ def serve(request_fd: int, reply_fd: int) -> None:
             _send_run_reply(reply_fd, session.run(request.program))
         else:
             break
+
+
+def _settle_in(scratch: str) -> None:
+    """HOME and TMPDIR point at the grade's scratch folder (what libraries write under either lands
+    there): the grader's own are not in this process's environment (launch.worker_environment)."""
+    for name in SCRATCH_VARIABLES:
+        os.environ[name] = scratch
+    tempfile.tempdir = None  # chosen again, from TMPDIR, when next asked
 
 
 def _send_run_reply(reply_fd: int, reply: RunReply) -> None:
