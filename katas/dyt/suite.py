@@ -182,7 +182,7 @@ def test_loads_dynamic_tanh_state_dict(harness: Harness) -> None:
     # What the authors' DynamicTanh(8, channels_last=True) saves, with trained-looking values.
     state = random_state((8,), 5)
     x = randn((3, 8), 6, scale=2.0)
-    reply = harness.run(harness.program("DyT", [8], state=state, steps=[Step([x])]))
+    reply = harness.run(harness.program("DyT", [8], state=state, steps=[Step([x])], inspect=True))
     if not reply.state_load.clean:
         message = say("DyT(8).load_state_dict(DynamicTanh(8, True).state_dict()) would fail: missing {missing}, "
                       "unexpected {unexpected}, wrong shape {mismatched}. Fix: parameters `alpha` (1,), `weight` and "

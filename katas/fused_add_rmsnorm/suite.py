@@ -181,7 +181,9 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
     torch_module.weight.data = randn([8], 5)
     x, r = pair((3, 8), 6)
     steps = [Step([x.tensor, r.tensor])]
-    reply = harness.run(harness.program("AddRMSNorm", [8], state=dict(torch_module.state_dict()), steps=steps))
+    reply = harness.run(
+        harness.program("AddRMSNorm", [8], state=dict(torch_module.state_dict()), steps=steps, inspect=True)
+    )
     if not reply.state_load.clean:
         fix = load_fix(
             reply.state_load,

@@ -192,7 +192,7 @@ def test_channels_not_divisible_by_groups(harness: Harness, groups: int, channel
                  "__init__, as nn.GroupNorm does.",
                  "{call} 被成功构建了，但 {c} 个通道无法平分成 {g} 组：应像 nn.GroupNorm 一样在 __init__ 中抛出 "
                  "ValueError。", call=call, c=channels, g=groups))  # fmt: skip
-    if failure.error != "ValueError" or failure.stage != "build":
+    if failure.builtin != "ValueError" or failure.stage != "build":
         fail(
             say(
                 "{call} should raise ValueError in __init__; instead: {what}",
@@ -208,7 +208,9 @@ def test_loads_torch_groupnorm_state_dict(harness: Harness) -> None:
     torch_module = torch.nn.GroupNorm(3, 6)
     torch_module.load_state_dict(random_affine(6, 5))
     x = randn((2, 6, 5), 6, scale=2.0)
-    reply = harness.run(harness.program("GroupNorm", [3, 6], state=dict(torch_module.state_dict()), steps=[Step([x])]))
+    reply = harness.run(
+        harness.program("GroupNorm", [3, 6], state=dict(torch_module.state_dict()), steps=[Step([x])], inspect=True)
+    )
     if not reply.state_load.clean:
         fix = load_fix(
             reply.state_load,

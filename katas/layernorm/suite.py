@@ -177,7 +177,9 @@ def test_loads_torch_layernorm_state_dict(harness: Harness) -> None:
     torch_module = torch.nn.LayerNorm(8)
     torch_module.load_state_dict(random_affine((8,), 5))
     x = randn((3, 8), 6, scale=2.0)
-    reply = harness.run(harness.program("LayerNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])]))
+    reply = harness.run(
+        harness.program("LayerNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])], inspect=True)
+    )
     if not reply.state_load.clean:
         fix = load_fix(
             reply.state_load,

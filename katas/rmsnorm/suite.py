@@ -118,7 +118,9 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
     torch_module = torch.nn.RMSNorm(8, eps=1e-5)
     torch_module.weight.data = randn([8], 5)
     x = randn([3, 8], 6)
-    reply = harness.run(harness.program("RMSNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])]))
+    reply = harness.run(
+        harness.program("RMSNorm", [8], state=dict(torch_module.state_dict()), steps=[Step([x])], inspect=True)
+    )
     if not reply.state_load.clean:
         fix = load_fix(
             reply.state_load,

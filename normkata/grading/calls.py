@@ -17,6 +17,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from normkata.grading import held
 from normkata.grading.contract import Program, Step, dtype_of
 
 KINDS = ("module", "function", "object", "launcher")
@@ -115,9 +116,10 @@ def _has_graph(value: Any) -> bool:
 
 @contextlib.contextmanager
 def watch_backward(cls: type[torch.autograd.Function], found: set[str],
-                   shapes: list[list[int] | None] | None = None) -> Iterator[None]:  # fmt: skip
+                   returned: list[torch.Tensor | None] | None = None) -> Iterator[None]:  # fmt: skip
     """While open, the Function's backward (or vjp) adds to `found` how it used autograd, and
-    puts in `shapes` the shape of each gradient it returned (autograd sums one that broadcasts)."""
+    puts in `returned` a plain copy of each gradient it returned, as torch holds it (autograd sums
+    one that broadcasts; the runner reads its shape: a subclass could say another)."""
     name = "vjp" if cls.vjp is not torch.autograd.Function.vjp else "backward"
     own = cls.__dict__.get(name)
     learner_fn = getattr(cls, name)
@@ -127,11 +129,11 @@ def watch_backward(cls: type[torch.autograd.Function], found: set[str],
             found.add(GRAD_MODE)
         with _AutogradWatch(found):
             result = learner_fn(ctx, *grads)
-        returned = result if isinstance(result, (tuple, list)) else (result,)
-        if any(isinstance(g, torch.Tensor) and g.grad_fn is not None for g in returned):
+        gradients = result if isinstance(result, (tuple, list)) else (result,)
+        if any(isinstance(g, torch.Tensor) and g.grad_fn is not None for g in gradients):
             found.add(GRAD_FN)
-        if shapes is not None:
-            shapes[:] = [list(g.shape) if isinstance(g, torch.Tensor) else None for g in returned]
+        if returned is not None:
+            returned[:] = [held.plain(g) if isinstance(g, torch.Tensor) else None for g in gradients]
         return result
 
     # forward runs with grad mode off under apply: the gradient must come from backward alone, so

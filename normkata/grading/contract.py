@@ -165,6 +165,11 @@ def tolerance_for(dtype: torch.dtype) -> Tolerance:
 # -- runner → worker ---------------------------------------------------------------------------
 
 
+#: The variables a worker points at its scratch folder once it learns its confinement (the rest of
+#: its environment: normkata.grading.launch.worker_environment).
+SCRATCH_VARIABLES = ("HOME", "TMPDIR")
+
+
 @dataclass
 class Confinement:
     """What a worker confines itself to before it learns which file it will import: the scratch
@@ -253,6 +258,9 @@ class Failure:
     message: str
     line: int = 0
     stage: str = "run"  # import | build | load_state | forward | backward
+    #: The built-in exception class nearest in the raised class's MRO: what `except ValueError`
+    #: matches (a learner's class named ValueError that is not one reads `Exception` here).
+    builtin: str = ""
 
 
 @dataclass
@@ -272,26 +280,85 @@ class LoadReply:
 
 
 @dataclass
+class HeldModule:
+    """A module as torch holds it (worker → runner): tensors and the names torch gives them.
+
+    The worker reads it from torch's own storage of each submodule (`_parameters`, `_buffers`,
+    `_modules`, `_non_persistent_buffers_set`), with torch's rules for naming and de-duplicating,
+    and never through a method the learner's class may override (`named_parameters`,
+    `state_dict`, `named_children`, ...) nor a tensor attribute a Tensor subclass may answer (its
+    reads run with torch functions and Python dispatch off). It carries no verdict, no flag and no
+    shape or dtype written as text: the runner derives those from the tensors (`Inspection.observe`).
+    """
+
+    #: Every parameter and buffer under each name torch gives it; None: registered as None.
+    tensors: dict[str, torch.Tensor | None]
+    parameters: list[str]  # the names `named_parameters()` gives, in its order
+    buffers: list[str]  # the names `named_buffers()` gives, then those registered as None
+    state_dict: list[str]  # the keys `state_dict()` holds, in its order
+    children: list[str]  # the names `named_children()` gives
+    #: By name in `parameters` and `buffers`: the gradient torch's autograd returns for the probe
+    #: `t.sum()` taken on a plain alias of the tensor (ones where it requires grad); None: none.
+    gradients: dict[str, torch.Tensor | None] = field(default_factory=dict)
+
+
+@dataclass
 class TensorInfo:
-    shape: list[int]
-    dtype: str
-    device: str
-    requires_grad: bool
-    is_parameter: bool
+    """One tensor of a module, as the runner observes it (never sent by the worker)."""
+
     value: torch.Tensor
+    is_parameter: bool  # registered in torch's `_parameters` of its module
+    requires_grad: bool  # autograd returned its gradient (`requires_grad_from`)
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self.value.shape)
+
+    @property
+    def dtype(self) -> str:
+        return dtype_name(self.value.dtype)
+
+
+def requires_grad_from(value: torch.Tensor, gradient: torch.Tensor | None) -> bool:
+    """A tensor requires grad when autograd gave the probe `value.sum()` a gradient: one of its
+    shape, all ones. Observed on a tensor that came back, rather than a flag: a Tensor subclass
+    answers `requires_grad` itself, however it is read in the worker (`__torch_function__` sees
+    even TensorBase's own getter: katas/batchnorm/fixtures/hostile_buffers_torch_function.py)."""
+    import torch
+
+    return gradient is not None and gradient.shape == value.shape and bool(torch.all(gradient == 1))
 
 
 @dataclass
 class Inspection:
+    """A module's structure as the suites read it: derived by the runner from a `HeldModule`."""
+
     parameters: dict[str, TensorInfo]
     buffers: dict[str, TensorInfo | None]  # None: registered as None (torch does that)
     state_dict: list[str]
-    children: dict[str, str]  # name -> type name
+    children: list[str]
+    #: Every state_dict entry's tensor (a module used twice gives two keys, one tensor).
+    state: dict[str, torch.Tensor] = field(default_factory=dict)
+
+    @classmethod
+    def observe(cls, held: HeldModule) -> Inspection:
+        def info(name: str, value: torch.Tensor, is_parameter: bool) -> TensorInfo:
+            return TensorInfo(value, is_parameter, requires_grad_from(value, held.gradients.get(name)))
+
+        tensors = held.tensors
+        return cls(
+            parameters={n: info(n, t, True) for n in held.parameters if (t := tensors.get(n)) is not None},
+            buffers={n: None if (t := tensors.get(n)) is None else info(n, t, False) for n in held.buffers},
+            state_dict=list(held.state_dict),
+            children=list(held.children),
+            state={n: t for n in held.state_dict if (t := tensors.get(n)) is not None},
+        )
 
 
 @dataclass
 class StateLoad:
-    """What load_state_dict(strict=False) could not match: the structural findings."""
+    """What load_state_dict(strict=False) could not match: the structural findings. Derived by
+    the runner from the state it offered and the module's own state_dict (`derive`)."""
 
     missing: list[str] = field(default_factory=list)
     unexpected: list[str] = field(default_factory=list)
@@ -300,6 +367,22 @@ class StateLoad:
     @property
     def clean(self) -> bool:
         return not (self.missing or self.unexpected or self.mismatched)
+
+    @classmethod
+    def derive(cls, offered: dict[str, torch.Tensor], own: Inspection) -> StateLoad:
+        """What torch's load_state_dict would report loading `offered` into the module `own`
+        shows, where torch loads an entry of the same shape and a (1,) entry into a 0-dim one
+        (its backward-compatible rule; the worker loads what fits by the same rule)."""
+        shapes = {name: tuple(value.shape) for name, value in own.state.items()}
+        mismatched = sorted(k for k in offered if k in shapes and not loads_into(shapes[k], tuple(offered[k].shape)))
+        missing = sorted(k for k in own.state_dict if k not in offered)
+        unexpected = sorted(k for k in offered if k not in shapes)
+        return cls(missing, unexpected, mismatched)
+
+
+def loads_into(own: tuple[int, ...], given: tuple[int, ...]) -> bool:
+    """Whether torch's load_state_dict copies an entry of shape `given` into one of shape `own`."""
+    return own == given or (own == () and given == (1,))
 
 
 @dataclass
@@ -317,15 +400,21 @@ class StepReply:
     outputs: list[torch.Tensor] = field(default_factory=list)
     raised: str | None = None
     message: str = ""
+    #: The step's exception as `except` matches it (Failure.builtin), when it raised and was expected to.
+    raised_builtin: str | None = None
     input_grads: list[torch.Tensor | None] = field(default_factory=list)
+    #: By parameter name (as torch holds them, HeldModule): each parameter's gradient.
     param_grads: dict[str, torch.Tensor | None] = field(default_factory=dict)
-    buffers: dict[str, TensorInfo] = field(default_factory=dict)
+    #: Step.buffers: every buffer's value after the step (as torch holds them, HeldModule).
+    buffers: dict[str, torch.Tensor] = field(default_factory=dict)
+    #: Step.buffers: by buffer name, autograd's gradient of the probe `b.sum()` (HeldModule.gradients).
+    buffer_gradients: dict[str, torch.Tensor | None] = field(default_factory=dict)
     #: Function kind: how the learner's backward used autograd during this step's backward
     #: (`torch.autograd.grad`, `Tensor.backward`, `grad mode enabled`, `grad_fn on a gradient`).
     autograd_in_backward: list[str] = field(default_factory=list)
-    #: Function kind: the shape of each gradient the learner's backward returned, before autograd
-    #: sums one that merely broadcasts to its input (None where it returned None).
-    backward_shapes: list[list[int] | None] = field(default_factory=list)
+    #: Function kind: each gradient the learner's backward returned, before autograd sums one that
+    #: merely broadcasts to its input (None where it returned None or something not a tensor).
+    backward_returned: list[torch.Tensor | None] = field(default_factory=list)
     #: Launcher kind (kernel katas): what the bounds guard found, as
     #: `kind|tensor|program|lanes|where` (normkata.grading.kernels).
     findings: list[str] = field(default_factory=list)
@@ -349,8 +438,7 @@ class StepReply:
 class RunReply:
     ok: bool
     steps: list[StepReply] = field(default_factory=list)
-    inspect: Inspection | None = None
-    state_load: StateLoad = field(default_factory=StateLoad)
+    inspect: HeldModule | None = None
     forbidden_calls: list[str] = field(default_factory=list)
     failure: Failure | None = None
 

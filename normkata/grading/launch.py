@@ -25,6 +25,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Protocol
 
+from normkata.threads import THREADS
+
 #: What the zygote imports before it forks anything: everything a worker needs before it runs.
 #: torch imports symbolic_shapes (and sympy) lazily, on the first backward given a gradient:
 #: 0.4 s that each worker would pay again.
@@ -100,31 +102,46 @@ def runner_environment(package_parent: Path = PACKAGE_PARENT) -> dict[str, str]:
             "PYTHONNOUSERSITE": "1"}  # fmt: skip
 
 
-#: What a worker keeps of the environment normkata runs in: what Python, torch, Triton, CUDA and
-#: the maths libraries under them read, and nothing else. The learner's code runs in the worker
+#: The worker's environment, decided here and nowhere else. The learner's code runs in the worker
 #: and can print what it sees into its own failure message, which reaches its report (and, in a
-#: class, the Gradescope output the student reads): a teacher's token, cloud credentials or CA
-#: paths in the grader's environment must not be there to see.
+#: class, the Gradescope output the student reads): a teacher's token, cloud credentials, CA paths
+#: or proxy settings in the grader's environment must not be there to see. So a worker starts
+#: from nothing but:
+#:
+#: - these variables of the grader's environment, which Python, torch, CUDA, the maths libraries
+#:   and Triton's compiler read (where to find programs and libraries, the locale, the time zone,
+#:   which GPUs, OpenBLAS's hardware hints), and the grader's own switch for the sandbox;
 WORKER_ENV_NAMES = frozenset({
     "PATH", "LANG", "LANGUAGE", "TZ", "NORMKATA_SANDBOX",
     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "LD_LIBRARY_PATH",
-    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH",
 })  # fmt: skip
-WORKER_ENV_PREFIXES = ("LC_", "TRITON_")
+WORKER_ENV_PREFIXES = ("LC_",)
+#: - the thread count of the maths libraries, set by the grader: OMP_NUM_THREADS of the grader's
+#:   environment where it is a whole number of at least 1 (it wins, normkata.threads), else the
+#:   count measured best for grading; every library gets the same;
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+#: - how Python finds normkata and torch (PYTHONPATH: ours, then the grader's) and runs isolated,
+#:   pytest without plugins, and TRITON_INTERPRET=1 where kernels are interpreted (its cache and
+#:   home are put in the scratch folder by normkata.grading.kernels when the worker is confined);
+#: - HOME and TMPDIR: the grade's scratch folder, set by the worker when it learns where it is
+#:   confined (contract.SCRATCH_VARIABLES: a spare worker starts before its grade is known).
 
 
 def worker_environment(host: dict[str, str] | None = None) -> dict[str, str]:
-    """The worker's whole environment: the allowlisted part of `host` (this process's), and what
-    the grader sets. The worker runs in a neutral folder, so it must find normkata (and torch)
-    the way we did: PYTHONPATH is ours, then the host's."""
+    """The worker's whole environment (the list above): the allowlisted part of `host` (this
+    process's), and what the grader sets."""
     host = dict(os.environ) if host is None else host
     env = {name: value for name, value in host.items()
            if name in WORKER_ENV_NAMES or name.startswith(WORKER_ENV_PREFIXES)}  # fmt: skip
+    asked = host.get("OMP_NUM_THREADS", "").strip()
+    threads = asked if asked.isdigit() and int(asked) >= 1 else str(THREADS["grading"])
+    env.update(dict.fromkeys(THREAD_VARIABLES, threads))
     path = os.pathsep.join(p for p in (str(PACKAGE_PARENT), host.get("PYTHONPATH", "")) if p)
     env.update({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1",
                 "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})  # fmt: skip
     if interprets_triton():
-        env.setdefault("TRITON_INTERPRET", "1")
+        env["TRITON_INTERPRET"] = "1"
     return env
 
 

@@ -14,6 +14,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import tempfile
 import traceback
 from collections.abc import Iterator
 from types import ModuleType
@@ -22,22 +23,19 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from normkata.grading import calls, kernels
+from normkata.grading import calls, held, kernels
 from normkata.grading.codec import CodecError
 from normkata.grading.contract import (
+    SCRATCH_VARIABLES,
     Failure,
     Hello,
-    Inspection,
     LoadReply,
     LoadRequest,
     Program,
     Request,
     RunReply,
-    StateLoad,
     Step,
     StepReply,
-    TensorInfo,
-    dtype_name,
     dtype_of,
 )
 from normkata.grading.protocol import ChannelClosed, receive, send
@@ -201,30 +199,29 @@ class _Session:
             return reply
         if program.kind == "function":
             watched: set[str] = set()
-            shapes: list[list[int] | None] = []
+            returned: list[torch.Tensor | None] = []
             stage[0] = "forward"
-            with calls.watch_backward(cls, watched, shapes):
-                steps = [self._step(target, step, program, stage, watched, shapes) for step in program.steps]
+            with calls.watch_backward(cls, watched, returned):
+                steps = [self._step(target, step, program, stage, watched, returned) for step in program.steps]
             return RunReply(True, steps)
         if program.kind == "object":
             stage[0] = "forward"
             return RunReply(True, [self._step(target, step, program, stage) for step in program.steps])
         module: torch.nn.Module = target
-        state_load = StateLoad()
         if program.state is not None:
             stage[0] = "load_state"
-            state_load = _load_what_fits(module, program.state)
+            held.load_what_fits(module, program.state)
         if program.device != "cpu" or program.dtype:
             moved = module.to(device=program.device, dtype=dtype_of(program.dtype))
             module = moved if isinstance(moved, torch.nn.Module) else module
         module.train(program.mode == "train")
         stage[0] = "forward"
         steps = [self._step(module, step, program, stage) for step in program.steps]
-        inspection = _inspect(module) if program.inspect else None
-        return RunReply(True, steps, inspection, state_load)
+        stage[0] = "inspect"
+        return RunReply(True, steps, held.held_module(module) if program.inspect else None)
 
     def _step(self, target: Any, step: Step, program: Program, stage: list[str], watched: set[str] | None = None,
-              shapes: list[list[int] | None] | None = None) -> StepReply:  # fmt: skip
+              returned: list[torch.Tensor | None] | None = None) -> StepReply:  # fmt: skip
         module = target if program.kind == "module" else None
         if step.mode and module is not None:
             module.train(step.mode == "train")
@@ -247,27 +244,29 @@ class _Session:
                 output = calls.invoke(target, program.kind, step, inputs, leading)
         except Exception as exc:
             if step.expect_error:
-                return StepReply(raised=type(exc).__name__, message=str(exc)[:300])
+                return StepReply(
+                    raised=type(exc).__name__, message=str(exc)[:300], raised_builtin=held.builtin_name(exc)
+                )
             raise
         outputs = calls.outputs_of(output, calls.describe_call(program, step))
-        result = StepReply(outputs=[_plain(t) for t in outputs])
+        result = StepReply(outputs=[held.plain(t) for t in outputs])
         if step.grad_output is not None:
             stage[0] = "backward"
-            if module is not None:
-                module.zero_grad(set_to_none=True)
-            if shapes is not None:
-                shapes.clear()
+            parameters = held.named_parameters(module) if module is not None else []
+            for _, parameter in parameters:  # module.zero_grad(set_to_none=True), as torch holds them
+                held.clear_grad(parameter)
+            if returned is not None:
+                returned.clear()
             first = outputs[0]
             first.backward(step.grad_output.to(device=first.device, dtype=first.dtype))
-            result.input_grads = [_plain(t.grad) if t.grad is not None else None for t in inputs]
-            if module is not None:
-                result.param_grads = {
-                    name: _plain(p.grad) if p.grad is not None else None for name, p in module.named_parameters()
-                }
+            result.input_grads = [held.grad_of(t) for t in inputs]
+            result.param_grads = {name: held.grad_of(parameter) for name, parameter in parameters}
             result.autograd_in_backward = sorted(watched or ())
-            result.backward_shapes = list(shapes or [])
+            result.backward_returned = list(returned or [])
         if step.buffers and module is not None:
-            result.buffers = {name: _describe(b) for name, b in module.named_buffers()}
+            buffers = held.named_buffers(module)
+            result.buffers = {name: held.plain(b) for name, b in buffers}
+            result.buffer_gradients = {name: held.probe(b) for name, b in buffers}
         return result
 
     def _failure(self, exc: BaseException, stage: str) -> Failure:
@@ -282,7 +281,7 @@ class _Session:
                 message = str(exc)
             except BaseException:  # a hostile __str__
                 message = "(the exception could not be shown)"
-        return Failure(type(exc).__name__, message[:2000], line, stage)
+        return Failure(type(exc).__name__, message[:2000], line, stage, held.builtin_name(exc))
 
 
 def _seed(seed: int) -> None:
@@ -297,61 +296,6 @@ def _seed(seed: int) -> None:
 def _defined(value: Any) -> bool:
     """A class the kata asks for, or a kernel kata's launcher function."""
     return isinstance(value, type) or inspect.isfunction(value)
-
-
-def _load_what_fits(module: torch.nn.Module, state: dict[str, torch.Tensor]) -> StateLoad:
-    """Load every entry torch itself would load; report the rest (one structural finding).
-
-    Torch loads an entry of the same shape, and a (1,) entry into a 0-dim parameter (its
-    backward-compatible rule): a DyT with a () alpha loads the authors' (1,) alpha, so its
-    forward cases judge its forward, and only its shape is reported (by the suite)."""
-    own = module.state_dict()
-    fits = {k: v for k, v in state.items() if k in own and _loads_into(tuple(own[k].shape), tuple(v.shape))}
-    mismatched = sorted(k for k in state if k in own and k not in fits)
-    result = module.load_state_dict(fits, strict=False)
-    missing = sorted(k for k in result.missing_keys if k not in mismatched)
-    unexpected = sorted(k for k in state if k not in own)
-    return StateLoad(missing, unexpected, mismatched)
-
-
-def _loads_into(own: tuple[int, ...], given: tuple[int, ...]) -> bool:
-    return own == given or (own == () and given == (1,))
-
-
-def _plain(tensor: torch.Tensor) -> torch.Tensor:
-    """A detached plain CPU tensor: no subclass, no graph, nothing custom to unpickle."""
-    return tensor.detach().as_subclass(torch.Tensor).to("cpu").clone()
-
-
-def _describe(t: torch.Tensor) -> TensorInfo:
-    """A tensor's facts as torch itself holds them: read through the C getters of the base tensor
-    type, so a learner's Tensor subclass whose `requires_grad` (or `shape`, `dtype`, `device`) is a
-    property saying something else is not believed; a Parameter is one by its type, not by
-    Parameter's `isinstance` (which accepts any tensor carrying `_is_param`)."""
-    base = vars(torch._C.TensorBase)  # the getset descriptors themselves (typed as values by torch's stubs)
-    return TensorInfo(
-        shape=list(base["shape"].__get__(t)),
-        dtype=dtype_name(base["dtype"].__get__(t)),
-        device=base["device"].__get__(t).type,
-        requires_grad=bool(base["requires_grad"].__get__(t)),
-        is_parameter=torch.nn.Parameter in type(t).__mro__,
-        value=_plain(t),
-    )
-
-
-def _inspect(module: torch.nn.Module) -> Inspection:
-    buffers: dict[str, TensorInfo | None] = {name: _describe(b) for name, b in module.named_buffers()}
-    # named_buffers() skips buffers registered as None; _buffers keeps their names.
-    for name, sub in module.named_modules():
-        for key, value in getattr(sub, "_buffers", {}).items():
-            if value is None:
-                buffers[f"{name}.{key}" if name else key] = None
-    return Inspection(
-        parameters={name: _describe(p) for name, p in module.named_parameters()},
-        buffers=buffers,
-        state_dict=list(module.state_dict().keys()),
-        children={name: type(child).__name__ for name, child in module.named_children()},
-    )
 
 
 def _global_state() -> dict[str, str]:
@@ -446,6 +390,7 @@ def serve(request_fd: int, reply_fd: int) -> None:
     if first.op != "confine" or first.confine is None:
         return
     confinement = first.confine
+    _settle_in(confinement.scratch)
     kernels.prepare_environment(confinement.scratch)  # before the learner's `@triton.jit` kernels are made
     level, active = _confine(confinement.scratch, confinement.learner_folder, confinement.protected)
     _guard_content(confinement.protected)
@@ -461,6 +406,14 @@ def serve(request_fd: int, reply_fd: int) -> None:
             _send_run_reply(reply_fd, session.run(request.program))
         else:
             break
+
+
+def _settle_in(scratch: str) -> None:
+    """HOME and TMPDIR point at the grade's scratch folder (what libraries write under either lands
+    there): the grader's own are not in this process's environment (launch.worker_environment)."""
+    for name in SCRATCH_VARIABLES:
+        os.environ[name] = scratch
+    tempfile.tempdir = None  # chosen again, from TMPDIR, when next asked
 
 
 def _send_run_reply(reply_fd: int, reply: RunReply) -> None:

@@ -86,7 +86,10 @@ def backward_case(
                          call=call.text(), on=on, suspects=found[0])  # fmt: skip
     tol = TOLERANCES["float64" if dtype == torch.float64 else "gradient"]
     backward = say("{call}, then backward", "{call} 之后反向传播", call=call.text())
-    for name, tensor, shape in zip(call.names, call.tensors, got.backward_shapes, strict=False):
+    # The shape of what backward returned, read here off the tensor that came back (a Tensor
+    # subclass can say another shape in the worker; autograd sums a gradient that broadcasts).
+    for name, tensor, returned in zip(call.names, call.tensors, got.backward_returned, strict=False):
+        shape = None if returned is None else list(returned.shape)
         if shape is not None and shape != list(tensor.shape):
             fail(say("{call} on {on}: backward returned the gradient of {name} with shape {got}, expected {want}, "
                      "the shape of {name} (autograd would sum it for you, but the instructions ask backward for it: "

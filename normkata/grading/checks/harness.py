@@ -25,7 +25,9 @@ from normkata.grading.contract import (
     Inspection,
     Program,
     RunReply,
+    StateLoad,
     Step,
+    StepReply,
     Tolerance,
     achievable,
     dtype_name,
@@ -47,6 +49,24 @@ STATEFUL = Misconception(
     "Compute everything from this call's input: do not cache statistics or outputs between calls.",
     "每次都只用本次调用的输入计算：不要在多次调用之间缓存统计量或输出。",
 )
+
+
+@dataclass
+class Observed:
+    """A program's reply as the suites read it: the worker's tensors (`steps`) and what the runner
+    derives from them itself (docs/grading.md, "Where each scored fact comes from"): the module's
+    structure, and what loading the program's state could not match."""
+
+    steps: list[StepReply]
+    inspect: Inspection | None
+    program: Program
+
+    @property
+    def state_load(self) -> StateLoad:
+        """What torch's load_state_dict would not have matched (the program needs `state` and `inspect`)."""
+        if self.program.state is None or self.inspect is None:
+            raise TypeError("state_load needs a program with state= and inspect=True")
+        return StateLoad.derive(self.program.state, self.inspect)
 
 
 @dataclass
@@ -78,7 +98,7 @@ class Harness:
             raise LearnerError(f"{call}: {exc.text(RUN.lang)}", exc.cause) from None
 
     def submit(self, program: Program, call: str, error_suspects: Sequence[ErrorSuspect] = (), *,
-               sent: bool = False) -> RunReply:  # fmt: skip
+               sent: bool = False) -> Observed:  # fmt: skip
         """The reply to `program`, which must have run: what the learner's code raised is explained
         as a call of `call`, naming the first mistake in `error_suspects` that it reveals.
         `sent`: the program was sent already (`submission.begin`), the reply is only read."""
@@ -91,9 +111,14 @@ class Harness:
                     message += " " + self.diagnose(misconception)
                     break
             raise LearnerError(message)
-        return reply
+        if not program.inspect:
+            return Observed(reply.steps, None, program)
+        if reply.inspect is None:
+            raise LearnerError(say("{call}: the module's parameters and buffers did not come back",
+                                   "{call}：模块的参数和 buffer 没有返回", call=call))  # fmt: skip
+        return Observed(reply.steps, Inspection.observe(reply.inspect), program)
 
-    def run(self, program: Program, error_suspects: Sequence[ErrorSuspect] = (), *, sent: bool = False) -> RunReply:
+    def run(self, program: Program, error_suspects: Sequence[ErrorSuspect] = (), *, sent: bool = False) -> Observed:
         return self.submit(program, call_text(program.cls, program.args, program.kwargs, None), error_suspects,
                            sent=sent)  # fmt: skip
 

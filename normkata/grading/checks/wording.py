@@ -6,6 +6,7 @@ known mistake is a `Misconception`, worded in its kata's kata.yaml and named by 
 
 from __future__ import annotations
 
+import builtins
 import functools
 import re
 from collections.abc import Sequence
@@ -90,11 +91,21 @@ _STAGES = {
     "launcher": ("in the launcher", "在启动函数中"),
     "kernel": ("in the kernel", "在内核中"),
     "backward": ("in backward", "在反向传播中"),
+    "inspect": ("while its parameters and buffers were read", "读取其参数和 buffer 时"),
     "import": ("while importing", "导入时"),
     "run": ("", ""),
 }
 _BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
 _NO_ATTRIBUTE = re.compile(r"object has no attribute '(\w+)'")
+
+
+def exception_name(error: str, builtin: str) -> str:
+    """How the learner's exception is named: its class's name, and where that is a built-in
+    exception's name its class is not (an `except ValueError` would not catch it), that too."""
+    if builtin and error != builtin and isinstance(getattr(builtins, error, None), type):
+        return say("{error} (a class of your own, not Python's {error})",
+                   "{error}（你自己定义的类，不是 Python 的 {error}）", error=error)  # fmt: skip
+    return error
 
 
 def explain(failure: Failure, call: str) -> str:
@@ -139,7 +150,8 @@ def explain(failure: Failure, call: str) -> str:
             call=call, stage=stage, a=match[1], b=match[2], where=where,
         )  # fmt: skip
     return say("{call} {stage} raised {error}: {message}{where}", "{call} {stage}抛出 {error}：{message}{where}",
-               call=call, stage=stage, error=failure.error, message=message, where=where)  # fmt: skip
+               call=call, stage=stage, error=exception_name(failure.error, failure.builtin), message=message,
+               where=where)  # fmt: skip
 
 
 def is_broadcast_error(failure: Failure) -> bool:
