@@ -21,6 +21,9 @@ from normkata.record.store import Store, iso, utcnow
 from tests.grades import grade_result
 from tests.test_learning_loop import graded, prepared_record
 
+#: Every command run against a hand-edited database: 64 s of test time, the slow tier's.
+pytestmark = pytest.mark.slow
+
 SKIPPED = "could not be used and"
 
 #: Every command that reads the record, with the input it needs to end by itself.
