@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from normkata.advice.standing import ItemStanding, KataStanding, Standing, load_standing
 from normkata.content.model import Text
-from normkata.i18n import t
+from normkata.i18n import t, with_lang
 from normkata.practice import curriculum
 
 if TYPE_CHECKING:
@@ -65,16 +65,6 @@ class Step:
 
     def to_json(self, lang: str) -> dict[str, object]:
         return {"command": self.shown(lang), "minutes": self.minutes, "why": self.why(lang)}
-
-
-def with_lang(command: str, lang: str) -> str:
-    """`command` with `--lang zh` when the learner works in Chinese but a bare command would
-    not: NORMKATA_LANG (or the locale) does not already say Chinese."""
-    from normkata.i18n import default_is_zh
-
-    if lang != "zh" or default_is_zh() or not command.startswith("normkata ") or "--lang" in command:
-        return command
-    return f"{command} --lang zh"
 
 
 def next_step(standing: Standing) -> Step:

@@ -40,7 +40,7 @@ from normkata.advice.deadline import (
 )
 from normkata.advice.standing import ItemStanding, KataStanding, Standing
 from normkata.content.model import Text
-from normkata.i18n import t
+from normkata.i18n import t, with_lang
 from normkata.practice import curriculum
 from normkata.practice.srs import LEARN_AHEAD
 
@@ -78,8 +78,6 @@ class DatedStep:
         return t(self.why_key, lang, **{k: v.get(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
     def shown(self, lang: str) -> str:
-        from normkata.advice.advisor import with_lang
-
         return with_lang(self.command, lang)
 
     def to_json(self, lang: str) -> dict[str, object]:

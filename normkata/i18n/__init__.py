@@ -26,6 +26,7 @@ __all__ = [
     "resolve_lang",
     "strings",
     "t",
+    "with_lang",
     "with_lang_flags",
 ]
 
@@ -106,6 +107,14 @@ def default_is_zh() -> bool:
         return resolve_lang(None) == "zh"
     except InputError:
         return False
+
+
+def with_lang(command: str, lang: str) -> str:
+    """`command` with `--lang zh` when the learner works in Chinese but a bare command would
+    not: NORMKATA_LANG (or the locale) does not already say Chinese."""
+    if lang != "zh" or default_is_zh() or not command.startswith("normkata ") or "--lang" in command:
+        return command
+    return f"{command} --lang zh"
 
 
 def with_lang_flags(text: str) -> str:
