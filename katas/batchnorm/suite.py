@@ -19,7 +19,6 @@ from normkata.grading.checks import (
     Input,
     Misconception,
     call_text,
-    case_names_zh,
     draw,
     exception_name,
     expect_parameters,
@@ -35,24 +34,6 @@ BUFFERS = ("running_mean", "running_var", "num_batches_tracked")
 STATE_KEYS = ("weight", "bias", *BUFFERS)
 FP32 = TOLERANCES["float32"]
 
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "state_dict_matches_torch": "state_dict 与 torch 的一致",
-        "buffers_never_require_grad": "buffer 从不需要梯度",
-        "without_running_stats": "不跟踪运行统计量",
-        "dtype_argument_and_double": "dtype 参数与 .double()",
-        "training_forward": "训练模式前向",
-        "training_forward_drawn_shapes": "随机形状的训练模式前向",
-        "training_forward_without_affine": "不带仿射参数的训练模式前向",
-        "running_statistics": "运行统计量",
-        "momentum_settings": "不同的 momentum",
-        "no_grad_training_still_updates": "no_grad 下训练仍然更新",
-        "eval_uses_running_stats_and_updates_nothing": "eval 使用运行统计量且不做更新",
-        "without_running_stats_eval_uses_batch": "不跟踪运行统计量时 eval 使用 batch 统计量",
-        "one_value_per_channel_raises_in_training": "训练时每通道一个值要报错",
-    }
-)
 
 MISTAKES = misconceptions("batchnorm")  # titles and hints: kata.yaml
 BIASED_RUNNING_VAR = MISTAKES["bn-biased-running-var"]

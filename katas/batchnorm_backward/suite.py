@@ -18,7 +18,6 @@ from normkata.grading.checks import (
     Misconception,
     Suspects,
     backward_case,
-    case_names_zh,
     draw,
     expect_no_autograd,
     gradient_cases,
@@ -31,14 +30,6 @@ from normkata.grading.contract import Category
 
 NAMES = ["x", "weight", "bias"]
 
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "batch_of_two": "批大小为 2",
-        "one_channel": "只有一个通道",
-        "channel_offsets": "各通道均值不同",
-    }
-)
 
 MISTAKES = misconceptions("batchnorm_backward")  # titles and hints: kata.yaml
 MISSING_MEAN = MISTAKES["bnb-missing-mean-term"]

@@ -20,7 +20,6 @@ from normkata.grading.checks import (
     Harness,
     Input,
     call_text,
-    case_names_zh,
     draw,
     drawn_forward_cases,
     expect_keys,
@@ -33,16 +32,6 @@ from normkata.grading.checks import (
     seeded,
 )
 from normkata.grading.contract import TOLERANCES, Category, Inspection, Step, Tolerance, tolerance_for
-
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "alpha_init_argument": "alpha_init 参数",
-        "loads_dynamic_tanh_state_dict": "加载 DynamicTanh 的 state_dict",
-        "fresh_module_output": "新建模块的输出",
-        "forward_without_bias": "不带 bias 的前向",
-    }
-)
 
 MISTAKES = misconceptions("dyt")  # titles and hints: kata.yaml
 BIAS_AT_ONES = MISTAKES["dyt-bias-at-ones"]

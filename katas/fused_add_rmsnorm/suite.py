@@ -24,7 +24,6 @@ from normkata.grading.checks import (
     Input,
     Misconception,
     call_text,
-    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -35,16 +34,6 @@ from normkata.grading.checks import (
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, StepReply, Tolerance, dtype_name, tolerance_for
-
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "sum_cancels_out": "和相互抵消",
-        "large_residual_stream": "很大的残差流",
-        "fp16_sum_near_300": "接近 300 的 fp16 和",
-        "fp16_sum_beyond_65504": "超过 65504 的 fp16 和",
-    }
-)
 
 MISTAKES = misconceptions("fused_add_rmsnorm")  # titles and hints: kata.yaml
 OLD_RESIDUAL = MISTAKES["far-returns-old-residual"]

@@ -22,7 +22,6 @@ from normkata.grading.checks import (
     broadcast_sizes,
     build_failure,
     call_text,
-    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -34,18 +33,6 @@ from normkata.grading.checks import (
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Failure, Step, Tolerance
-
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "channels_not_divisible_by_groups": "通道数不能被组数整除",
-        "loads_torch_groupnorm_state_dict": "加载 torch nn.GroupNorm 的 state_dict",
-        "forward_without_affine": "不带仿射参数的前向",
-        "one_group_per_channel": "每个通道一组",
-        "one_group": "只有一组",
-        "constant_groups": "常数组",
-    }
-)
 
 MISTAKES = misconceptions("groupnorm")  # titles and hints: kata.yaml
 UNBIASED = MISTAKES["gn-unbiased-variance"]

@@ -15,7 +15,6 @@ from normkata.grading.checks import (
     DEVICES,
     Harness,
     Input,
-    case_names_zh,
     draw,
     drawn_forward_cases,
     expect_keys,
@@ -28,16 +27,6 @@ from normkata.grading.checks import (
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
-
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "loads_torch_layernorm_state_dict": "加载 torch nn.LayerNorm 的 state_dict",
-        "forward_flags": "不同开关下的前向",
-        "small_feature_sizes": "很小的特征维度",
-        "gradients_through_a_constant_row": "常数行上的梯度",
-    }
-)
 
 MISTAKES = misconceptions("layernorm")  # titles and hints: kata.yaml
 UNBIASED = MISTAKES["ln-unbiased-variance"]

@@ -16,7 +16,6 @@ from normkata.grading.checks import (
     Noise,
     Suspects,
     backward_case,
-    case_names_zh,
     expect_no_autograd,
     large_input_cases,
     last_dim_backward_cases,
@@ -28,12 +27,6 @@ from normkata.grading.contract import Category
 
 NAMES = ["x", "weight", "bias"]
 
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "constant_row": "单个常数行",
-    }
-)
 
 MISTAKES = misconceptions("layernorm_backward")  # titles and hints: kata.yaml
 MISSING_MEAN = MISTAKES["lnb-missing-mean-term"]

@@ -24,7 +24,6 @@ from normkata.grading.checks import (
     Misconception,
     block_reference,
     call_text,
-    case_names_zh,
     float64_reference,
     misconceptions,
     randn,
@@ -37,7 +36,6 @@ D_MODEL, N_HEADS, D_FF, N_LAYERS = 16, 4, 32, 3
 BLOCK_ARGS = [D_MODEL, N_HEADS, D_FF]
 STACK_ARGS = [N_LAYERS, D_MODEL, N_HEADS, D_FF]
 
-CASE_NAMES_ZH = case_names_zh({})  # every name is the glossary's
 
 MISTAKES = misconceptions("prenorm")  # titles and hints: kata.yaml
 POST_NORM = MISTAKES["pn-post-norm"]

@@ -22,7 +22,6 @@ from normkata.grading.checks import (
     Input,
     Misconception,
     call_text,
-    case_names_zh,
     draw,
     expect_contains,
     expect_keys,
@@ -38,15 +37,6 @@ D_MODEL, N_HEADS = 16, 4
 TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
 CHILDREN = ["q_proj", "k_proj", "v_proj", "o_proj", "q_norm", "k_norm"]
 
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "submodules_and_state_dict": "子模块与 state_dict",
-        "norm_gains_start_at_one": "归一化增益初始为 1",
-        "forward_other_head_counts": "其他注意力头数的前向",
-        "future_tokens_do_not_leak": "未来的 token 不影响过去",
-    }
-)
 
 MISTAKES = misconceptions("qknorm_attention")  # titles and hints: kata.yaml
 OVER_D_MODEL = MISTAKES["qk-norm-over-d-model"]

@@ -21,7 +21,6 @@ from normkata.grading.checks import (
     Input,
     Misconception,
     call_text,
-    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -32,29 +31,6 @@ from normkata.grading.checks import (
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Failure, Step, Tolerance, dtype_name, tolerance_for
-
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "zero_centred_weight_and_state_dict": "零中心 weight 与 state_dict",
-        "gated_weight_and_state_dict": "门控 weight 与 state_dict",
-        "zero_centred_forward": "零中心前向",
-        "zero_centred_forward_drawn_shapes": "零中心前向（随机形状）",
-        "zero_centred_fresh_module_output": "新建零中心模块的输出",
-        "zero_centred_called_several_times": "零中心模块多次调用",
-        "gated_forward": "门控前向",
-        "gated_forward_drawn_shapes": "门控前向（随机形状）",
-        "gated_without_gate": "不给门控",
-        "gated_uniform_gate": "各通道相同的门控",
-        "gated_fresh_module_output": "新建门控模块的输出",
-        "gated_called_several_times": "门控模块多次调用",
-        "all_zero_rows_stay_finite": "全零行保持有限",
-        "fp16_activations_near_300": "接近 300 的 fp16 激活",
-        "float32_weight_keeps_input_dtype": "float32 权重下保持输入类型",
-        "zero_centred_gradients": "零中心梯度",
-        "gated_gradients": "门控梯度",
-    }
-)
 
 MISTAKES = misconceptions("qwen3_next_norms")  # titles and hints: kata.yaml
 GAIN_NOT_OFFSET = MISTAKES["qn-gain-not-offset"]

@@ -14,7 +14,6 @@ from normkata.grading.checks import (
     Harness,
     Input,
     Misconception,
-    case_names_zh,
     draw,
     expect_keys,
     expect_parameters,
@@ -26,15 +25,6 @@ from normkata.grading.checks import (
     say,
 )
 from normkata.grading.contract import TOLERANCES, Category, Step
-
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "all_zero_rows_stay_finite": "全零行保持有限",
-        "fp16_activations_near_300": "接近 300 的 fp16 激活",
-        "bf16_large_values": "bf16 大数值",
-    }
-)
 
 MISTAKES = misconceptions("rmsnorm")  # titles and hints: kata.yaml
 EPS_OUTSIDE = MISTAKES["rms-eps-outside-sqrt"]

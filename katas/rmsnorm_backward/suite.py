@@ -15,7 +15,6 @@ from normkata.grading.checks import (
     Noise,
     Suspects,
     backward_case,
-    case_names_zh,
     expect_no_autograd,
     large_input_cases,
     last_dim_backward_cases,
@@ -24,13 +23,6 @@ from normkata.grading.checks import (
     say,
 )
 from normkata.grading.contract import Category
-
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "all_zero_row": "全零行",
-    }
-)
 
 MISTAKES = misconceptions("rmsnorm_backward")  # titles and hints: kata.yaml
 RSTD_CONSTANT = MISTAKES["rmsb-rstd-as-constant"]

@@ -26,7 +26,6 @@ from normkata.grading.checks import (
     Misconception,
     block_reference,
     call_text,
-    case_names_zh,
     float64_reference,
     misconceptions,
     randn,
@@ -40,7 +39,6 @@ BLOCK_ARGS = [D_MODEL, N_HEADS, D_FF]
 STACK_ARGS = [N_LAYERS, D_MODEL, N_HEADS, D_FF]
 NORMS = ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm")
 
-CASE_NAMES_ZH = case_names_zh({})  # every name is the glossary's
 
 MISTAKES = misconceptions("sandwich_block")  # titles and hints: kata.yaml
 NORM_AFTER_ADD = MISTAKES["sw-norm-after-add"]

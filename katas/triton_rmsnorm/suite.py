@@ -19,7 +19,6 @@ from normkata.grading.checks import (
     Input,
     LearnerError,
     Misconception,
-    case_names_zh,
     draw,
     fail,
     misconceptions,
@@ -31,16 +30,6 @@ from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, 
 
 LAUNCHER = "rmsnorm_forward"
 
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "forward_drawn_width": "随机宽度的前向",
-        "single_row_and_many_rows": "单行与多行",
-        "all_zero_row_stays_finite": "全零行保持有限",
-        "fp16_large_values_need_float32": "fp16 大数值需要 float32 累加",
-        "speed": "速度（不计分）",
-    }
-)
 
 MISTAKES = misconceptions("triton_rmsnorm")  # titles and hints: kata.yaml
 NO_MASK = MISTAKES["triton-no-mask"]

@@ -20,7 +20,6 @@ from normkata.grading.checks import (
     Input,
     LearnerError,
     Misconception,
-    case_names_zh,
     draw,
     fail,
     misconceptions,
@@ -32,14 +31,6 @@ from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, 
 
 LAUNCHER = "rmsnorm_backward"
 
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "backward": "反向",
-        "backward_drawn_width": "随机宽度的反向",
-        "dweight_over_many_rows": "多行累加的 dweight",
-    }
-)
 
 MISTAKES = misconceptions("triton_rmsnorm_backward")  # titles and hints: kata.yaml
 NO_MASK = MISTAKES["triton-bwd-no-mask"]

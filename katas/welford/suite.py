@@ -21,7 +21,6 @@ from normkata.grading.checks import (
     DEVICES,
     Harness,
     Misconception,
-    case_names_zh,
     draw,
     fail,
     misconceptions,
@@ -38,25 +37,6 @@ OFFSET = 1e6
 #: within 2.1% of the variance and batched Chan within 0.6%; E[x²] − E[x]² was off by at least 53%.
 OFFSET_VAR = Tolerance(5e-2, 5e-2)
 
-# Chinese case names: the shared ones (gradients, forward, ...) come from the glossary.
-CASE_NAMES_ZH = case_names_zh(
-    {
-        "count": "count 计数",
-        "dtype_of_results": "返回值的数据类型",
-        "one_batch": "单个 batch",
-        "drawn_streams": "随机抽取的数据流",
-        "single_rows": "逐行 update",
-        "num_features": "特征数",
-        "merge_unequal_groups": "合并大小不等的两组",
-        "merge_then_update": "合并后继续 update",
-        "merge_with_fresh": "与新建对象合并",
-        "one_row": "只有一行",
-        "mean_1e6": "均值 1e6",
-        "merge_at_1e6": "在 1e6 处合并",
-        "constant_features_at_1e6": "1e6 处的常数特征",
-        "float64_at_1e6": "1e6 处的 float64",
-    }
-)
 
 MISTAKES = misconceptions("welford")  # titles and hints: kata.yaml
 NAIVE = MISTAKES["welford-naive-one-pass"]

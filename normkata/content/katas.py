@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from normkata.content import names
+from normkata.content.misconception import Misconception
 from normkata.content.model import ContentIssue, Message, Text, TextList
 from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
 from normkata.errors import InputError
 from normkata.extras import OPTIONAL_EXTRAS
+from normkata.i18n import text as i18n_text
 from normkata.paths import katas_dir, solutions_dir
 
 KATA_FORMAT_VERSION = 1
@@ -28,20 +31,11 @@ _KEYS = {
     "hints",
 }
 #: Keys a kata may leave out.
-_OPTIONAL = {"requires", "misconceptions"}
+_OPTIONAL = {"requires", "misconceptions", "cases", "home"}
 #: What each name in `requires` needs importable, and the extra that installs it.
 #: extra -> (the module that proves it installed, the requirement that installs it)
 EXTRAS = {name: (extra.module, extra.package) for name, extra in OPTIONAL_EXTRAS.items()}
 _FILES = ("instructions.en.md", "instructions.zh.md", "starter.py", "suite.py")
-
-
-@dataclass(frozen=True)
-class KataMisconception:
-    """A mistake the kata's suite can name (by id), as kata.yaml words it for the learner."""
-
-    id: str
-    title: Text
-    hint: Text
 
 
 @dataclass(frozen=True)
@@ -61,7 +55,15 @@ class Kata:
     folder: Path
     #: Optional extras the kata needs (`triton`: kernel katas), each a key of EXTRAS.
     requires: tuple[str, ...] = ()
-    misconceptions: tuple[KataMisconception, ...] = ()
+    #: The mistakes the suite can name (by id), worded for the learner.
+    misconceptions: tuple[Misconception, ...] = ()
+    #: The suite's own cases: base name (`all_zero_rows_stay_finite`) -> title; the names several
+    #: suites share are katas/shared.yaml's.
+    cases: dict[str, i18n_text.Text] = field(default_factory=dict, hash=False)
+    #: The topic the kata is studied with; None: the last of its topics in the order of study.
+    home: str | None = None
+    #: kata.yaml's line of each misconception, by id (a later check names it).
+    lines: dict[str, int] = field(default_factory=dict, hash=False, compare=False)
 
     def missing_extras(self) -> list[str]:
         """The extras this kata needs that are not installed (`pip install "normkata[triton]"`)."""
@@ -91,7 +93,26 @@ def load_katas(root: Path | None = None) -> tuple[list[Kata], list[ContentIssue]
             katas.append(_load_cached(meta, _version(meta), _version(meta.parent), _version(solutions_dir())))
         except _KataIssue as issue:
             issues.append(issue.issue)
-    return sorted(katas, key=lambda k: k.order), issues
+    return _misconceptions_once(sorted(katas, key=lambda k: k.order), issues)
+
+
+def _misconceptions_once(katas: list[Kata], issues: list[ContentIssue]) -> tuple[list[Kata], list[ContentIssue]]:
+    """A misconception id names one mistake everywhere (records and links keep ids): a kata that
+    defines one another kata defines is an issue, and left out."""
+    owner: dict[str, Kata] = {}
+    kept = []
+    for kata in sorted(katas, key=lambda k: k.id):
+        twice = [m.id for m in kata.misconceptions if m.id in owner]
+        if twice:
+            first = owner[twice[0]]
+            said = Message.of("check.names.misconception_elsewhere", id=repr(twice[0]),
+                              other=f"{first.folder / 'kata.yaml'}:{first.lines.get(twice[0], 1)}")  # fmt: skip
+            issues.append(ContentIssue(str(kata.folder / "kata.yaml"), kata.lines.get(twice[0], 1), "misconceptions",
+                                       said))  # fmt: skip
+            continue
+        owner |= dict.fromkeys((m.id for m in kata.misconceptions), kata)
+        kept.append(kata)
+    return sorted(kept, key=lambda k: k.order), issues
 
 
 def _version(path: Path) -> tuple[int, ...]:
@@ -128,6 +149,9 @@ def _load_one(meta: Path) -> Kata:
         """The problem `message` (a `check.*` key of i18n/catalogs/content.py) at `key`."""
         return _KataIssue(meta, data.key_lines.get(key, data.line), key, Message(message, fields))
 
+    def fail_at(line: int, where: str, message: str, **fields: Any) -> _KataIssue:
+        return _KataIssue(meta, line, where, Message(message, fields))
+
     for key in data:
         if key not in _KEYS | _OPTIONAL:
             raise fail(key, "check.unknown_key.bare")
@@ -155,7 +179,11 @@ def _load_one(meta: Path) -> Kata:
     for name in data.get("requires", ()):
         if name not in EXTRAS:
             raise fail("requires", "check.kata.unknown_extra", name=repr(name), known=", ".join(EXTRAS))
-    misconceptions = _misconceptions(data, fail)
+    misconceptions, lines = _misconceptions(data, fail_at)
+    cases = _cases(data, fail_at)
+    home = data.get("home")
+    if "home" in data and (not isinstance(home, str) or home not in data["topics"]):
+        raise fail("home", "check.kata.home", topics=", ".join(data["topics"]))
     return Kata(
         id=data["id"],
         order=int(data["order"]),
@@ -170,21 +198,42 @@ def _load_one(meta: Path) -> Kata:
         folder=meta.parent,
         requires=tuple(data.get("requires", ())),
         misconceptions=misconceptions,
+        cases=cases,
+        home=home,
+        lines=lines,
     )
 
 
-def _misconceptions(data: LineDict, fail: Any) -> tuple[KataMisconception, ...]:
-    entries = data.get("misconceptions", [])
-    if not isinstance(entries, list):
-        raise fail("misconceptions", "check.kata.misconception_list")
-    found: list[KataMisconception] = []
-    for entry in entries:
-        if not isinstance(entry, LineDict) or set(entry) != {"id", "title", "hint"} or not isinstance(entry["id"], str):
-            raise fail("misconceptions", "check.kata.misconception_keys")
-        if entry["id"] in {m.id for m in found}:
-            raise fail("misconceptions", "check.kata.misconception_twice", id=repr(entry["id"]))
-        found.append(KataMisconception(entry["id"], _text(entry, "title", fail), _text(entry, "hint", fail)))
-    return tuple(found)
+def _misconceptions(data: LineDict, fail: names.Fail) -> tuple[tuple[Misconception, ...], dict[str, int]]:
+    """The kata's misconceptions and the line of each; an id the shared file defines is an error."""
+    if "misconceptions" not in data:
+        return (), {}
+    entries = data["misconceptions"]
+    found = names.misconceptions(entries, data.key_lines["misconceptions"], "misconceptions", fail)
+    lines = {m.id: entries.item_lines[i] for i, m in enumerate(found)}
+    shared, _issues = names.load_shared()
+    for index, mistake in enumerate(found):
+        if mistake.id in shared.misconceptions:
+            raise fail(lines[mistake.id], f"misconceptions[{index}].id", "check.names.misconception_shared",
+                       id=repr(mistake.id), line=shared.lines.get(f"misconceptions.{mistake.id}", 1))  # fmt: skip
+    return found, lines
+
+
+def _cases(data: LineDict, fail: names.Fail) -> dict[str, i18n_text.Text]:
+    """The suite's own case titles; a name the shared file gives, or a title another case has, is an error."""
+    if "cases" not in data:
+        return {}
+    table = data["cases"]
+    own = names.case_titles(table, data.key_lines["cases"], "cases", fail)
+    shared, _issues = names.load_shared()
+    for base in own:
+        if base in shared.cases:
+            raise fail(table.key_lines[base], f"cases.{base}", "check.names.case_shared",
+                       line=shared.lines.get(f"cases.{base}", 1))  # fmt: skip
+    clash = names.repeated_titles(own, {**shared.grader_cases, **shared.cases})
+    if clash:
+        raise fail(table.key_lines[clash[0]], f"cases.{clash[0]}", "check.names.title_twice", other=repr(clash[1]))
+    return own
 
 
 def _text(data: LineDict, key: str, fail: Any) -> Text:

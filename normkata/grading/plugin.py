@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from normkata.content.suite_names import case_name
+from normkata.content.suite_names import SuiteNames
 from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say, say_text
 from normkata.grading.contract import CaseResult, Category, Cause, Status
 from normkata.grading.proxy import BUDGET_USED, Submission, TimeBudgetUsed
@@ -23,15 +23,16 @@ def _register_markers(config: pytest.Config) -> None:
 
 
 class SuiteError(Exception):
-    """A hidden suite breaks the contract (an unknown category, a case without a Chinese name)."""
+    """A hidden suite breaks the contract (an unknown category, a case without a title)."""
 
 
 class GradingPlugin:
     """Fixtures for the suite (`harness`) and a record of every case's outcome."""
 
-    def __init__(self, submission: Submission, device: str, cuda_available: bool, lang: str,
+    def __init__(self, submission: Submission, names: SuiteNames, device: str, cuda_available: bool, lang: str,
                  select: list[str] | None = None) -> None:  # fmt: skip
         self.submission = submission
+        self.names = names
         self.select = [pattern.casefold() for pattern in select or []]
         self.device = device  # auto | cpu | cuda
         self.cuda_available = cuda_available
@@ -55,13 +56,13 @@ class GradingPlugin:
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         if self.select:
-            chosen = [item for item in items if matches(item, self.select)]
+            chosen = [item for item in items if matches(item, self.select, self.names)]
             config.hook.pytest_deselected(items=[item for item in items if item not in chosen])
             items[:] = chosen
         for item in items:
             try:
                 _category(item)
-                _case_name(item, "zh")
+                _case_name(item, self.names, "zh")
             except SuiteError as exc:
                 self.suite_errors.append(str(exc))
             if _device_of(item) != "cuda":
@@ -84,14 +85,15 @@ class GradingPlugin:
     def _add(self, item: pytest.Item, status: Status, message: str, cause: Cause | None = None) -> None:
         diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
-        self.results.append(CaseResult(_case_name(item, self.lang), _category(item), status, message, diagnosis,
-                                       call_of(message), cause))  # fmt: skip
+        name = _case_name(item, self.names, self.lang)
+        self.results.append(CaseResult(name, _category(item), status, message, diagnosis, call_of(message), cause))
 
 
 class CaseLister:
     """Collects a suite's cases without running them (`grade --list`)."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, names: SuiteNames, lang: str) -> None:
+        self.names = names
         self.lang = lang
         self.cases: list[tuple[Category, str]] = []
         self.suite_errors: list[str] = []
@@ -102,16 +104,16 @@ class CaseLister:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for item in items:
             try:
-                self.cases.append((_category(item), _case_name(item, self.lang)))
+                self.cases.append((_category(item), _case_name(item, self.names, self.lang)))
             except SuiteError as exc:
                 self.suite_errors.append(str(exc))
 
 
-def matches(item: pytest.Item, patterns: list[str]) -> bool:
+def matches(item: pytest.Item, patterns: list[str], titles: SuiteNames) -> bool:
     """`grade -k`: a pattern is part of the case's name, as the report shows it in either language."""
-    names = [item.name.casefold(), _case_name(item, "en").casefold()]
+    names = [item.name.casefold(), _case_name(item, titles, "en").casefold()]
     with contextlib.suppress(SuiteError):
-        names.append(_case_name(item, "zh").casefold())
+        names.append(_case_name(item, titles, "zh").casefold())
     return any(pattern in name for pattern in patterns for name in names)
 
 
@@ -132,13 +134,13 @@ def _category(item: pytest.Item) -> Category:
         raise SuiteError(f"{item.name}: unknown category {marker.args[0]!r}") from None
 
 
-def _case_name(item: pytest.Item, lang: str) -> str:
-    """`forward [2x5x8-cpu]`; in Chinese from the suite's CASE_NAMES_ZH (the rule: normkata.content.suite_names)."""
+def _case_name(item: pytest.Item, names: SuiteNames, lang: str) -> str:
+    """`forward [2x5x8-cpu]`, `前向 [2x5x8-cpu]`: titled by kata.yaml's `cases` or katas/shared.yaml
+    (normkata.content.suite_names); a case neither titles breaks the suite."""
     case_id = item.name.removeprefix("test_")
-    names: dict[str, str] = getattr(getattr(item, "module", None), "CASE_NAMES_ZH", {})
-    if lang == "zh" and case_id.partition("[")[0] not in names:
-        raise SuiteError(f"{item.name}: no Chinese name in CASE_NAMES_ZH")
-    return case_name(case_id, lang, names)
+    if lang == "zh" and not names.titled(case_id):
+        raise SuiteError(f"{item.name}: no title in kata.yaml's cases nor in katas/shared.yaml")
+    return names.case(case_id, lang)
 
 
 def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str, Cause | None]:

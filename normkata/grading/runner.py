@@ -31,6 +31,7 @@ from types import ModuleType
 from typing import IO, TYPE_CHECKING, NoReturn
 
 from normkata.content.katas import Kata, get_kata
+from normkata.content.suite_names import suite_names
 from normkata.errors import CUDA_MISSING, InputError
 from normkata.grading.contract import (
     CaseResult,
@@ -268,7 +269,8 @@ def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted:
 
     import torch
 
-    plugin = GradingPlugin(submission, request.device, torch.cuda.is_available(), request.lang, request.select)
+    plugin = GradingPlugin(submission, suite_names(kata.id), request.device, torch.cuda.is_available(), request.lang,
+                           request.select)  # fmt: skip
     _run_pytest(trusted.suite, plugin)
     if request.select and not plugin.results:
         raise InputError(checks.say("-k {patterns}: no case of {kata} matches (grade --list shows them)",
@@ -278,7 +280,8 @@ def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted:
         raise GraderError(_SUITE_BROKEN + "; ".join(plugin.suite_errors[:3]))
     cases = [*plugin.results, _forbidden_case(kata, file, source, sorted(submission.forbidden_seen)),
              _global_case(loaded.global_changes)]  # fmt: skip
-    diagnosis = [Diagnosis(m.id, m.title(request.lang), m.hint(request.lang), n) for m, n in plugin.diagnoses.values()]
+    lang = request.lang
+    diagnosis = [Diagnosis(m.id, m.title.in_(lang), m.hint.in_(lang), n) for m, n in plugin.diagnoses.values()]
     return result(cases, diagnosis)
 
 
@@ -311,7 +314,7 @@ def list_cases(kata_id: str, lang: str) -> list[tuple[str, str]]:
     kata = get_kata(kata_id)
     checks.configure(0, lang)
     _load_reference(kata, kata.solution)
-    lister = CaseLister(lang)
+    lister = CaseLister(suite_names(kata.id), lang)
     _run_pytest(kata.suite, lister, "--collect-only")
     if lister.suite_errors:
         raise GraderError(_SUITE_BROKEN + "; ".join(lister.suite_errors[:3]))

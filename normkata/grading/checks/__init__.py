@@ -34,13 +34,11 @@ from normkata.grading.checks.harness import STATEFUL, ErrorSuspect, Harness, bui
 from normkata.grading.checks.inputs import DEVICES, Input, draw, own_errors, randn, rounding_unit, seeded, shape_id
 from normkata.grading.checks.state import expect_contains, expect_keys, expect_parameters, load_fix
 from normkata.grading.checks.wording import (
-    GLOSSARY_ZH,
     CaseFailure,
     LearnerError,
     Misconception,
     broadcast_sizes,
     call_text,
-    case_names_zh,
     exception_name,
     explain,
     fail,
@@ -55,7 +53,6 @@ __all__ = [
     "float64_reference",
     "random_block_state",
     "DEVICES",
-    "GLOSSARY_ZH",
     "STATEFUL",
     "CaseFailure",
     "ErrorSuspect",
@@ -71,7 +68,6 @@ __all__ = [
     "broadcast_sizes",
     "build_failure",
     "call_text",
-    "case_names_zh",
     "configure",
     "draw",
     "expect_contains",

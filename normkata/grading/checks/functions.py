@@ -9,21 +9,15 @@ from typing import Any
 
 import torch
 
+from normkata.content.names import shared_misconception
 from normkata.grading.checks.context import RUN, say
 from normkata.grading.checks.harness import ErrorSuspect, Harness, at, once
 from normkata.grading.checks.inputs import Input, own_errors
 from normkata.grading.checks.wording import Misconception, fail, value_text
 from normkata.grading.contract import TOLERANCES, Failure, Program, Step, StepReply, tolerance_for
 
-AUTOGRAD_IN_BACKWARD = Misconception(
-    "autograd-in-backward",
-    "backward uses autograd instead of the derived formula",
-    "backward 用了 autograd，而不是推导出的公式",
-    "Compute every gradient from what forward saved, with plain tensor operations: no torch.autograd.grad, "
-    "no .backward() and no torch.enable_grad() inside backward.",
-    "只用 forward 保存的张量和普通张量运算算出每个梯度：backward 里不要调用 torch.autograd.grad、.backward()，"
-    "也不要用 torch.enable_grad()。",
-)
+#: Worded in katas/shared.yaml, as every misconception a shared check names.
+AUTOGRAD_IN_BACKWARD = shared_misconception("autograd-in-backward")
 
 
 @dataclass

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import torch
 
+from normkata.content.names import shared_misconception
 from normkata.grading.checks.context import RUN, say
 from normkata.grading.checks.inputs import Input, own_errors, randn
 from normkata.grading.checks.wording import LearnerError, Misconception, call_text, explain, fail
@@ -42,13 +43,8 @@ Suspected = Sequence[tuple[Misconception, torch.Tensor]]
 #: Something the learner's code may raise, and the misconception it reveals.
 ErrorSuspect = tuple[Misconception, Callable[[Failure], bool]]
 
-STATEFUL = Misconception(
-    "stateful-forward",
-    "forward depends on earlier calls",
-    "forward 的结果依赖之前的调用",
-    "Compute everything from this call's input: do not cache statistics or outputs between calls.",
-    "每次都只用本次调用的输入计算：不要在多次调用之间缓存统计量或输出。",
-)
+#: Worded in katas/shared.yaml.
+STATEFUL = shared_misconception("stateful-forward")
 
 
 @dataclass
@@ -384,7 +380,7 @@ class Harness:
         """Record `misconception` for this case and the sentence that names it to the learner."""
         self.record(misconception)
         return say("This matches a known mistake: {title}.", "这符合一个常见错误：{title}。",
-                   title=misconception.title(RUN.lang))  # fmt: skip
+                   title=misconception.title.in_(RUN.lang))  # fmt: skip
 
     def assert_dtype(self, got: torch.Tensor, expected: torch.dtype, *, call: str, on: str) -> None:
         if got.dtype != expected:

@@ -10,11 +10,10 @@ import builtins
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from normkata.content.suite_names import GLOSSARY_ZH
+from normkata.content.misconception import Misconception
 from normkata.grading.checks.context import RUN, say
 from normkata.grading.contract import Cause, Failure
 
@@ -36,21 +35,6 @@ class LearnerError(Exception):
         self.cause = cause
 
 
-@dataclass(frozen=True)
-class Misconception:
-    id: str
-    title_en: str
-    title_zh: str
-    hint_en: str
-    hint_zh: str
-
-    def title(self, lang: str) -> str:
-        return self.title_zh if lang == "zh" else self.title_en
-
-    def hint(self, lang: str) -> str:
-        return self.hint_zh if lang == "zh" else self.hint_en
-
-
 def misconceptions(kata_id: str) -> dict[str, Misconception]:
     """The mistakes kata `kata_id`'s kata.yaml words, by id: a suite names them by id and keeps
     only how to recognise them (the runner grades a copy of the suite, so not from `__file__`)."""
@@ -65,8 +49,7 @@ def _misconceptions(kata_id: str, meta: Path, mtime_ns: int) -> dict[str, Miscon
     """Read once per version of the file: a warm runner re-grades without re-reading it."""
     from normkata.content.katas import read_kata
 
-    return {m.id: Misconception(m.id, m.title.en, m.title.zh, m.hint.en, m.hint.zh)
-            for m in read_kata(kata_id, meta.parent.parent).misconceptions}  # fmt: skip
+    return {m.id: m for m in read_kata(kata_id, meta.parent.parent).misconceptions}
 
 
 def call_text(cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str | None = "forward"
@@ -162,16 +145,3 @@ def broadcast_sizes(failure: Failure) -> tuple[int, int] | None:
     """The two sizes a forward's broadcast error names (tensor a's, tensor b's), if it is one."""
     match = _BROADCAST.search(failure.message) if failure.stage == "forward" else None
     return (int(match[1]), int(match[2])) if match else None
-
-
-def case_names_zh(own: dict[str, str]) -> dict[str, str]:
-    """A suite's Chinese case names: the glossary's and its own, none of them stated twice."""
-    repeated = sorted(set(own) & set(GLOSSARY_ZH))
-    if repeated:
-        raise ValueError(f"case names already in the glossary (checks.wording.GLOSSARY_ZH): {repeated}")
-    # The record keeps case ids and reads a Chinese name back to its id (normkata.content.suite_names):
-    # two cases of one suite with one Chinese name could not be told apart.
-    taken = sorted(title for title in own.values() if title in GLOSSARY_ZH.values())
-    if taken:
-        raise ValueError(f"Chinese case names the glossary already gives another case: {taken}")
-    return {**GLOSSARY_ZH, **own}

@@ -162,6 +162,41 @@ CATALOG = catalog(
         ),
         "check.kata.misconception_twice": Text("misconception {id} is listed twice", "误区 {id} 列出了两次"),
         "check.kata.texts": Text("expected en and zh texts", "应为 en 和 zh 两种文本"),
+        "check.kata.home": Text("must be one of the kata's topics ({topics})", "必须是本练习的主题之一（{topics}）"),
+        "check.kata.home_unknown": Text("home topic {topic} is no topic of the bank", "主题 {topic} 不在题库中"),
+        "check.names.case_base": Text(
+            "{value} is no case name (a test's name without test_)", "{value} 不是用例名（去掉 test_ 的测试函数名）"
+        ),
+        "check.names.title_twice": Text(
+            "the same title as case {other}: a record could not tell them apart",
+            "与用例 {other} 的名称相同：记录将无法区分二者",
+        ),
+        "check.names.case_shared": Text(
+            "already titled in katas/shared.yaml (line {line})", "已在 katas/shared.yaml 中命名（第 {line} 行）"
+        ),
+        "check.names.misconception_shared": Text(
+            "misconception {id} is already defined in katas/shared.yaml (line {line})",
+            "误区 {id} 已在 katas/shared.yaml 中定义（第 {line} 行）",
+        ),
+        "check.names.misconception_elsewhere": Text(
+            "misconception {id} is already defined in {other}", "误区 {id} 已在 {other} 中定义"
+        ),
+        "check.names.untitled": Text(
+            "case {case} of the suite has no title in kata.yaml's cases nor in katas/shared.yaml",
+            "评测套件的用例 {case} 在 kata.yaml 的 cases 和 katas/shared.yaml 中都没有名称",
+        ),
+        "check.topic.order": Text("expected a whole number", "应为整数"),
+        "check.topic.core": Text("expected true or false", "应为 true 或 false"),
+        "check.topic.order_twice": Text("order {order} is already {other}'s", "顺序 {order} 已被 {other} 使用"),
+        "check.topic.requires_unknown": Text("no topic {topic} in the bank", "题库中没有主题 {topic}"),
+        "check.topic.requires_later": Text(
+            "requires {topic}, which comes later in the order of study",
+            "依赖的 {topic} 在学习顺序中排在后面",
+        ),
+        "check.topic.cycle": Text("prerequisites run in a circle: {cycle}", "先修关系形成了循环：{cycle}"),
+        "check.topic.core_unordered": Text(
+            "a core topic needs its place in the order (order:)", "核心主题需要在学习顺序中有位置（order:）"
+        ),
         "check.links.shape": Text("expected format_version and links", "应为包含 format_version 和 links 的映射"),
         "check.links.ids": Text("expected a list of item ids", "应为题目或卡片 id 的列表"),
         "check.links.no_suite": Text("no kata suite names this misconception", "没有任何练习的评测套件定义了这个误区"),
