@@ -10,6 +10,7 @@ import pytest
 
 from normkata.content.bank import check_topic, load_bank
 from normkata.content.katas import load_katas
+from normkata.content.study import study_order
 from normkata.paths import database_path
 from normkata.practice import curriculum
 from normkata.practice.srs import schedule
@@ -42,13 +43,14 @@ def next_and_plan(runner, minutes: int = 60) -> tuple[dict, list[dict]]:  # type
 
 def test_the_order_names_every_topic_and_respects_prerequisites() -> None:
     bank = load_bank()
-    assert set(curriculum.ORDER) == set(bank.topics), "every bank topic has its place in the order of study"
-    for topic, needs in curriculum.REQUIRES.items():
+    plan = study_order()
+    assert set(plan.order) == set(bank.topics), "every bank topic has its place in the order of study"
+    for topic, needs in plan.requires.items():
         for need in needs:
             assert curriculum.rank(need) < curriculum.rank(topic), (need, topic)
-    assert set(curriculum.CORE) <= set(curriculum.ORDER)
+    assert set(plan.core) <= set(plan.order)
     for kata in load_katas()[0]:
-        home = curriculum.kata_home(kata.id, kata.topics)
+        home = curriculum.kata_home(kata.home, kata.topics)
         assert home in kata.topics, kata.id
 
 
@@ -63,7 +65,7 @@ def test_a_fresh_record_starts_with_a_diagnostic_then_the_fundamentals(runner) -
     result = invoke(runner, ["quiz", "-n", "5", "--json"], "\n" * 5)
     bank = load_bank()
     asked = [bank.question(a["id"]) for a in json.loads(result.stdout)["answers"]]
-    assert [q.topic for q in asked if q] == list(curriculum.CORE)
+    assert [q.topic for q in asked if q] == list(curriculum.core_topics())
     assert all(q and q.difficulty == "easy" for q in asked)
 
 

@@ -165,21 +165,20 @@ def test_every_catalog_entry_is_whole_in_both_languages(key: str) -> None:
 def _suite_words() -> list[tuple[str, str, str]]:
     """(where, English, Chinese) of every kata suite's case names and misconceptions, and the glossary's."""
     from normkata.content.katas import load_katas
-    from normkata.content.suite_names import GLOSSARY_ZH, GRADER_CASES, _misconceptions, _stamp, suite_names
+    from normkata.content.names import shared
+    from normkata.content.suite_names import suite_names
 
-    words = [(f"glossary {case}", case, zh) for case, zh in GLOSSARY_ZH.items()]
-    words += [(f"grader case {case}", en, zh) for case, (en, zh) in GRADER_CASES.items()]
+    words = [(f"glossary {case}", text.en, text.zh) for case, text in shared().cases.items()]
+    words += [(f"grader case {case}", text.en, text.zh) for case, text in shared().grader_cases.items()]
     katas = load_katas()[0]
     assert katas
     for kata in katas:
         names = suite_names(kata.id)
-        assert names.zh_titles, kata.id
-        words += [(f"{kata.id} case {case}", case, zh) for case, zh in names.zh_titles.items()]
-        meta = kata.folder / "kata.yaml"
-        shared = names.suite.parents[2] / "normkata" / "grading" / "checks"
-        for mid, (en, zh, hint_en, hint_zh) in _misconceptions(names.suite, _stamp(meta), _stamp(shared)).items():
-            words.append((f"{kata.id} misconception {mid}", en, zh))
-            words.append((f"{kata.id} misconception hint {mid}", hint_en, hint_zh))
+        assert names.cases, kata.id
+        words += [(f"{kata.id} case {case}", text.en, text.zh) for case, text in names.cases.items()]
+        for mid, mistake in names.misconceptions.items():
+            words.append((f"{kata.id} misconception {mid}", mistake.title.en, mistake.title.zh))
+            words.append((f"{kata.id} misconception hint {mid}", mistake.hint.en, mistake.hint.zh))
         for m in kata.misconceptions:
             words.append((f"{kata.id} hint {m.id}", m.hint.en, m.hint.zh))
     return words

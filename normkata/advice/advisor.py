@@ -233,7 +233,7 @@ def _fresh_katas(standing: Standing, offered: set[str], topic: str | None, home:
         if topic is None:
             return True
         if home:
-            return curriculum.kata_home(kata.id, kata.topics, standing.topics) == topic
+            return curriculum.kata_home(kata.home, kata.topics, standing.topics) == topic
         return topic in kata.topics
 
     return [k for k in standing.katas if k.status == "not started" and k.id not in offered and wanted(k)]

@@ -372,7 +372,7 @@ def _new_material(standing: Standing, units: list[_Unit]) -> list[_Piece]:
         if unrated:
             pieces.append(_Piece("card", topic, unrated))
         for kata in standing.katas:
-            home = curriculum.kata_home(kata.id, kata.topics, standing.topics)
+            home = curriculum.kata_home(kata.home, kata.topics, standing.topics)
             if kata.id not in offered and home == topic:
                 offered.add(kata.id)
                 pieces.append(_Piece("kata", topic, kata=kata))

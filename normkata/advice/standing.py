@@ -51,6 +51,7 @@ class KataStanding:
     status: str  # not started | in progress | passed
     best: float | None
     card_json: str | None = None  # its FSRS card (item `kata:<id>`) once passed
+    home: str | None = None  # the topic it is studied with (kata.yaml's `home:`)
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
         status = log.status(kata.id)
         row = schedules.get(kata_item(kata.id))
         katas.append(KataStanding(kata.id, kata.title, kata.minutes, kata.topics, status.status, status.best_score,
-                                  row["card_json"] if row else None))  # fmt: skip
+                                  row["card_json"] if row else None, kata.home))  # fmt: skip
     titles = {topic: info.title for topic, info in bank.topics.items()}
     links, _issues = load_links()
     cutoff = due_cutoff(moment)

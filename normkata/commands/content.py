@@ -51,11 +51,14 @@ def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None
     katas: list = []
     unlinked: list[str] = []
     if path is None:  # the bundled content: katas, and the links from misconceptions to the items that teach them
+        from normkata.content.names import load_shared
+        from normkata.content.study import check_homes
         from normkata.workbench.lessons import check_links
 
+        _shared, shared_issues = load_shared()
         katas, kata_issues = load_katas()
         link_issues, unlinked = check_links(bank, katas)
-        issues = [*issues, *kata_issues, *link_issues]
+        issues = [*issues, *shared_issues, *kata_issues, *check_homes(bank, katas), *link_issues]
     if issues:
         for issue in issues:
             click.echo(_issue_text(issue, lang), err=True)

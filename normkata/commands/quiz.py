@@ -99,9 +99,10 @@ def quiz(
 def _diagnostic(practice: Practice) -> bool:
     """Whether a quiz with no filter is the learner's first: no answer recorded yet, and a bank
     with the core topics a diagnostic spreads over (a test's small bank has none)."""
-    from normkata.practice.curriculum import CORE
+    from normkata.practice.curriculum import core_topics
 
-    has_core = any(q.topic in CORE for q in practice.bank.questions)
+    core = core_topics()
+    has_core = any(q.topic in core for q in practice.bank.questions)
     return has_core and not practice.store.latest_answers()
 
 

@@ -71,6 +71,10 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
                 bank.questions.append(item)
             else:
                 bank.cards.append(item)
+    if bank.topics:
+        from normkata.content.study import check_study_order
+
+        issues.extend(check_study_order(bank))
     return bank, sorted(issues, key=lambda i: (i.file, i.line))
 
 

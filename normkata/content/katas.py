@@ -62,7 +62,7 @@ class Kata:
     cases: dict[str, i18n_text.Text] = field(default_factory=dict, hash=False)
     #: The topic the kata is studied with; None: the last of its topics in the order of study.
     home: str | None = None
-    #: kata.yaml's line of each misconception, by id (a later check names it).
+    #: kata.yaml's lines of `home` and of each misconception (`misconceptions.<id>`): later checks name them.
     lines: dict[str, int] = field(default_factory=dict, hash=False, compare=False)
 
     def missing_extras(self) -> list[str]:
@@ -104,11 +104,10 @@ def _misconceptions_once(katas: list[Kata], issues: list[ContentIssue]) -> tuple
     for kata in sorted(katas, key=lambda k: k.id):
         twice = [m.id for m in kata.misconceptions if m.id in owner]
         if twice:
-            first = owner[twice[0]]
-            said = Message.of("check.names.misconception_elsewhere", id=repr(twice[0]),
-                              other=f"{first.folder / 'kata.yaml'}:{first.lines.get(twice[0], 1)}")  # fmt: skip
-            issues.append(ContentIssue(str(kata.folder / "kata.yaml"), kata.lines.get(twice[0], 1), "misconceptions",
-                                       said))  # fmt: skip
+            key, first = f"misconceptions.{twice[0]}", owner[twice[0]]
+            other = f"{first.folder / 'kata.yaml'}:{first.lines.get(key, 1)}"
+            said = Message.of("check.names.misconception_elsewhere", id=repr(twice[0]), other=other)
+            issues.append(ContentIssue(str(kata.folder / "kata.yaml"), kata.lines.get(key, 1), "misconceptions", said))
             continue
         owner |= dict.fromkeys((m.id for m in kata.misconceptions), kata)
         kept.append(kata)
@@ -200,7 +199,7 @@ def _load_one(meta: Path) -> Kata:
         misconceptions=misconceptions,
         cases=cases,
         home=home,
-        lines=lines,
+        lines={**lines, "home": data.key_lines.get("home", data.line)},
     )
 
 
@@ -210,11 +209,11 @@ def _misconceptions(data: LineDict, fail: names.Fail) -> tuple[tuple[Misconcepti
         return (), {}
     entries = data["misconceptions"]
     found = names.misconceptions(entries, data.key_lines["misconceptions"], "misconceptions", fail)
-    lines = {m.id: entries.item_lines[i] for i, m in enumerate(found)}
+    lines = {f"misconceptions.{m.id}": entries.item_lines[i] for i, m in enumerate(found)}
     shared, _issues = names.load_shared()
     for index, mistake in enumerate(found):
         if mistake.id in shared.misconceptions:
-            raise fail(lines[mistake.id], f"misconceptions[{index}].id", "check.names.misconception_shared",
+            raise fail(entries.item_lines[index], f"misconceptions[{index}].id", "check.names.misconception_shared",
                        id=repr(mistake.id), line=shared.lines.get(f"misconceptions.{mistake.id}", 1))  # fmt: skip
     return found, lines
 

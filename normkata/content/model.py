@@ -92,6 +92,14 @@ class Topic:
     id: str
     title: Text
     file: str
+    #: Its place in the order of study (normkata.content.study); None: after every placed topic.
+    order: int | None = None
+    #: The topics it builds on.
+    requires: tuple[str, ...] = ()
+    #: Whether a first, diagnostic quiz spreads over it.
+    core: bool = False
+    #: The file's lines of `order`, `requires` and `core` (where the study order's checks point).
+    lines: tuple[int, int, int] = (1, 1, 1)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,18 @@ from normkata.content.yamlnodes import LineDict, LineList
 FORMAT_VERSION = 1
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
-_FILE_KEYS = {"format_version": True, "topic": True, "title": True, "questions": False, "cards": False}
+_FILE_KEYS = {
+    "format_version": True,
+    "topic": True,
+    "title": True,
+    # The order of study (normkata.content.study): its place, the topics it builds on, and
+    # whether a first, diagnostic quiz asks about it.
+    "order": False,
+    "requires": False,
+    "core": False,
+    "questions": False,
+    "cards": False,
+}
 _QUESTION_KEYS = {
     "id": True,
     "type": True,
@@ -215,9 +226,19 @@ def _topic(check: _Checker, data: LineDict) -> Topic | None:
             )
         topic_id = check.item_id(data.get("topic"), check.line_of(data, "topic"), "topic")
         title = check.text(data.get("title"), check.line_of(data, "title"), "title")
+        order = data.get("order")
+        if order is not None and (not isinstance(order, int) or isinstance(order, bool)):
+            raise check.fail(check.line_of(data, "order"), "order", "check.topic.order")
+        requires = data.get("requires", [])
+        if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
+            raise check.fail(check.line_of(data, "requires"), "requires", "check.text_list")
+        core = data.get("core", False)
+        if not isinstance(core, bool):
+            raise check.fail(check.line_of(data, "core"), "core", "check.topic.core")
     except _Invalid:
         return None
-    return Topic(topic_id, title, check.file)
+    lines = (check.line_of(data, "order"), check.line_of(data, "requires"), check.line_of(data, "core"))
+    return Topic(topic_id, title, check.file, order, tuple(requires), core, lines)
 
 
 def _items(check: _Checker, data: LineDict, key: str, build: Any) -> list:

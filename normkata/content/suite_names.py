@@ -102,7 +102,7 @@ def _read(kata_id: str, meta: Path, _meta_version: tuple[int, ...], _shared_vers
     shared, _issues = load_shared()
     try:
         kata = read_kata(kata_id, meta.parent.parent)
-    except InputError:
+    except (InputError, OSError):  # no such kata (any more), or a kata.yaml that does not read
         return SuiteNames(kata_id, {}, shared.grader_cases, dict(shared.misconceptions))
     own = {m.id: m for m in kata.misconceptions}
     return SuiteNames(kata_id, {**shared.cases, **kata.cases}, shared.grader_cases, {**shared.misconceptions, **own})

@@ -369,10 +369,10 @@ def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
 
 
 def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:
-    from normkata.content.suite_names import GRADER_CASES
-    from normkata.grading.checks import say
+    from normkata.content.names import shared
+    from normkata.grading.checks import say, say_text
 
-    name = say(*GRADER_CASES["forbidden_api"])
+    name = say_text(shared().grader_cases["forbidden_api"])
     found = sorted(set(called) | set(static_forbidden_uses(source, kata.forbidden)))
     if not found:
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
@@ -386,10 +386,10 @@ def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> C
 
 
 def _global_case(changes: list[str]) -> CaseResult:
-    from normkata.content.suite_names import GRADER_CASES
-    from normkata.grading.checks import say
+    from normkata.content.names import shared
+    from normkata.grading.checks import say, say_text
 
-    name = say(*GRADER_CASES["global_defaults"])
+    name = say_text(shared().grader_cases["global_defaults"])
     if not changes:
         return CaseResult(name, Category.INTEGRITY, Status.PASSED)
     message = say(

@@ -1,8 +1,11 @@
 """The order of study: fundamentals before derivations and inference tricks.
 
-Every topic of the bank has a place in `ORDER` and the topics it builds on in `REQUIRES`. The
-advisor (`next`, `plan`), `interview`, `mock` and the diagnostic quiz follow this order on a
-fresh or thin record; once the learner's answers show a weakness, the weakness comes first.
+The order itself is data: each topic file of the bank states its place (`order:`), the topics
+it builds on (`requires:`) and whether the diagnostic quiz asks about it (`core:`), and each
+kata its home topic (kata.yaml's `home:`); normkata.content.study reads and checks them. Here is
+what is done with it. The advisor (`next`, `plan`), `interview`, `mock` and the diagnostic quiz
+follow this order on a fresh or thin record; once the learner's answers show a weakness, the
+weakness comes first.
 
 A topic the order does not name (a bank file added later, a test's fixture bank) comes after
 every named one, in the bank's order.
@@ -13,55 +16,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
-#: Topic ids in the order they are studied. tests/test_curriculum.py checks that it names every
-#: topic of the bank and that each topic comes after everything it requires.
-ORDER: tuple[str, ...] = (
-    "why",  # what normalization is for: the picture everything else hangs on
-    "batchnorm",
-    "layernorm",
-    "rmsnorm",
-    "prenorm",  # where the norm sits in a Transformer block
-    "placement",  # where current models put it: sandwich norms, OLMo 2's output norm, DeepNorm
-    "normfree",  # Dynamic Tanh: an element-wise replacement for the norm
-    "ngpt",  # the normalized Transformer, in brief
-    "groupnorm",
-    "precision",  # fp16 / bf16: why the statistic is taken in float32
-    "backward",  # derivations by hand, once the forward passes are known
-    "cost",
-    "statistics",  # Welford and Chan: the running statistics behind BatchNorm
-    "qknorm",
-    "inference",  # fused add + RMSNorm in inference engines
-    "kernels",  # the fused norm kernel in Triton: masks, strides, float32 accumulation
-)
-
-#: The topics a first, diagnostic quiz spreads over: one question each, easy first.
-CORE: tuple[str, ...] = ("why", "batchnorm", "layernorm", "rmsnorm", "prenorm")
-
-#: topic -> the topics it builds on.
-REQUIRES: dict[str, tuple[str, ...]] = {
-    "batchnorm": ("why",),
-    "layernorm": ("why",),
-    "rmsnorm": ("layernorm",),
-    "prenorm": ("layernorm", "rmsnorm"),
-    "groupnorm": ("batchnorm", "layernorm"),
-    "precision": ("rmsnorm",),
-    "backward": ("batchnorm", "layernorm", "rmsnorm"),
-    "cost": ("layernorm", "rmsnorm"),
-    "statistics": ("batchnorm",),
-    "qknorm": ("rmsnorm", "prenorm"),
-    "inference": ("rmsnorm", "prenorm", "precision"),
-    "placement": ("prenorm",),
-    "normfree": ("layernorm", "rmsnorm", "prenorm"),
-    "ngpt": ("rmsnorm", "prenorm"),
-    "kernels": ("rmsnorm", "precision", "backward", "cost"),
-}
+from normkata.content.study import study_order
 
 
 def rank(topic: str, known: Sequence[str] = ()) -> int:
     """A topic's place in the order of study; unnamed topics after every named one, in `known`'s order."""
-    if topic in ORDER:
-        return ORDER.index(topic)
-    return len(ORDER) + (list(known).index(topic) if topic in known else len(known))
+    order = study_order().order
+    if topic in order:
+        return order.index(topic)
+    return len(order) + (list(known).index(topic) if topic in known else len(known))
 
 
 def ordered(topics: Iterable[str]) -> list[str]:
@@ -70,27 +33,15 @@ def ordered(topics: Iterable[str]) -> list[str]:
     return sorted(given, key=lambda topic: rank(topic, given))
 
 
-#: kata id -> the topic it is studied with, where that is not the last of its topics in the
-#: order of study (rmsnorm's kata also covers precision, but belongs with RMSNorm itself).
-KATA_HOME: dict[str, str] = {
-    "rmsnorm": "rmsnorm",
-    "layernorm": "layernorm",
-    "batchnorm": "batchnorm",
-    "prenorm": "prenorm",
-    "groupnorm": "groupnorm",
-    "rmsnorm_backward": "backward",
-    "layernorm_backward": "backward",
-    "batchnorm_backward": "backward",
-    "welford": "statistics",
-    "qknorm_attention": "qknorm",
-    "fused_add_rmsnorm": "inference",
-}
+def core_topics() -> tuple[str, ...]:
+    """The topics a first, diagnostic quiz spreads over: one question each, easy first."""
+    return study_order().core
 
 
-def kata_home(kata: str, topics: Sequence[str], known: Sequence[str] = ()) -> str | None:
-    """The topic a kata is offered with: KATA_HOME, else the last of its topics in the order."""
-    if kata in KATA_HOME:
-        return KATA_HOME[kata]
+def kata_home(home: str | None, topics: Sequence[str], known: Sequence[str] = ()) -> str | None:
+    """The topic a kata is offered with: its kata.yaml's `home`, else the last of its topics in the order."""
+    if home is not None:
+        return home
     return max(topics, key=lambda topic: rank(topic, known), default=None)
 
 
@@ -131,8 +82,9 @@ def spread(items: Sequence[Drawn], seed: int | None = None) -> list[Drawn]:
 def diagnostic(items: Sequence[Drawn], n: int, seed: int | None = None) -> list[Drawn]:
     """A first quiz of `n` questions spread over the core topics, easy first; past one question
     per core topic, the spread goes on over every topic in the order of study."""
-    core = [i for i in items if i.topic in CORE]
+    topics = core_topics()
+    core = [i for i in items if i.topic in topics]
     first = spread([i for i in core if i.difficulty != "hard"], seed) or spread(items, seed)
-    chosen = first[: min(n, len(CORE))]
+    chosen = first[: min(n, len(topics))]
     rest = [i for i in spread(items, seed) if i not in chosen]
     return (chosen + rest)[:n]

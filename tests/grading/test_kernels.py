@@ -179,8 +179,9 @@ class _Harness:
 def _check(reply: StepReply) -> tuple[str, list[str]]:
     from normkata.grading.checks import Misconception
     from normkata.grading.kernel_checks import check_findings
+    from normkata.i18n.text import Text
 
-    mistake = Misconception("no-mask", "t", "t", "h", "h")
+    mistake = Misconception("no-mask", Text("t", "t"), Text("h", "h"))
     harness = _Harness()
     with pytest.raises(CaseFailure) as failed:
         check_findings(
@@ -191,7 +192,7 @@ def _check(reply: StepReply) -> tuple[str, list[str]]:
             5,
             no_mask=mistake,
             off_by_one=mistake,  # type: ignore[arg-type]
-            missed_rows=Misconception("missed-rows", "t", "t", "h", "h"),
+            missed_rows=Misconception("missed-rows", Text("t", "t"), Text("h", "h")),
             output_names=("y",),
         )
     return str(failed.value), harness.named
