@@ -159,3 +159,26 @@ def test_an_authors_tree_without_solutions_is_an_issue_then_read_again_once_fixe
     meta = katas / "centre" / "kata.yaml"
     meta.write_text(meta.read_text(encoding="utf-8") + "unknown_key: 1\n", encoding="utf-8")
     assert [i.field for i in load_katas()[1]] == ["unknown_key"], "an edited kata.yaml was not read again"
+
+
+def test_a_suite_case_no_yaml_titles_is_a_deep_check_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every case a suite defines has a title in both languages (kata.yaml's `cases:` or
+    katas/shared.yaml): the deep check collects the suite and names the one that has none."""
+    katas = build(tmp_path / "tree")
+    monkeypatch.setenv("NORMKATA_KATAS", str(katas))
+    suite = katas / "centre" / "suite.py"
+    suite.write_text(suite.read_text(encoding="utf-8") + textwrap.dedent('''
+
+        @pytest.mark.category(Category.FORWARD)
+        def test_centre_twice(harness: Harness) -> None:
+            pass
+        '''), encoding="utf-8")  # fmt: skip
+    problems, _had_fixtures = deep_check(load_katas()[0], lambda what: None)
+    assert [str(p) for p in problems] == [
+        "centre: the grader failed: the hidden suite breaks the grading contract: test_centre_twice: no title in "
+        "kata.yaml's cases nor in katas/shared.yaml"
+    ]
+    meta = katas / "centre" / "kata.yaml"
+    meta.write_text(meta.read_text(encoding="utf-8") + "cases:\n  centre_twice: {en: centre twice, zh: 两次居中}\n")
+    with Grader() as service:
+        assert ("forward fp32", "两次居中") in service.list_cases("centre", "zh")

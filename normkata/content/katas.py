@@ -214,7 +214,7 @@ def _misconceptions(data: LineDict, fail: names.Fail) -> tuple[tuple[Misconcepti
     for index, mistake in enumerate(found):
         if mistake.id in shared.misconceptions:
             raise fail(entries.item_lines[index], f"misconceptions[{index}].id", "check.names.misconception_shared",
-                       id=repr(mistake.id), line=shared.lines.get(f"misconceptions.{mistake.id}", 1))  # fmt: skip
+                       id=repr(mistake.id), at=shared.lines.get(f"misconceptions.{mistake.id}", 1))  # fmt: skip
     return found, lines
 
 
@@ -228,7 +228,7 @@ def _cases(data: LineDict, fail: names.Fail) -> dict[str, i18n_text.Text]:
     for base in own:
         if base in shared.cases:
             raise fail(table.key_lines[base], f"cases.{base}", "check.names.case_shared",
-                       line=shared.lines.get(f"cases.{base}", 1))  # fmt: skip
+                       at=shared.lines.get(f"cases.{base}", 1))  # fmt: skip
     clash = names.repeated_titles(own, {**shared.grader_cases, **shared.cases})
     if clash:
         raise fail(table.key_lines[clash[0]], f"cases.{clash[0]}", "check.names.title_twice", other=repr(clash[1]))

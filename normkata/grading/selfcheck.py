@@ -16,6 +16,7 @@ from pathlib import Path
 from normkata.content.katas import Kata
 from normkata.grading.client import Grader
 from normkata.grading.contract import Status
+from normkata.grading.errors import GraderError
 from normkata.grading.fixtures import Fixture, fixtures_available, kata_fixtures, misconception_ids
 
 #: Inputs every deep check draws: the same run twice gives the same answer.
@@ -65,6 +66,10 @@ def _grade_source(service: Grader, kata: Kata, folder: Path, source: str, seed: 
 
 
 def _check_kata(service: Grader, kata: Kata, folder: Path, advance: Callable[[str], None]) -> list[Problem]:
+    try:  # the suite as collected: every case titled in both languages (kata.yaml's cases, katas/shared.yaml)
+        service.list_cases(kata.id, "zh")
+    except GraderError as exc:
+        return [Problem(kata.id, str(exc))]
     problems: list[Problem] = []
     reference = kata.solution.read_text(encoding="utf-8")
     for seed in _seeds(REFERENCE_SEEDS):

@@ -172,18 +172,14 @@ CATALOG = catalog(
             "与用例 {other} 的名称相同：记录将无法区分二者",
         ),
         "check.names.case_shared": Text(
-            "already titled in katas/shared.yaml (line {line})", "已在 katas/shared.yaml 中命名（第 {line} 行）"
+            "already titled in katas/shared.yaml (line {at})", "已在 katas/shared.yaml 中命名（第 {at} 行）"
         ),
         "check.names.misconception_shared": Text(
-            "misconception {id} is already defined in katas/shared.yaml (line {line})",
-            "误区 {id} 已在 katas/shared.yaml 中定义（第 {line} 行）",
+            "misconception {id} is already defined in katas/shared.yaml (line {at})",
+            "误区 {id} 已在 katas/shared.yaml 中定义（第 {at} 行）",
         ),
         "check.names.misconception_elsewhere": Text(
             "misconception {id} is already defined in {other}", "误区 {id} 已在 {other} 中定义"
-        ),
-        "check.names.untitled": Text(
-            "case {case} of the suite has no title in kata.yaml's cases nor in katas/shared.yaml",
-            "评测套件的用例 {case} 在 kata.yaml 的 cases 和 katas/shared.yaml 中都没有名称",
         ),
         "check.topic.order": Text("expected a whole number", "应为整数"),
         "check.topic.core": Text("expected true or false", "应为 true 或 false"),
