@@ -153,18 +153,33 @@ misconceptions:
     ("old", "new", "expected"),
     [
         ("  forward: {en: forward, zh: 前向}", "  forward: {zh: 前向}", "5: cases.forward.en: missing translation"),
-        ("  forward: {en: forward, zh: 前向}", "  forward: {en: forward, zh: 前向, fr: avant}",
-         "5: cases.forward.fr: unknown language (use en and zh)"),
-        ("  forward: {en: forward, zh: 前向}", "  forward: {en: import, zh: 前向}",
-         "5: cases.forward: the same title as case 'import': a record could not tell them apart"),
-        ("  forward: {en: forward, zh: 前向}", "  forward one: {en: forward, zh: 前向}",
-         "5: cases.forward one: 'forward one' is no case name (a test's name without test_)"),
-        ("misconceptions:\n", "misconceptions:\n  - id: stateful-forward\n    title: {en: a, zh: 甲}\n    hint: {en: b, zh: 乙}\n",
-         "10: misconceptions[1].id: misconception 'stateful-forward' is listed twice"),
-        ("format_version: 1\n", "format_version: 1\nglossary: {}\n",
-         "2: glossary: unknown key (known: format_version, grader_cases, cases, misconceptions)"),
+        (
+            "  forward: {en: forward, zh: 前向}",
+            "  forward: {en: forward, zh: 前向, fr: avant}",
+            "5: cases.forward.fr: unknown language (use en and zh)",
+        ),
+        (
+            "  forward: {en: forward, zh: 前向}",
+            "  forward: {en: import, zh: 前向}",
+            "5: cases.forward: the same title as case 'import': a record could not tell them apart",
+        ),
+        (
+            "  forward: {en: forward, zh: 前向}",
+            "  forward one: {en: forward, zh: 前向}",
+            "5: cases.forward one: 'forward one' is no case name (a test's name without test_)",
+        ),
+        (
+            "misconceptions:\n",
+            "misconceptions:\n  - id: stateful-forward\n    title: {en: a, zh: 甲}\n    hint: {en: b, zh: 乙}\n",
+            "10: misconceptions[1].id: misconception 'stateful-forward' is listed twice",
+        ),
+        (
+            "format_version: 1\n",
+            "format_version: 1\nglossary: {}\n",
+            "2: glossary: unknown key (known: format_version, grader_cases, cases, misconceptions)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_shared_file_reports_each_problem_at_its_line(tmp_path: Path, old: str, new: str, expected: str) -> None:
     path = tmp_path / "shared.yaml"
     path.write_text(SHARED, encoding="utf-8")
@@ -224,15 +239,19 @@ def _bank(folder: Path, topics: dict[str, str]) -> Path:
     [
         ({"a": "order: 10\n", "b": "order: 10\n"}, ["b.yaml:4: order: order 10 is already 'a''s"]),
         ({"a": "order: 10\nrequires: [nosuch]\n"}, ["a.yaml:5: requires: no topic 'nosuch' in the bank"]),
-        ({"a": "order: 20\n", "b": "order: 10\nrequires: [a]\n"},
-         ["b.yaml:5: requires: requires 'a', which comes later in the order of study"]),
-        ({"a": "order: 10\nrequires: [b]\n", "b": "order: 20\nrequires: [a]\n"},
-         ["a.yaml:5: requires: prerequisites run in a circle: a -> b -> a"]),
+        (
+            {"a": "order: 20\n", "b": "order: 10\nrequires: [a]\n"},
+            ["b.yaml:5: requires: requires 'a', which comes later in the order of study"],
+        ),
+        (
+            {"a": "order: 10\nrequires: [b]\n", "b": "order: 20\nrequires: [a]\n"},
+            ["a.yaml:5: requires: prerequisites run in a circle: a -> b -> a"],
+        ),
         ({"a": "core: true\n"}, ["a.yaml:4: core: a core topic needs its place in the order (order:)"]),
         ({"a": "order: first\n"}, ["a.yaml:4: order: expected a whole number"]),
         ({"a": "order: 10\ncore: yes please\n"}, ["a.yaml:5: core: expected true or false"]),
     ],
-)  # fmt: skip
+)
 def test_the_order_of_study_reports_each_problem_at_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner, topics: dict[str, str], expected: list[str]
 ) -> None:
@@ -269,6 +288,9 @@ def test_the_bundled_order_of_study() -> None:
 def test_no_module_of_the_package_parses_python_source(package: str) -> None:
     """Knowledge is read as data: a module that needs another's words reads its YAML, never its code."""
     parses = re.compile(r"^\s*(import ast\b|from ast import)|\bast\.(parse|literal_eval|walk)\(", re.MULTILINE)
-    found = [str(path.relative_to(PACKAGE)) for path in sorted((PACKAGE / package).rglob("*.py"))
-             if parses.search(path.read_text(encoding="utf-8"))]  # fmt: skip
+    found = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted((PACKAGE / package).rglob("*.py"))
+        if parses.search(path.read_text(encoding="utf-8"))
+    ]
     assert found == []

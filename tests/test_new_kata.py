@@ -167,12 +167,16 @@ def test_a_suite_case_no_yaml_titles_is_a_deep_check_problem(tmp_path: Path, mon
     katas = build(tmp_path / "tree")
     monkeypatch.setenv("NORMKATA_KATAS", str(katas))
     suite = katas / "centre" / "suite.py"
-    suite.write_text(suite.read_text(encoding="utf-8") + textwrap.dedent('''
+    suite.write_text(
+        suite.read_text(encoding="utf-8")
+        + textwrap.dedent("""
 
         @pytest.mark.category(Category.FORWARD)
         def test_centre_twice(harness: Harness) -> None:
             pass
-        '''), encoding="utf-8")  # fmt: skip
+        """),
+        encoding="utf-8",
+    )
     problems, _had_fixtures = deep_check(load_katas()[0], lambda what: None)
     assert [str(p) for p in problems] == [
         "centre: the grader failed: the hidden suite breaks the grading contract: test_centre_twice: no title in "

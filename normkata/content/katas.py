@@ -90,7 +90,8 @@ def load_katas(root: Path | None = None) -> tuple[list[Kata], list[ContentIssue]
     katas, issues = [], []
     for meta in sorted(root.glob("*/kata.yaml")):
         try:
-            katas.append(_load_cached(meta, _version(meta), _version(meta.parent), _version(solutions_dir())))
+            versions = (_version(meta.parent), _version(solutions_dir()), _version(names.shared_path()))
+            katas.append(_load_cached(meta, _version(meta), *versions))
         except _KataIssue as issue:
             issues.append(issue.issue)
     return _misconceptions_once(sorted(katas, key=lambda k: k.order), issues)
@@ -125,9 +126,11 @@ def _version(path: Path) -> tuple[int, ...]:
 
 
 @functools.lru_cache(maxsize=256)
-def _load_cached(meta: Path, version: tuple[int, ...], folder: tuple[int, ...], solutions: tuple[int, ...]) -> Kata:
-    """`_load_one`, once per version of the file, of its folder (a file added or removed) and of
-    the solutions folder: a warm grader looks its kata up on every grade."""
+def _load_cached(
+    meta: Path, version: tuple[int, ...], folder: tuple[int, ...], solutions: tuple[int, ...], shared: tuple[int, ...]
+) -> Kata:
+    """`_load_one`, once per version of the file, of its folder (a file added or removed), of the
+    solutions folder and of katas/shared.yaml: a warm grader looks its kata up on every grade."""
     return _load_one(meta)
 
 
@@ -213,8 +216,13 @@ def _misconceptions(data: LineDict, fail: names.Fail) -> tuple[tuple[Misconcepti
     shared, _issues = names.load_shared()
     for index, mistake in enumerate(found):
         if mistake.id in shared.misconceptions:
-            raise fail(entries.item_lines[index], f"misconceptions[{index}].id", "check.names.misconception_shared",
-                       id=repr(mistake.id), at=shared.lines.get(f"misconceptions.{mistake.id}", 1))  # fmt: skip
+            raise fail(
+                entries.item_lines[index],
+                f"misconceptions[{index}].id",
+                "check.names.misconception_shared",
+                id=repr(mistake.id),
+                at=shared.lines.get(f"misconceptions.{mistake.id}", 1),
+            )
     return found, lines
 
 
@@ -227,8 +235,12 @@ def _cases(data: LineDict, fail: names.Fail) -> dict[str, i18n_text.Text]:
     shared, _issues = names.load_shared()
     for base in own:
         if base in shared.cases:
-            raise fail(table.key_lines[base], f"cases.{base}", "check.names.case_shared",
-                       at=shared.lines.get(f"cases.{base}", 1))  # fmt: skip
+            raise fail(
+                table.key_lines[base],
+                f"cases.{base}",
+                "check.names.case_shared",
+                at=shared.lines.get(f"cases.{base}", 1),
+            )
     clash = names.repeated_titles(own, {**shared.grader_cases, **shared.cases})
     if clash:
         raise fail(table.key_lines[clash[0]], f"cases.{clash[0]}", "check.names.title_twice", other=repr(clash[1]))

@@ -174,8 +174,7 @@ def _read_shared(path: Path) -> Shared:
         if key not in data:
             raise fail(data.line, key, "check.missing_key")
     if data["format_version"] != SHARED_FORMAT_VERSION:
-        raise fail(data.key_lines["format_version"], "format_version", "check.version.bare",
-                   want=SHARED_FORMAT_VERSION)  # fmt: skip
+        raise fail(data.key_lines["format_version"], "format_version", "check.version.bare", want=SHARED_FORMAT_VERSION)
     grader = case_titles(data["grader_cases"], data.key_lines["grader_cases"], "grader_cases", fail)
     cases = case_titles(data["cases"], data.key_lines["cases"], "cases", fail)
     for where, table, taken in (("grader_cases", grader, {}), ("cases", cases, grader)):

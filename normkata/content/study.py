@@ -28,8 +28,11 @@ class StudyOrder:
     def of(cls, bank: Bank) -> StudyOrder:
         placed = sorted((t for t in bank.topics.values() if t.order is not None), key=lambda t: t.order or 0)
         order = tuple(t.id for t in placed)
-        return cls(order, tuple(t for t in order if bank.topics[t].core),
-                   {t.id: t.requires for t in bank.topics.values() if t.requires})  # fmt: skip
+        return cls(
+            order,
+            tuple(t for t in order if bank.topics[t].core),
+            {t.id: t.requires for t in bank.topics.values() if t.requires},
+        )
 
 
 def study_order(folder: Path | None = None) -> StudyOrder:
@@ -123,6 +126,13 @@ def _cycle(graph: dict[str, list[str]]) -> list[str]:
 
 def check_homes(bank: Bank, katas: list[Kata]) -> list[ContentIssue]:
     """A kata whose home topic (kata.yaml's `home:`) the bank does not have."""
-    return [ContentIssue(str(k.folder / "kata.yaml"), k.lines.get("home", 1), "home",
-                         Message.of("check.kata.home_unknown", topic=repr(k.home)))
-            for k in katas if k.home is not None and k.home not in bank.topics]  # fmt: skip
+    return [
+        ContentIssue(
+            str(k.folder / "kata.yaml"),
+            k.lines.get("home", 1),
+            "home",
+            Message.of("check.kata.home_unknown", topic=repr(k.home)),
+        )
+        for k in katas
+        if k.home is not None and k.home not in bank.topics
+    ]

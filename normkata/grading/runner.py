@@ -269,8 +269,9 @@ def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted:
 
     import torch
 
-    plugin = GradingPlugin(submission, suite_names(kata.id), request.device, torch.cuda.is_available(), request.lang,
-                           request.select)  # fmt: skip
+    plugin = GradingPlugin(
+        submission, suite_names(kata.id), request.device, torch.cuda.is_available(), request.lang, request.select
+    )
     _run_pytest(trusted.suite, plugin)
     if request.select and not plugin.results:
         raise InputError(checks.say("-k {patterns}: no case of {kata} matches (grade --list shows them)",
