@@ -26,7 +26,7 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance, tolerance_for
+from normkata.grading.contract import TOLERANCES, Category, Launch, ProgramKind, StepReply, Tolerance, tolerance_for
 from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided, under_config
 
 LAUNCHER = "rmsnorm_forward"
@@ -97,9 +97,8 @@ def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, 
     """One reply per autotune config the launcher's kernels list (one without autotune)."""
     from normkata.grading.contract import Step
 
-    kwargs: dict[str, object] = {"outputs": list(OUTPUTS), **({"time": True} if timed else {})}
-    program = harness.program(LAUNCHER, ["x", "weight"], kwargs, steps=[Step([x, weight], extra=[eps])])
-    program.kind = "launcher"
+    program = harness.program(LAUNCHER, [], steps=[Step([x, weight], extra=[eps])], kind=ProgramKind.LAUNCHER,
+                              launch=Launch(("x", "weight"), OUTPUTS, timed=timed))  # fmt: skip
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
     return harness.submit(program, call).steps
 
@@ -179,7 +178,7 @@ def explain_nan(harness: Harness, got: StepReply, y: torch.Tensor, expected: tor
         wrong = packed * torch.rsqrt(packed.pow(2).mean(-1, keepdim=True) + eps) * weight.double()
         if bool(torch.isclose(y.double(), wrong, rtol=1e-3, atol=1e-3, equal_nan=True).all()):
             cause = STRIDE_IGNORED
-    if cause is None and any(f.startswith("nan-fill|") for f in got.findings) and len(rows) == y.shape[0]:
+    if cause is None and got.nan_filled and len(rows) == y.shape[0]:
         cause = MISSING_OTHER
     if cause is None and rows and len(rows) < y.shape[0]:
         written = [r for r in range(y.shape[0]) if r not in rows]
@@ -302,10 +301,9 @@ def test_speed(harness: Harness, device: str) -> None:
     check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE, output_names=OUTPUTS)
     expected_y, _ = reference(x, weight, 1e-5)
     harness.assert_close(got.outputs[0], expected_y, tol=tolerance_for(x.dtype), call=call, on=on, what="y")
-    timing = next((f.split("|") for f in got.findings if f.startswith("time|")), None)
-    if timing is None:
+    if got.timing is None:
         pytest.skip(say("speed: not measured", "速度：未测量"))
-    kernel, copy, eager = (float(v) for v in timing[1:4])
+    kernel, copy, eager = got.timing.launcher_ms, got.timing.copy_ms, got.timing.eager_ms
     share = 100 * copy / kernel if kernel > 0 else 0.0
     tier = next(words for limit, words in SPEED_TIERS if share < limit)
     pytest.skip(say("speed (not scored): {share:.0f}% of a memory copy's bandwidth, {tier} ({k:.3f} ms; copy "

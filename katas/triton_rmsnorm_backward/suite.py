@@ -27,7 +27,7 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance, dtype_name
+from normkata.grading.contract import TOLERANCES, Category, Launch, ProgramKind, StepReply, Tolerance, dtype_name
 from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided, under_config
 
 LAUNCHER = "rmsnorm_backward"
@@ -106,9 +106,8 @@ def launch(harness: Harness, dy: torch.Tensor, x: torch.Tensor, weight: torch.Te
     """One reply per autotune config the launcher's kernels list (one without autotune)."""
     from normkata.grading.contract import Step
 
-    program = harness.program(LAUNCHER, ["dy", "x", "weight", "rstd"], {"outputs": list(OUTPUTS)},
-                              steps=[Step([dy, x, weight, rstd])])  # fmt: skip
-    program.kind = "launcher"
+    program = harness.program(LAUNCHER, [], steps=[Step([dy, x, weight, rstd])], kind=ProgramKind.LAUNCHER,
+                              launch=Launch(("dy", "x", "weight", "rstd"), OUTPUTS))  # fmt: skip
     call = f"{LAUNCHER}(dy, x, weight, rstd)"
     return harness.submit(program, call).steps
 
@@ -208,7 +207,7 @@ def explain_nan(harness: Harness, got: StepReply, sent: Sent, call: str, on: str
         cause: Misconception | None = None
         if name == "dx" and _read_at_wrong_stride(tensor, sent):
             cause = STRIDE_IGNORED
-        elif any(f.startswith("nan-fill|") for f in got.findings):
+        elif got.nan_filled:
             cause = MISSING_OTHER
         fail(message + (" " + harness.diagnose(cause) if cause else ""))
 

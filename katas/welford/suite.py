@@ -29,7 +29,7 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, StepReply, Tolerance, dtype_name
+from normkata.grading.contract import TOLERANCES, Category, ProgramKind, Step, StepReply, Tolerance, dtype_name
 
 CLS = "RunningStats"
 OFFSET = 1e6
@@ -156,7 +156,7 @@ def constructor(harness: Harness, features: int, dtype: torch.dtype) -> tuple[li
 def run(harness: Harness, features: int, steps: Sequence[Step], dtype: torch.dtype = torch.float32
         ) -> list[StepReply]:  # fmt: skip
     args, kwargs = constructor(harness, features, dtype)
-    program = dataclasses.replace(harness.program(CLS, args, kwargs, steps=steps), kind="object")
+    program = harness.program(CLS, args, kwargs, steps=steps, kind=ProgramKind.OBJECT)
     return harness.run(program).steps
 
 

@@ -13,7 +13,7 @@ from normkata.grading.checks.context import RUN, say
 from normkata.grading.checks.harness import ErrorSuspect, Harness, at, once
 from normkata.grading.checks.inputs import Input, own_errors
 from normkata.grading.checks.wording import Misconception, fail, value_text
-from normkata.grading.contract import TOLERANCES, Failure, Program, Step, StepReply, tolerance_for
+from normkata.grading.contract import TOLERANCES, Failure, Program, ProgramKind, Step, StepReply, tolerance_for
 
 AUTOGRAD_IN_BACKWARD = Misconception(
     "autograd-in-backward",
@@ -44,7 +44,7 @@ class FunctionCall:
     def program(self, harness: Harness, grad_output: torch.Tensor | None) -> Program:
         step = Step(list(self.tensors), input_grad=grad_output is not None, grad_output=grad_output,
                     extra=list(self.extra.values()))  # fmt: skip
-        return Program(self.cls, [], {}, device=harness.device, steps=[step], seed=RUN.seed, kind="function")
+        return Program(self.cls, [], {}, device=harness.device, steps=[step], seed=RUN.seed, kind=ProgramKind.FUNCTION)
 
     def run(self, harness: Harness, grad_output: torch.Tensor | None,
             error_suspects: Sequence[ErrorSuspect] = ()) -> StepReply:  # fmt: skip

@@ -23,7 +23,9 @@ from normkata.grading.contract import (
     TOLERANCES,
     Failure,
     Inspection,
+    Launch,
     Program,
+    ProgramKind,
     RunReply,
     StateLoad,
     Step,
@@ -133,6 +135,8 @@ class Harness:
         mode: str = "train",
         steps: Sequence[Step] = (),
         inspect: bool = False,
+        kind: ProgramKind = ProgramKind.MODULE,
+        launch: Launch | None = None,
     ) -> Program:
         return Program(
             cls=cls,
@@ -145,6 +149,8 @@ class Harness:
             steps=list(steps),
             inspect=inspect,
             seed=RUN.seed,
+            kind=kind,
+            launch=launch,
         )
 
     def inspect(self, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None,
