@@ -19,6 +19,7 @@ from normkata.grading.checks import (
     Input,
     LearnerError,
     Misconception,
+    call_on,
     case_names_zh,
     draw,
     fail,
@@ -131,7 +132,8 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
                 call=call,
                 on=on,
                 k=len(got.outputs),
-            )
+            ),
+            call=call_on(call, on),
         )
     y, rstd = got.outputs
     expected_y, expected_rstd = reference(x.tensor, weight, eps)
@@ -140,7 +142,8 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
                       "{call}，{on}：y 是 {got}，应为 {want}（x 的数据类型）。",
                       call=call, on=on, got=str(y.dtype).removeprefix("torch."),
                       want=str(x.tensor.dtype).removeprefix("torch."))  # fmt: skip
-        fail(message + (" " + harness.diagnose(OUTPUT_FP32) if y.dtype == torch.float32 else ""))
+        named = " " + harness.diagnose(OUTPUT_FP32) if y.dtype == torch.float32 else ""
+        fail(message + named, call=call_on(call, on))
     if tuple(rstd.shape) != (n,) or rstd.dtype != torch.float32:
         fail(
             say(
@@ -151,7 +154,8 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
                 dtype=str(rstd.dtype).removeprefix("torch."),
                 shape=tuple(rstd.shape),
                 n=n,
-            )
+            ),
+            call=call_on(call, on),
         )
     if tuple(y.shape) == (n, d):
         explain_nan(harness, got, y, expected_y, x.tensor, weight, eps, pad, call, on)
@@ -185,7 +189,7 @@ def explain_nan(harness: Harness, got: StepReply, y: torch.Tensor, expected: tor
         if bool(torch.isclose(y[written].double(), expected[written], rtol=0.05, atol=0.05).all()):
             message += say(" Rows never written: {rows}.", " 从未写入的行：{rows}。", rows=rows[:8])
             cause = GRID_MISSES_ROWS
-    fail(message + (" " + harness.diagnose(cause) if cause else ""))
+    fail(message + (" " + harness.diagnose(cause) if cause else ""), call=call_on(call, on))
 
 
 # -- forward in fp32 ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from normkata.grading.checks import (
     Input,
     LearnerError,
     Misconception,
+    call_on,
     case_names_zh,
     draw,
     fail,
@@ -161,7 +162,8 @@ def check_reply(harness: Harness, got: StepReply, sent: Sent, on: str) -> None:
                 call=call,
                 on=on,
                 k=len(got.outputs),
-            )
+            ),
+            call=call_on(call, on),
         )
     for name, tensor in zip(OUTPUTS, got.outputs, strict=True):
         if tensor.dtype != dtype:
@@ -173,7 +175,8 @@ def check_reply(harness: Harness, got: StepReply, sent: Sent, on: str) -> None:
             message = say("{call} on {on}: {name} is {got}, expected {want}.",
                           "{call}，{on}：{name} 是 {got}，应为 {want}。", call=call, on=on, name=name,
                           got=dtype_name(tensor.dtype), want=want)  # fmt: skip
-            fail(message + (" " + harness.diagnose(IN_FLOAT32[name]) if tensor.dtype == torch.float32 else ""))
+            named = " " + harness.diagnose(IN_FLOAT32[name]) if tensor.dtype == torch.float32 else ""
+            fail(message + named, call=call_on(call, on))
     dx, dweight = got.outputs
     expected_dx, expected_dw = reference(sent.dy, sent.x, sent.weight, sent.rstd)
     explain_nan(harness, got, sent, call, on)
@@ -209,7 +212,7 @@ def explain_nan(harness: Harness, got: StepReply, sent: Sent, call: str, on: str
             cause = STRIDE_IGNORED
         elif got.nan_filled:
             cause = MISSING_OTHER
-        fail(message + (" " + harness.diagnose(cause) if cause else ""))
+        fail(message + (" " + harness.diagnose(cause) if cause else ""), call=call_on(call, on))
 
 
 def _read_at_wrong_stride(dx: torch.Tensor, sent: Sent) -> bool:

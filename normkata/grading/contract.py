@@ -615,8 +615,9 @@ class CaseResult:
     status: Status
     message: str = ""
     diagnosis: str | None = None  # a misconception id
-    #: The call the case made, as its message begins ("RMSNorm(8).forward on ... cpu"): what an
-    #: exercism test shows as its code. Not in `grade --json` (docs/teachers.md lists a case's keys).
+    #: The call the case made, as its message begins ("RMSNorm(8).forward on ... cpu"), carried by
+    #: the failure the suite raised (checks.CaseFailure, LearnerError), never read back from the
+    #: message: what an exercism test shows as its code. Not in `grade --json` (docs/teachers.md).
     call: str | None = None
     #: Why it errored or which rule it broke (None: a result was judged). Not in `grade --json`.
     cause: Cause | None = None

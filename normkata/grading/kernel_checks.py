@@ -16,7 +16,7 @@ import math
 import pytest
 import torch
 
-from normkata.grading.checks import Harness, Misconception, fail, say
+from normkata.grading.checks import Harness, Misconception, call_on, fail, say
 from normkata.grading.contract import Access, GuardState, Side, StepReply
 from normkata.grading.kernels import SENTINEL
 
@@ -63,7 +63,7 @@ def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: in
             cause = no_mask
         elif past_the_end and count == 1 and block - d != 1:  # lane n_cols itself (d = 7: either)
             cause = off_by_one
-        fail(message + (" " + harness.diagnose(cause) if cause else ""))
+        fail(message + (" " + harness.diagnose(cause) if cause else ""), call=call_on(call, on))
     check_margins(harness, reply, call, on, no_mask)
     check_kernels_wrote(harness, reply, call, on, missed_rows, output_names)
 
@@ -78,7 +78,7 @@ def check_margins(harness: Harness, reply: StepReply, call: str, on: str, no_mas
                 fail(say("{call} on {on}: {k} value(s) written {where} (its sentinel margin changed).",
                          "{call}，{on}：有 {k} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
                          call=call, on=on, k=changed, where=en_where, where_zh=zh_where, tensor=margin.tensor)
-                     + " " + harness.diagnose(no_mask))  # fmt: skip
+                     + " " + harness.diagnose(no_mask), call=call_on(call, on))  # fmt: skip
 
 
 def check_kernels_wrote(harness: Harness, reply: StepReply, call: str, on: str, missed_rows: Misconception | None,
@@ -90,7 +90,7 @@ def check_kernels_wrote(harness: Harness, reply: StepReply, call: str, on: str, 
         fail(say("{call} on {on}: no @triton.jit kernel ran. The kata asks for the computation in a kernel; the "
                  "launcher returned values it computed without launching one.",
                  "{call}，{on}：没有运行任何 @triton.jit 内核。本练习要求计算在内核中完成；启动函数返回的值"
-                 "不是由内核算出的。", call=call, on=on))  # fmt: skip
+                 "不是由内核算出的。", call=call, on=on), call=call_on(call, on))  # fmt: skip
     for position, flags in enumerate(reply.written):
         if flags is None or bool(flags.all()):
             continue
@@ -105,7 +105,7 @@ def check_kernels_wrote(harness: Harness, reply: StepReply, call: str, on: str, 
             message += say(" Rows never written: {rows}.", " 从未写入的行：{rows}。", rows=rows[:8])
             if missed_rows is not None:
                 message += " " + harness.diagnose(missed_rows)
-        fail(message)
+        fail(message, call=call_on(call, on))
 
 
 def skip_unless_guarded(reply: StepReply) -> None:

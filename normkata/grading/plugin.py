@@ -11,7 +11,6 @@ from normkata.content.suite_names import case_name
 from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say, say_text
 from normkata.grading.contract import CaseResult, Category, Cause, Status
 from normkata.grading.proxy import BUDGET_USED, Submission, TimeBudgetUsed
-from normkata.grading.text import call_of
 
 #: The markers a suite may use, registered by the plugin that reads them.
 MARKERS = ("category(name): the report category of a case (normkata.grading.contract.Category)",)
@@ -81,11 +80,12 @@ class GradingPlugin:
         elif call.when == "call" or (call.when == "setup" and report.failed):
             self._add(item, *_classify(call))
 
-    def _add(self, item: pytest.Item, status: Status, message: str, cause: Cause | None = None) -> None:
+    def _add(self, item: pytest.Item, status: Status, message: str, cause: Cause | None = None,
+             called: str | None = None) -> None:  # fmt: skip
         diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
         self.results.append(CaseResult(_case_name(item, self.lang), _category(item), status, message, diagnosis,
-                                       call_of(message), cause))  # fmt: skip
+                                       called, cause))  # fmt: skip
 
 
 class CaseLister:
@@ -141,20 +141,21 @@ def _case_name(item: pytest.Item, lang: str) -> str:
     return case_name(case_id, lang, names)
 
 
-def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str, Cause | None]:
+def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str, Cause | None, str | None]:
+    """The case's status, message, cause, and the call it made as the failure carries it."""
     if call.excinfo is None:
-        return Status.PASSED, "", None
+        return Status.PASSED, "", None, None
     exc = call.excinfo.value
     if isinstance(exc, CaseFailure):
-        return Status.FAILED, str(exc), None
+        return Status.FAILED, str(exc), None, exc.call
     if isinstance(exc, TimeBudgetUsed):
-        return Status.ERROR, say_text(BUDGET_USED), Cause.TIMEOUT
+        return Status.ERROR, say_text(BUDGET_USED), Cause.TIMEOUT, None
     if isinstance(exc, LearnerError):
-        return Status.ERROR, str(exc), exc.cause
+        return Status.ERROR, str(exc), exc.cause, exc.call
     if call.excinfo.errisinstance(pytest.skip.Exception):
-        return Status.SKIPPED, str(exc), None
+        return Status.SKIPPED, str(exc), None, None
     # Anything else came out of comparing what the learner returned (a wrong type, say).
-    return Status.ERROR, f"{type(exc).__name__}: {exc}"[:500], None
+    return Status.ERROR, f"{type(exc).__name__}: {exc}"[:500], None, None
 
 
 def _skip_reason(report: pytest.TestReport) -> str:
