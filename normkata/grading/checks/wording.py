@@ -146,11 +146,11 @@ def explanation(failure: Failure, call: str) -> tuple[str, str]:
         )
     at = f"{call} {stage}"
     if failure.error == "TritonUnsupported":  # the grade's own limit, said as it is (normkata.grading.kernels)
-        return at, say("{call} {stage}: {message}{where}", "{call} {stage}：{message}{where}", call=call, stage=stage,
-                   message=message, where=where)  # fmt: skip
+        return at, say("{call} {stage}: {message}{where}", "{call} {stage}：{message}{where}", call=call,
+                       stage=stage, message=message, where=where)  # fmt: skip
     if failure.error == "Forbidden":
         return at, say("{call} {stage}: {message}", "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
-                   call=call, stage=stage, message=message)  # fmt: skip
+                       call=call, stage=stage, message=message)  # fmt: skip
     if failure.stage not in ("launcher", "kernel") and (match := _NO_ATTRIBUTE.search(message)):
         return at, say(
             "{call} {stage}: the module has no attribute `{name}`{where}",
