@@ -496,7 +496,9 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
 
     store = Store(database_path())
     try:
-        store._conn.execute("UPDATE srs SET due = ? WHERE item_id = 'kata:rmsnorm'", (iso(utcnow() - timedelta(days=1)),))
+        store._conn.execute(
+            "UPDATE srs SET due = ? WHERE item_id = 'kata:rmsnorm'", (iso(utcnow() - timedelta(days=1)),)
+        )
     finally:
         store.close()
     again = invoke(runner, ["review", "--kata", "rmsnorm"], stdin="\n")  # grade the fresh starter once, then stop

@@ -163,8 +163,10 @@ def optimize(store: Store) -> Fitted | int:
     outcome = Fitted(parameters, countable_reviews(train), predict(history, None, since),
                      predict(history, parameters, since))  # fmt: skip
     if outcome.better:
-        store.save_fsrs_parameters(parameters, sum(len(r) for r in train.values()), outcome.before.predicted,
-                                   outcome.after.predicted, outcome.after.recalled)  # fmt: skip
+        reviews = sum(len(r) for r in train.values())
+        store.save_fsrs_parameters(
+            parameters, reviews, outcome.before.predicted, outcome.after.predicted, outcome.after.recalled
+        )
     return outcome
 
 

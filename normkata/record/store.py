@@ -230,15 +230,15 @@ class Store:
                     self._conn.execute("UPDATE srs SET due = ? WHERE item_id = ?", (moment, item_id))
 
     def save_fsrs_parameters(
-        self, parameters: Sequence[float], reviews: int, retention_before: float, retention_after: float,
-        recalled: float,
-    ) -> None:  # fmt: skip
-        """A fit of the learner's own FSRS parameters (`review --optimize`), with how it predicted."""
+        self, parameters: Sequence[float], reviews: int, before: float, after: float, recalled: float
+    ) -> None:
+        """A fit of the learner's own FSRS parameters (`review --optimize`), from `reviews` reviews, with the
+        retention predicted `before` (fsrs's defaults) and `after` (the fit) and the share `recalled`."""
         with self.transaction():
             self._conn.execute(
                 "INSERT INTO fsrs_parameters (parameters, reviews, retention_before, retention_after, recalled, "
                 "fitted_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (json.dumps(list(parameters)), reviews, retention_before, retention_after, recalled, iso(utcnow())),
+                (json.dumps(list(parameters)), reviews, before, after, recalled, iso(utcnow())),
             )
 
     def fsrs_parameters(self) -> list[float] | None:
