@@ -73,7 +73,7 @@ class Scheduled:
     kind: str  # question | card | kata
     topic: str
     due: str  # ISO
-    card_json: str  # fsrs.Card.to_json(); "" where the query did not ask for it (`due_items`)
+    card_json: str  # fsrs.Card.to_json()
 
 
 @dataclass(frozen=True)
@@ -280,24 +280,24 @@ class Store:
         return row[0] if row else None
 
     def due_items(self, before: datetime) -> list[Scheduled]:
-        """Items due by `before`, soonest first (without their cards)."""
+        """Items due by `before`, soonest first."""
         rows = self._conn.execute(
-            "SELECT item_id, kind, topic, due FROM srs WHERE due <= ? ORDER BY due", (iso(before),)
+            "SELECT item_id, kind, topic, due, card_json FROM srs WHERE due <= ? ORDER BY due", (iso(before),)
         )
-        return [Scheduled(item_id, kind, topic, due, "") for item_id, kind, topic, due in rows]
+        return [Scheduled(*row) for row in rows]
 
     def due_of_kind(self, kind: str, before: datetime) -> list[Scheduled]:
-        """Items of one kind due by `before`, soonest first, then by id (without their cards)."""
+        """Items of one kind due by `before`, soonest first, then by id."""
         rows = self._conn.execute(
-            "SELECT item_id, kind, topic, due FROM srs WHERE kind = ? AND due <= ? ORDER BY due, item_id",
+            "SELECT item_id, kind, topic, due, card_json FROM srs WHERE kind = ? AND due <= ? ORDER BY due, item_id",
             (kind, iso(before)),
         )
-        return [Scheduled(item_id, kind, topic, due, "") for item_id, kind, topic, due in rows]
+        return [Scheduled(*row) for row in rows]
 
     def srs_states(self) -> list[Scheduled]:
         """Every scheduled item, by id."""
-        rows = self._conn.execute("SELECT item_id, kind, topic, card_json, due FROM srs ORDER BY item_id")
-        return [Scheduled(item_id, kind, topic, due, card_json) for item_id, kind, topic, card_json, due in rows]
+        rows = self._conn.execute("SELECT item_id, kind, topic, due, card_json FROM srs ORDER BY item_id")
+        return [Scheduled(*row) for row in rows]
 
     def review_logs(self) -> list[LoggedReview]:
         """Every FSRS review, oldest first."""
