@@ -312,10 +312,9 @@ class Tutor:
 
     @contextmanager
     def _store(self) -> Iterator[Store]:
-        from normkata.practice.session import report_damage
-        from normkata.record.store import open_store
+        from normkata.record.store import open_record
 
-        store = open_store(on_damage=lambda damage: report_damage(damage, self.lang))
+        store = open_record(self.lang)
         try:
             yield store
         finally:

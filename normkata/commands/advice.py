@@ -22,10 +22,9 @@ if TYPE_CHECKING:
 
 
 def _open(lang: str) -> Store:
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
 
-    return open_store(on_damage=lambda d: report_damage(d, lang))
+    return open_record(lang)
 
 
 def _standing(store: Store) -> Standing:

@@ -237,13 +237,12 @@ def _bar(share: float, width: int = 10) -> str:
 def _load(lang_option: str | None) -> tuple[str, Report, Bank, Console]:
     from normkata.advice.progress import build_report
     from normkata.content.bank import load_bank
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang_option)
     bank = load_bank()
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         report = build_report(bank, store)
     finally:
@@ -280,12 +279,11 @@ def progress(ctx: click.Context, lang: str | None, as_json: bool) -> None:
 def export_progress(file: Path, lang: str | None) -> None:
     """Write your whole record (answers, ratings, review logs, katas, mocks) to FILE as versioned JSON."""
     from normkata.i18n import t
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.record.transfer import export_file
 
     lang = current_lang(lang)
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         counts = export_file(store, file)
     except OSError as exc:
@@ -301,8 +299,7 @@ def export_progress(file: Path, lang: str | None) -> None:
 def import_progress(file: Path, lang: str | None) -> None:
     """Merge a record exported on another machine: validated first, nothing added twice."""
     from normkata.i18n import t
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.record.transfer import TransferError, import_document, read_document
 
     lang = current_lang(lang)
@@ -312,7 +309,7 @@ def import_progress(file: Path, lang: str | None) -> None:
         raise InputError(t("transfer.unreadable", lang, path=file, why=exc.strerror or exc)) from None
     except TransferError as exc:
         raise InputError(t("transfer.invalid", lang, path=file, why=exc)) from None
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         added = import_document(store, document)
     except TransferError as exc:

@@ -122,7 +122,7 @@ def comes_back(store: Store, item_ids: list[str], lang: str, now: datetime | Non
     from normkata.i18n import t
 
     wanted = set(item_ids)
-    dues = sorted(row["due"] for row in store.srs_states() if row["item_id"] in wanted)
+    dues = sorted(row.due for row in store.srs_states() if row.item_id in wanted)
     if not dues:
         return ""
     cutoff = iso(due_cutoff(now))

@@ -54,10 +54,9 @@ class Workbench:
     @classmethod
     def open(cls, workspace: Path, lang: str) -> Workbench:
         """On the learner's store, a damaged database reported in `lang`."""
-        from normkata.practice.session import report_damage
-        from normkata.record.store import open_store
+        from normkata.record.store import open_record
 
-        return cls(KataLog(open_store(on_damage=lambda d: report_damage(d, lang))), workspace, lang)
+        return cls(KataLog(open_record(lang)), workspace, lang)
 
     # -- which kata, which file ------------------------------------------------------------------
 
