@@ -57,7 +57,7 @@ class Step:
     items: tuple[ItemStanding, ...] = ()
 
     def why(self, lang: str) -> str:
-        return t(self.why_key, lang, **{k: v.get(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
+        return t(self.why_key, lang, **{k: v.in_(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
     def shown(self, lang: str) -> str:
         """The command as the learner should type it in `lang` (see `with_lang`)."""

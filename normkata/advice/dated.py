@@ -75,7 +75,7 @@ class DatedStep:
     items: tuple[str, ...] = ()
 
     def why(self, lang: str) -> str:
-        return t(self.why_key, lang, **{k: v.get(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
+        return t(self.why_key, lang, **{k: v.in_(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
     def shown(self, lang: str) -> str:
         return with_lang(self.command, lang)

@@ -80,7 +80,7 @@ class Report:
             "next_why": self.next.why(lang),
             "katas_due": [{"kata": k.kata, "due": k.due} for k in self.katas_due],
             "misconceptions_this_week": [
-                {"id": m.misconception, "kata": m.kata, "title": m.title.get(lang), "met_at": m.met_at,
+                {"id": m.misconception, "kata": m.kata, "title": m.title.in_(lang), "met_at": m.met_at,
                  "items": list(m.items), "reviewed_since": m.reviewed}
                 for m in self.met_this_week
             ],  # fmt: skip

@@ -189,8 +189,8 @@ def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
         if answer.asked.follow_up is not None:
             continue
         follow_ups = [g for g in given if g.asked.card.id == card.id and g.asked.follow_up is not None]
-        points = card.key_points.get(lang)
-        side = Table(show_header=True, expand=True, title=escape(card.prompt.get(lang)), title_style="quiz.prompt")
+        points = [point.in_(lang) for point in card.key_points]
+        side = Table(show_header=True, expand=True, title=escape(card.prompt.in_(lang)), title_style="quiz.prompt")
         side.add_column(t("mock.you_said", lang), ratio=1)
         side.add_column(t("card.key_points", lang), ratio=1, style="card.points")
         said = escape(answer.text) if answer.text else f"[muted]{t('mock.no_answer', lang)}[/]"
@@ -272,7 +272,7 @@ def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
         made_total += row.made or 0
         rating = t(f"rating.{row.rating}", lang) if row.rating else "-"
         card = bank.card(row.card_id)
-        question = card.prompt.get(lang) if card else row.card_id  # the question, not its id
+        question = card.prompt.in_(lang) if card else row.card_id  # the question, not its id
         table.add_row(escape(question), f"{row.made}/{row.points}" if row.made is not None else "-", rating)
     console.print(table)
     points = sum(r.points for r in rows)

@@ -223,7 +223,7 @@ def _show_loop(console: Console, report: Report, lang: str) -> None:
             state, style = t("dash.loop.reviewed", lang), "kata.pass"
         else:
             state, style = t("dash.loop.not_reviewed", lang), "warn"
-        line = t("dash.loop.met.line", lang, title=met.title.get(lang), kata=met.kata)
+        line = t("dash.loop.met.line", lang, title=met.title.in_(lang), kata=met.kata)
         console.print(f"{escape(line)}[{style}]{state}[/]")
     if len(report.met_this_week) > MET_SHOWN:
         console.print(f"[muted]  {t('dash.loop.met.more', lang, n=len(report.met_this_week) - MET_SHOWN)}[/]")

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from normkata.content.model import ContentIssue, Message, Text, TextList
+from normkata.content.model import ContentIssue, Message
 from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
 from normkata.errors import InputError
 from normkata.extras import OPTIONAL_EXTRAS
+from normkata.i18n.text import Text
 from normkata.paths import katas_dir, solutions_dir
 
 KATA_FORMAT_VERSION = 1
@@ -57,7 +58,8 @@ class Kata:
     #: torch function names the learner's code must not reach, however it gets there (the
     #: worker watches every torch call with a TorchFunctionMode): `rms_norm`, `layer_norm`, ...
     forbidden: tuple[str, ...]
-    hints: TextList
+    #: The three levelled hints, each in both languages.
+    hints: tuple[Text, ...]
     folder: Path
     #: Optional extras the kata needs (`triton`: kernel katas), each a key of EXTRAS.
     requires: tuple[str, ...] = ()
@@ -166,7 +168,7 @@ def _load_one(meta: Path) -> Kata:
         file=str(data["file"]),
         classes=tuple(data["classes"]),
         forbidden=tuple(data["forbidden"]),
-        hints=TextList(tuple(hints["en"]), tuple(hints["zh"])),
+        hints=tuple(Text(en, zh) for en, zh in zip(hints["en"], hints["zh"], strict=True)),
         folder=meta.parent,
         requires=tuple(data.get("requires", ())),
         misconceptions=misconceptions,

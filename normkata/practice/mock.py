@@ -39,19 +39,19 @@ class Asked:
 
     def prompt(self, lang: str) -> str:
         if self.follow_up is None:
-            return self.card.prompt.get(lang)
-        return self.card.follow_ups.get(lang)[self.follow_up]
+            return self.card.prompt.in_(lang)
+        return self.card.follow_ups[self.follow_up].in_(lang)
 
     def key_points(self, lang: str) -> tuple[str, ...]:
         """What the answer should make: the card's key points, or its follow-up's."""
         if self.follow_up is None:
-            return self.card.key_points.get(lang)
+            return tuple(point.in_(lang) for point in self.card.key_points)
         return self.card.follow_up_key_points(self.follow_up, lang)
 
     @property
     def points(self) -> int:
         """Key points scored: a follow-up's are shown at the debrief but not ticked."""
-        return len(self.card.key_points.en) if self.follow_up is None else 0
+        return len(self.card.key_points) if self.follow_up is None else 0
 
 
 #: Set by tests only: each reading of the mock's clock moves it on by this many seconds, so a
@@ -71,7 +71,7 @@ def clock() -> float:
 
 
 def _cost(card: Card) -> int:
-    return CARD_SECONDS + FOLLOW_UP_SECONDS * len(card.follow_ups.en)
+    return CARD_SECONDS + FOLLOW_UP_SECONDS * len(card.follow_ups)
 
 
 def card_order(cards: list[Card], strength: dict[str, float], seed: int | None = None) -> list[Card]:
@@ -111,7 +111,7 @@ def interview_order(cards: list[Card], minutes: int, strength: dict[str, float],
 
 
 def _asked(cards: list[Card]) -> list[Asked]:
-    return [Asked(card, index) for card in cards for index in (None, *range(len(card.follow_ups.en)))]
+    return [Asked(card, index) for card in cards for index in (None, *range(len(card.follow_ups)))]
 
 
 def _with_first(ordered: list[Card], topic: str | None) -> list[Card]:

@@ -63,7 +63,7 @@ def show_item_header(practice: Practice, label_key: str, item: Question | Card, 
     practice.console.rule(f"[heading]{label}[/]  [quiz.meta]{topic} · {difficulty}[/]")
     from normkata.ui.paragraph import Paragraph
 
-    practice.console.print(Paragraph(item.prompt.get(lang), "quiz.prompt"))
+    practice.console.print(Paragraph(item.prompt.in_(lang), "quiz.prompt"))
     practice.shown_at = time.monotonic()
 
 

@@ -91,7 +91,7 @@ class KataLog:
 
     def take_hint(self, kata: Kata, lang: str) -> Hint:
         """The next hint (the last one again once all are taken), counted once, when first shown."""
-        hints = kata.hints.get(lang)
+        hints = [hint.in_(lang) for hint in kata.hints]
         taken = self.hints_taken(kata.id)
         level = min(taken + 1, len(hints))
         if level > taken:

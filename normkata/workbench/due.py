@@ -286,7 +286,7 @@ def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total:
     lang, console = practice.lang, practice.console
     console.print()
     header = t("loop.kata_header", lang, i=index, n=total)
-    console.rule(f"[heading]{header}[/]  [quiz.meta]{escape(kata.title.get(lang))}[/]")
+    console.rule(f"[heading]{header}[/]  [quiz.meta]{escape(kata.title.in_(lang))}[/]")
     target = keep_and_restart(practice.store, kata, workspace, lang)
     console.print(t("loop.kata_again", lang, path=target, kata=kata.id))
     log = KataLog(practice.store)

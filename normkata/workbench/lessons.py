@@ -191,5 +191,5 @@ def item_title(bank: Bank, item_id: str, lang: str) -> str:
     found = bank.question(item_id) or bank.card(item_id)
     if found is None:
         return item_id
-    line = found.prompt.get(lang).strip().splitlines()[0].strip()
+    line = found.prompt.in_(lang).strip().splitlines()[0].strip()
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"

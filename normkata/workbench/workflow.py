@@ -186,7 +186,7 @@ class Workbench:
         """`every`: each hint taken so far (at least the first); `level`: that one, the levels up
         to it counted as taken; neither: `next_hint`. True with them when the next levelled one
         was asked for and every hint had been taken already."""
-        texts = kata.hints.get(self.lang)
+        texts = [hint.in_(self.lang) for hint in kata.hints]
         if every and level is not None:
             raise InputError(t("hint.all_or_level", self.lang))
         if level is not None and not 1 <= level <= len(texts):
