@@ -344,7 +344,7 @@ def _catalogs() -> dict[str, str]:
     from normkata.i18n import strings
 
     texts = {f"i18n {key}": text.zh for key, text in strings().items()}  # the report's too (report.*)
-    texts.update({f"doctor {key}": zh for key, (_en, zh) in PROTECTION_MEANS.items()})
+    texts.update({f"doctor {key}": means.zh for key, means in PROTECTION_MEANS.items()})
     texts.update({f"cli {key}": zh for key, (_en, zh) in COMMANDS.items()})
     texts.update({f"category {key}": zh for key, zh in _CATEGORY_ZH.items()})
     for kata in load_katas()[0]:

@@ -184,14 +184,14 @@ def _katas_line(report: Report, lang: str) -> str:
 
 def _duration(seconds: int, lang: str) -> str:
     """Seconds as "1 h 05 min" / "12 min" / "40 s" ("1 小时 05 分钟" in Chinese)."""
+    from normkata.i18n import t
+
     minutes, hours = seconds // 60, seconds // 3600
-    if lang == "zh":
-        if hours:
-            return f"{hours} 小时 {minutes % 60:02d} 分钟"
-        return f"{minutes} 分钟" if minutes else f"{seconds} 秒"
     if hours:
-        return f"{hours} h {minutes % 60:02d} min"
-    return f"{minutes} min" if minutes else f"{seconds} s"
+        return t("dash.duration.hours", lang, hours=hours, minutes=minutes % 60)
+    if minutes:
+        return t("dash.duration.minutes", lang, minutes=minutes)
+    return t("dash.duration.seconds", lang, seconds=seconds)
 
 
 #: Misconceptions of this week named on the dashboard (the rest are counted).

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from normkata.i18n.text import Text
+
 if TYPE_CHECKING:  # the CLI reads results without importing torch; the runner and worker have it
     import torch
 
@@ -39,7 +41,7 @@ class Category(str, Enum):
     INTEGRITY = "integrity"
 
     def label(self, lang: str) -> str:
-        return _CATEGORY_ZH[self] if lang == "zh" else self.value
+        return Text(self.value, _CATEGORY_ZH[self]).in_(lang)
 
 
 _CATEGORY_ZH = {
@@ -89,16 +91,15 @@ class Tolerance:
     widened: bool = False
 
     def describe(self, lang: str) -> str:
-        word = "容差" if lang == "zh" else "tolerance"
+        word = Text("tolerance", "容差").in_(lang)
         if self.rtol == self.atol:
             return f"{word} rtol = atol = {self.rtol:g}"
         text = f"{word} rtol = {self.rtol:g}, atol = {self.atol:.3g}"
         if self.widened:
-            text += (
-                f"，atol 放宽到该精度在此输入上自身误差的 {ACHIEVABLE_FACTOR:g} 倍"
-                if lang == "zh"
-                else f", atol widened to {ACHIEVABLE_FACTOR:g}x what this precision itself errs on this input"
-            )
+            text += Text(
+                f", atol widened to {ACHIEVABLE_FACTOR:g}x what this precision itself errs on this input",
+                f"，atol 放宽到该精度在此输入上自身误差的 {ACHIEVABLE_FACTOR:g} 倍",
+            ).in_(lang)
         return text
 
     def at_least(self, other: Tolerance) -> Tolerance:

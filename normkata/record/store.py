@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from normkata.errors import InputError
+from normkata.i18n import Text
 from normkata.record import values
 from normkata.record.migrations import migrate
 
@@ -511,50 +512,50 @@ def set_aside(path: Path) -> Path:
 
 # -- explaining ------------------------------------------------------------------------------
 
-#: key -> (English, Chinese). Kept here rather than in i18n: these are the store's own words.
-_MESSAGES: dict[str, tuple[str, str]] = {
-    "busy": (
+#: key -> the message in both languages. Kept here rather than in a catalog: these are the store's own words.
+_MESSAGES: dict[str, Text] = {
+    "busy": Text(
         "The progress database {path} is locked by another program (another normkata?): nothing was changed. "
         "Close it and try again.",
         "进度数据库 {path} 被另一个程序锁定（另一个 normkata？）：未做任何更改。请关闭它后重试。",
     ),
-    "readonly": (
+    "readonly": Text(
         "The progress database {path} is read-only ({why}): nothing was changed. "
         "Make it and its folder writable, or set NORMKATA_HOME to a writable folder.",
         "进度数据库 {path} 是只读的（{why}）：未做任何更改。"
         "请让它及其文件夹可写，或把 NORMKATA_HOME 设为可写的文件夹。",
     ),
-    "full": (
+    "full": Text(
         "The disk holding {path} is full ({why}): what was saved before is kept. Free some space and try again.",
         "{path} 所在的磁盘已满（{why}）：之前保存的内容都在。请腾出空间后重试。",
     ),
-    "cantopen": (
+    "cantopen": Text(
         "Cannot open the progress database {path} ({why}): check that its folder exists and is writable, "
         "or set NORMKATA_HOME.",
         "无法打开进度数据库 {path}（{why}）：请检查其文件夹存在且可写，或设置 NORMKATA_HOME。",
     ),
-    "ioerr": (
+    "ioerr": Text(
         "Disk error on the progress database {path} ({why}): nothing was moved. Check the disk and try again.",
         "进度数据库 {path} 读写出错（{why}）：未移动任何文件。请检查磁盘后重试。",
     ),
-    "folder": (
+    "folder": Text(
         "{path} is a folder, not a database: move it away, or set NORMKATA_HOME to another folder.",
         "{path} 是文件夹而不是数据库：请把它移走，或把 NORMKATA_HOME 设为别的文件夹。",
     ),
-    "special": (
+    "special": Text(
         "{path} is {what}, not a database: move it away, or set NORMKATA_HOME to another folder.",
         "{path} 是{what}，不是数据库：请把它移走，或把 NORMKATA_HOME 设为别的文件夹。",
     ),
-    "no_folder": (
+    "no_folder": Text(
         "Cannot create the folder {folder} for progress ({why}): set NORMKATA_HOME to a writable folder.",
         "无法创建进度文件夹 {folder}（{why}）：请把 NORMKATA_HOME 设为可写的文件夹。",
     ),
-    "damaged": (
+    "damaged": Text(
         "The progress database {path} is damaged ({why}): it was moved to {moved}; run the command again "
         "to start a fresh one.",
         "进度数据库 {path} 已损坏（{why}）：已移至 {moved}；再次运行命令即可新建一个。",
     ),
-    "other": (
+    "other": Text(
         "The progress database {path} could not be used ({why}): nothing was moved.",
         "无法使用进度数据库 {path}（{why}）：未移动任何文件。",
     ),
@@ -565,8 +566,7 @@ _BY_CODE = {5: "busy", 6: "busy", _READONLY: "readonly", 3: "readonly", 13: "ful
 
 
 def message(key: str, lang: str = "en", **fields: object) -> str:
-    en, zh = _MESSAGES[key]
-    return (zh if lang == "zh" else en).format(**fields)
+    return _MESSAGES[key].in_(lang).format(**fields)
 
 
 def explain(exc: BaseException, path: Path | None = None, lang: str = "en", *, check: bool = True) -> StoreError:
