@@ -26,8 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from normkata.advice.standing import ItemStanding, KataStanding, Standing, load_standing
-from normkata.content.model import Text
-from normkata.i18n import t, with_lang
+from normkata.i18n import Text, t, with_lang
 from normkata.practice import curriculum
 
 if TYPE_CHECKING:

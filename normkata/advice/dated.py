@@ -39,8 +39,7 @@ from normkata.advice.deadline import (
     today,
 )
 from normkata.advice.standing import ItemStanding, KataStanding, Standing
-from normkata.content.model import Text
-from normkata.i18n import t, with_lang
+from normkata.i18n import Text, t, with_lang
 from normkata.practice import curriculum
 from normkata.practice.srs import LEARN_AHEAD
 

@@ -9,7 +9,7 @@ from normkata.advice.deadline import HABIT_DAYS, Deadline
 from normkata.advice.deadline import load as load_deadline
 from normkata.content.bank import Bank
 from normkata.content.katas import load_katas
-from normkata.content.model import Text
+from normkata.i18n import Text
 from normkata.practice.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
 from normkata.record.attempts import KataLog
 from normkata.record.store import Store, iso, utcnow

@@ -6,8 +6,9 @@ import random
 from collections.abc import Iterable
 from pathlib import Path
 
-from normkata.content.model import Bank, Card, ContentIssue, Message, Question, Text
+from normkata.content.model import Bank, Card, ContentIssue, Message, Question
 from normkata.errors import InputError
+from normkata.i18n.text import Text
 
 
 def bank_files(path: Path) -> list[Path]:

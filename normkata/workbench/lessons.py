@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from normkata.content.model import ContentIssue, Message, Text
+from normkata.content.model import ContentIssue, Message
 from normkata.content.suite_names import suite_names
 from normkata.grading.text import escape_name
+from normkata.i18n import Text
 from normkata.record.attempts import Diagnosed, KataLog
 from normkata.record.fields import JSON_CHARS, JSON_DEPTH, diagnosis_shape
 from normkata.record.store import Store, iso, utcnow
