@@ -167,20 +167,19 @@ def _one_line_error(exc: Exception) -> click.ClickException | None:
     """What the learner should read instead of a traceback, or None for errors click handles.
 
     Bad input (InputError, the store's StoreError among them), a grader without a verdict
-    (GraderError), a database or file-system failure. sqlite3 and the grader's errors are looked
+    (GraderError), a database or file-system failure. The record and the grader's errors are looked
     up rather than imported: `normkata --help` loads neither.
     """
     from normkata.errors import InputError
 
-    sqlite3 = sys.modules.get("sqlite3")
+    record = sys.modules.get("normkata.record.store")
     grader_errors = sys.modules.get("normkata.grading.errors")
     if isinstance(exc, InputError) or (grader_errors is not None and isinstance(exc, grader_errors.GraderError)):
         return OneLineError(str(exc))
-    if sqlite3 is not None and isinstance(exc, sqlite3.Error):
-        from normkata.record.store import explain
+    if record is not None and record.is_database_error(exc):  # no database error without the record loaded
         from normkata.ui.options import safe_lang
 
-        return OneLineError(str(explain(exc, lang=safe_lang())))
+        return OneLineError(str(record.explain(exc, lang=safe_lang())))
     if isinstance(exc, OSError) and exc.errno != errno.EPIPE:  # click itself quiets a closed pipe
         where = f"{exc.filename}: " if exc.filename else ""
         return OneLineError(f"{where}{exc.strerror or exc}")

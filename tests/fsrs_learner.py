@@ -63,7 +63,7 @@ def write_history(store: Store, history: dict[str, list[Logged]]) -> None:
     with store.transaction():
         for reviews in history.values():
             for review in reviews:
-                store.db.execute(
+                store._conn.execute(
                     "INSERT INTO review_logs (item_id, kind, topic, rating, state_before, reviewed_at, duration_ms) "
                     "VALUES (?, 'card', 't', ?, NULL, ?, ?)",
                     (review.item, review.rating, iso(review.at), review.duration_ms),

@@ -77,7 +77,7 @@ def named_grade(kata: str, named: list[tuple[str, str, int]], passed: bool = Fal
 
 
 def hint_events(store: Store) -> list[str]:
-    return [row[0] for row in store.db.execute("SELECT detail FROM kata_events WHERE kind = 'hint' ORDER BY id")]
+    return [row[0] for row in store._conn.execute("SELECT detail FROM kata_events WHERE kind = 'hint' ORDER BY id")]
 
 
 def test_hint_gives_the_hint_for_the_mistake_the_last_grade_named_first(runner, store) -> None:
@@ -124,7 +124,7 @@ def test_the_named_hint_counts_as_a_hint_for_the_rating(runner, store, tmp_path)
     passing = named_grade("rmsnorm", [], passed=True)
     log.attempt(passing, "cpu")
     after_attempt(store, passing, "en")
-    rating = store.db.execute("SELECT rating FROM review_logs WHERE item_id = 'kata:rmsnorm'").fetchone()[0]
+    rating = store._conn.execute("SELECT rating FROM review_logs WHERE item_id = 'kata:rmsnorm'").fetchone()[0]
     assert rating == 2  # Hard: passed after a hint
 
 
@@ -162,7 +162,7 @@ def test_review_says_what_was_missed_only_when_something_was(runner, store) -> N
 
 def test_a_review_of_everything_due_says_so(runner, store) -> None:
     ids = eleven_due(store)[:1]
-    store.db.execute("DELETE FROM srs WHERE item_id NOT IN (?)", (ids[0],))
+    store._conn.execute("DELETE FROM srs WHERE item_id NOT IN (?)", (ids[0],))
     first = load_bank().question(ids[0])
     assert first is not None
     text = " ".join(invoke(runner, ["review"], f"{first.answer}\n").stdout.split())

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from normkata.content.model import Question, Text
+from normkata.content.model import Question
+from normkata.i18n import Text
 from normkata.practice.answers import UnreadableAnswer, is_correct, parse_answer
 
 

@@ -62,7 +62,7 @@ def test_single_choice_answers_are_spread_over_letters() -> None:
 
 
 def _right_is_longest(question: Question, lang: str) -> bool:
-    lengths = [len(choice.get(lang)) for choice in question.choices]
+    lengths = [len(choice.in_(lang)) for choice in question.choices]
     right = lengths[ord(question.answer) - ord("A")]
     return right == max(lengths) and lengths.count(right) == 1
 
@@ -88,7 +88,7 @@ def test_right_answer_is_never_far_longer_than_every_other(lang: str) -> None:
     # 1.5 times the longest distractor, and at least 20 characters more, would give it away.
     far = []
     for q in SINGLES:
-        lengths = [len(choice.get(lang)) for choice in q.choices]
+        lengths = [len(choice.in_(lang)) for choice in q.choices]
         right = lengths.pop(ord(str(q.answer)) - ord("A"))
         if right > 1.5 * max(lengths) and right - max(lengths) >= 20:
             far.append(q.id)

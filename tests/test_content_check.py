@@ -312,8 +312,8 @@ def test_bundled_bank_chinese_has_no_stray_spaces() -> None:
     stray = re.compile(f"[{cjk}][ \t]+[{cjk}]")
     bank = load_bank()
     texts = [t for q in bank.questions for t in (q.prompt.zh, q.explanation.zh, *(c.zh for c in q.choices))]
-    texts += [t for c in bank.cards for t in (c.prompt.zh, c.answer.zh, *c.key_points.zh, *c.follow_ups.zh)]
-    texts += [t for c in bank.cards for points in c.follow_up_points for t in points.zh]
+    texts += [t.zh for c in bank.cards for t in (c.prompt, c.answer, *c.key_points, *c.follow_ups)]
+    texts += [t.zh for c in bank.cards for points in c.follow_up_points for t in points]
     assert [t for t in texts if stray.search(t)] == []
 
 
@@ -344,12 +344,12 @@ def _catalogs() -> dict[str, str]:
     from normkata.i18n import strings
 
     texts = {f"i18n {key}": text.zh for key, text in strings().items()}  # the report's too (report.*)
-    texts.update({f"doctor {key}": zh for key, (_en, zh) in PROTECTION_MEANS.items()})
+    texts.update({f"doctor {key}": means.zh for key, means in PROTECTION_MEANS.items()})
     texts.update({f"cli {key}": zh for key, (_en, zh) in COMMANDS.items()})
     texts.update({f"category {key}": zh for key, zh in _CATEGORY_ZH.items()})
     for kata in load_katas()[0]:
         texts[f"kata {kata.id} title"] = kata.title.zh
-        texts.update({f"kata {kata.id} hint {i}": hint for i, hint in enumerate(kata.hints.zh, start=1)})
+        texts.update({f"kata {kata.id} hint {i}": hint.zh for i, hint in enumerate(kata.hints, start=1)})
         texts[f"kata {kata.id} instructions"] = kata.instructions("zh")
     return texts
 

@@ -27,14 +27,14 @@ def test_json_export_is_the_bank_as_shown(runner, lang: str) -> None:
     assert [c["id"] for c in data["cards"]] == [c.id for c in BANK.cards]
     for exported, question in zip(data["questions"], BANK.questions, strict=True):
         hint = precision_hint(question, lang)
-        assert exported["prompt"] == question.prompt.get(lang) + (f"\n{hint}" if hint else "")
-        assert exported["choices"] == [c.get(lang) for c in question.choices]
-        assert exported["explanation"] == question.explanation.get(lang)
+        assert exported["prompt"] == question.prompt.in_(lang) + (f"\n{hint}" if hint else "")
+        assert exported["choices"] == [c.in_(lang) for c in question.choices]
+        assert exported["explanation"] == question.explanation.in_(lang)
         assert exported["answer_text"] == expected_text(question, lang)
         assert exported["source"] == {"id": question.source, "title": source_label(question.source, lang)}
     for exported, card in zip(data["cards"], BANK.cards, strict=True):
-        assert exported["key_points"] == list(card.key_points.get(lang))
-        assert exported["answer"] == card.answer.get(lang)
+        assert exported["key_points"] == [point.in_(lang) for point in card.key_points]
+        assert exported["answer"] == card.answer.in_(lang)
         points = exported["follow_up_key_points"]  # one list per follow-up, as the debrief shows them
         assert len(points) == len(exported["follow_ups"]) and all(points)
 

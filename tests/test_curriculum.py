@@ -88,8 +88,8 @@ def test_next_is_plans_first_step_on_prepared_records(runner, store, record, fir
 def test_weakness_with_evidence_comes_before_the_order_of_study(runner, store) -> None:
     answer(store, "why-what-goes-wrong", True)
     answer(store, "rms-formula", False)
-    store.db.execute("UPDATE srs SET due = '2999-01-01T00:00:00+00:00'")  # nothing due: topics decide
-    store.db.commit()
+    store._conn.execute("UPDATE srs SET due = '2999-01-01T00:00:00+00:00'")  # nothing due: topics decide
+    store._conn.commit()
     advice, steps = next_and_plan(runner)
     assert advice["command"].startswith("normkata quiz --topic rmsnorm"), advice
     assert {k: steps[0][k] for k in ("command", "why")} == advice

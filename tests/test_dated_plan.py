@@ -95,7 +95,7 @@ def test_minutes_per_day_given_is_remembered_else_the_habit(runner, store) -> No
     with store.transaction():  # three evenings of 30 minutes in the last week
         for days in (2, 3, 5):
             start = now - timedelta(days=days)
-            store.db.execute("INSERT INTO sessions (kind, lang, started_at, ended_at) VALUES ('quiz', 'en', ?, ?)",
+            store._conn.execute("INSERT INTO sessions (kind, lang, started_at, ended_at) VALUES ('quiz', 'en', ?, ?)",
                              (iso(start), iso(start + timedelta(minutes=30))))  # fmt: skip
     plan = plan_json(runner, "--until", ahead(4))
     assert (plan["minutes_per_day"], plan["minutes_from"]) == (30, "habit")
@@ -122,7 +122,7 @@ def test_forgotten_by_the_day_is_reviewed_before_it_solid_is_left_alone_new_is_s
     with store.transaction():
         for item, (stability, ago) in {"mini-single": (400.0, 1.0), "mini-tf": (2.0, 1.0)}.items():
             card, due = _card(stability, ago, now)
-            store.db.execute("INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, 'question', 'mini', ?, ?)",
+            store._conn.execute("INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, 'question', 'mini', ?, ?)",
                              (item, card, due))  # fmt: skip
     bank = load_bank()
     standing = replace(load_standing(bank, store, now), katas=[])  # the bank's items alone: five days are enough
@@ -151,7 +151,7 @@ def test_recall_on_the_day_is_fsrs_retrievability_at_the_interview(store) -> Non
     now = utcnow()
     card_json, due = _card(3.0, 1.0, now)
     with store.transaction():
-        store.db.execute("INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
+        store._conn.execute("INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
                          "('ln-torch-var-default', 'question', 'layernorm', ?, ?)", (card_json, due))  # fmt: skip
     standing = load_standing(load_bank(), store, now)
     day = today(now) + timedelta(days=6)

@@ -66,7 +66,7 @@ def test_diff_before_any_pass_and_with_one_attempt(runner, log) -> None:
 def test_attempts_from_before_case_results(runner, log) -> None:
     name = kata()
     log.attempt(result({"fwd": "passed"}, 1), "cpu")
-    log.db.execute("UPDATE kata_attempts SET cases = NULL")  # as m007 leaves older rows
+    log._conn.execute("UPDATE kata_attempts SET cases = NULL")  # as m007 leaves older rows
     log.attempt(result({"fwd": "failed"}, 2), "cpu")
     out = invoke(runner, ["history", name, "--diff"]).stdout
     assert "Attempt #1 was graded before case results were kept: grade again to compare." in out

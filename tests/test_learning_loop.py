@@ -47,9 +47,9 @@ def graded(store: Store, kata: str, passed: bool, seed: int, diagnosis: tuple[st
 def backdate(store: Store, table: str, seconds: int) -> None:
     """Move every timestamp of `table` back, as if it had happened `seconds` earlier."""
     column = {"kata_events": "at", "kata_attempts": "at"}[table]
-    for row in store.db.execute(f"SELECT id, {column} FROM {table}").fetchall():
+    for row in store._conn.execute(f"SELECT id, {column} FROM {table}").fetchall():
         moved = datetime.fromisoformat(row[1]) - timedelta(seconds=seconds)
-        store.db.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (iso(moved), row[0]))
+        store._conn.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (iso(moved), row[0]))
 
 
 # -- the rating rule -----------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_a_pass_after_failing_grades_and_a_hint_is_rated_hard_once(store: Store)
     log.event("rmsnorm", "hint", "1")
     graded(store, "rmsnorm", True, 2)
     graded(store, "rmsnorm", True, 3)  # a second pass in the same round is no new review
-    logs = store.db.execute("SELECT item_id, kind, rating, duration_ms FROM review_logs").fetchall()
+    logs = store._conn.execute("SELECT item_id, kind, rating, duration_ms FROM review_logs").fetchall()
     assert [tuple(r)[:3] for r in logs] == [(item_id("rmsnorm"), "kata", 2)]
     assert logs[0]["duration_ms"] is not None  # from the start to the pass
 
@@ -101,7 +101,7 @@ def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
     KataLog(store).event("rmsnorm", "started", str(mine))
     graded(store, "rmsnorm", True, 7)
 
-    due = store.db.execute("SELECT kind, due FROM srs WHERE item_id = ?", (item_id("rmsnorm"),)).fetchone()
+    due = store._conn.execute("SELECT kind, due FROM srs WHERE item_id = ?", (item_id("rmsnorm"),)).fetchone()
     assert due["kind"] == "kata"
     due_at = datetime.fromisoformat(due["due"])
     assert due_at > utcnow()  # scheduled, not due at once
@@ -110,7 +110,7 @@ def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
     assert "normkata review --kata" not in json.loads(invoke(runner, ["next", "--json"]).stdout)["command"]
 
     # Weeks later: the interval has passed.
-    store.db.execute(
+    store._conn.execute(
         "UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(days=1)), item_id("rmsnorm"))
     )
     step = json.loads(invoke(runner, ["next", "--json"]).stdout)
@@ -133,14 +133,14 @@ def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
     assert result.exit_code == 0, result.output
     assert seen["text"] == starter  # a fresh starter was in place when it was graded
     assert seen["seed"] != 7  # on new inputs
-    kept = store.db.execute("SELECT kata, source FROM kata_kept").fetchall()
+    kept = store._conn.execute("SELECT kata, source FROM kata_kept").fetchall()
     assert [tuple(r) for r in kept] == [("rmsnorm", "# my passing RMSNorm\n")]
     assert [p.read_text() for p in (workspace / "history").iterdir()] == ["# my passing RMSNorm\n"]
-    seeds = [r[0] for r in store.db.execute("SELECT seed FROM kata_attempts ORDER BY id")]
+    seeds = [r[0] for r in store._conn.execute("SELECT seed FROM kata_attempts ORDER BY id")]
     assert seeds[0] == 7 and seeds[1] == seen["seed"]
-    ratings = [r[0] for r in store.db.execute("SELECT rating FROM review_logs WHERE kind = 'kata' ORDER BY id")]
+    ratings = [r[0] for r in store._conn.execute("SELECT rating FROM review_logs WHERE kind = 'kata' ORDER BY id")]
     assert ratings == [4, 4]  # passed at the first grade, at once: Easy
-    new_due = store.db.execute("SELECT due FROM srs WHERE item_id = ?", (item_id("rmsnorm"),)).fetchone()[0]
+    new_due = store._conn.execute("SELECT due FROM srs WHERE item_id = ?", (item_id("rmsnorm"),)).fetchone()[0]
     assert new_due > iso(utcnow())
     assert "Katas written again: 1 (rmsnorm Easy)" in result.output
 
@@ -152,7 +152,7 @@ def test_the_solution_shown_while_writing_it_again_rates_again(store: Store, run
     assert invoke(runner, ["solution", "rmsnorm", "--yes"]).exit_code == 0  # now recorded as giving up
     assert KataLog(store).hints_taken("rmsnorm") == 0  # hints count per round
     graded(store, "rmsnorm", True, 2)
-    ratings = [r[0] for r in store.db.execute("SELECT rating FROM review_logs WHERE kind = 'kata' ORDER BY id")]
+    ratings = [r[0] for r in store._conn.execute("SELECT rating FROM review_logs WHERE kind = 'kata' ORDER BY id")]
     assert ratings == [4, 1]
     assert not kata_loop.open_again(store, "rmsnorm")
 
@@ -166,7 +166,7 @@ def test_time_runs_from_the_rounds_start_to_the_pass(store: Store) -> None:
     graded(store, "layernorm", True, 1)
     found = current_round(store, "layernorm")
     assert found.start_at is not None and not found.again
-    rating = store.db.execute("SELECT rating FROM review_logs WHERE kind = 'kata'").fetchone()[0]
+    rating = store._conn.execute("SELECT rating FROM review_logs WHERE kind = 'kata'").fetchone()[0]
     assert rating == 2  # timed from the round's start: a slow pass (from the grade it would be 3)
 
 
@@ -182,11 +182,11 @@ def test_a_grade_naming_eps_outside_the_root_makes_its_card_due_and_next_names_i
     session = store.start_session("interview", "en")
     review = schedule(store, "card-rms-eps", 4, now=utcnow() - timedelta(days=3))
     store.record_rating(session, "card-rms-eps", "rmsnorm", "inside the root", 4, review)
-    assert store.db.execute("SELECT due FROM srs WHERE item_id = 'card-rms-eps'").fetchone()[0] > iso(utcnow())
+    assert store._conn.execute("SELECT due FROM srs WHERE item_id = 'card-rms-eps'").fetchone()[0] > iso(utcnow())
 
     graded(store, "rmsnorm", False, 5, ("rms-eps-outside-sqrt",))
 
-    due = {r[0]: r[1] for r in store.db.execute("SELECT item_id, due FROM srs")}
+    due = {r[0]: r[1] for r in store._conn.execute("SELECT item_id, due FROM srs")}
     assert due["card-rms-eps"] <= iso(utcnow())  # due now
     assert due["rms-bug-eps-outside"] <= iso(utcnow())  # a question never answered: a new card, due now
     step = json.loads(invoke(runner, ["next", "--json"]).stdout)
@@ -245,7 +245,7 @@ def spaced_reviews(store: Store, items: int, per_item: int) -> None:
             at = start + timedelta(hours=n)
             for k in range(per_item):
                 rating = 1 if (n + k) % 7 == 0 else 3
-                store.db.execute(
+                store._conn.execute(
                     "INSERT INTO review_logs (item_id, kind, topic, rating, state_before, reviewed_at, duration_ms) "
                     "VALUES (?, 'card', 't', ?, NULL, ?, 4000)",
                     (f"item-{n}", rating, iso(at)),
@@ -341,13 +341,13 @@ def prepared_record(store: Store) -> None:
     KataLog(store).event("rmsnorm", "started", "/ws/rmsnorm.py")
     graded(store, "rmsnorm", False, 11, ("rms-eps-outside-sqrt",))
     graded(store, "rmsnorm", True, 12)
-    store.db.execute(
+    store._conn.execute(
         "UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(hours=1)), item_id("rmsnorm"))
     )
     with store.transaction():
-        store.db.execute("INSERT INTO mock_interviews (session_id, topic, minutes, started_at) VALUES (?, NULL, 20, ?)",
+        store._conn.execute("INSERT INTO mock_interviews (session_id, topic, minutes, started_at) VALUES (?, NULL, 20, ?)",
                          (cards, iso(utcnow())))  # fmt: skip
-        store.db.execute("INSERT INTO mock_answers (mock_id, position, card_id, answer, seconds, points) "
+        store._conn.execute("INSERT INTO mock_answers (mock_id, position, card_id, answer, seconds, points) "
                          "VALUES (1, 1, 'card-rms-eps', 'inside', 40, 3)")  # fmt: skip
 
 
@@ -376,11 +376,11 @@ def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
     laptop = Store(tmp_path / "laptop" / "normkata.db")
     try:
         assert KataLog(laptop).last_kata() == last_kata
-        counts = {t: laptop.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+        counts = {t: laptop._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
                   for t in ("answers", "review_logs", "kata_attempts", "kata_events", "mock_answers", "srs")}  # fmt: skip
         again = invoke(runner, ["progress", "import", str(exported)])  # twice = once
         assert "nothing new" in again.stdout
-        assert counts == {t: laptop.db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in counts}
+        assert counts == {t: laptop._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in counts}
     finally:
         laptop.close()
     assert invoke(runner, ["progress"]).stdout == before
@@ -404,9 +404,9 @@ def test_import_merges_into_an_existing_record_and_keeps_the_later_schedule(
         laptop.record_answer(session, "rms-formula", "rmsnorm", "2", True, later)
         result = invoke(runner, ["progress", "import", str(exported)])
         assert result.exit_code == 0
-        assert laptop.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 3
+        assert laptop._conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 3
         assert (
-            laptop.db.execute("SELECT card_json FROM srs WHERE item_id = 'rms-formula'").fetchone()[0]
+            laptop._conn.execute("SELECT card_json FROM srs WHERE item_id = 'rms-formula'").fetchone()[0]
             == later.card_json
         )
     finally:
@@ -441,7 +441,7 @@ def test_import_validates_the_whole_file_first(runner, tmp_path: Path, document:
     assert why in result.stderr and "Nothing was imported" in result.stderr
     check = Store(database_path())
     try:
-        assert check.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 0
+        assert check._conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 0
     finally:
         check.close()
 
@@ -457,10 +457,10 @@ def test_a_record_from_before_the_loop_upgrades_and_its_rounds_read(tmp_path: Pa
     _old_database(path, applied=[step.__name__ for step in MIGRATIONS].index("m008_learning_loop"))
     old = Store(path)
     try:
-        tables = {r[0] for r in old.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {r[0] for r in old._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert {"kata_kept", "fsrs_parameters"} <= tables
         assert old.fsrs_parameters() is None
-        kata = old.db.execute("SELECT kata FROM kata_attempts LIMIT 1").fetchone()[0]
+        kata = old._conn.execute("SELECT kata FROM kata_attempts LIMIT 1").fetchone()[0]
         assert len(current_round(old, kata).attempts) >= 1  # every old attempt is in the first round
     finally:
         old.close()
@@ -496,7 +496,9 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
 
     store = Store(database_path())
     try:
-        store.db.execute("UPDATE srs SET due = ? WHERE item_id = 'kata:rmsnorm'", (iso(utcnow() - timedelta(days=1)),))
+        store._conn.execute(
+            "UPDATE srs SET due = ? WHERE item_id = 'kata:rmsnorm'", (iso(utcnow() - timedelta(days=1)),)
+        )
     finally:
         store.close()
     again = invoke(runner, ["review", "--kata", "rmsnorm"], stdin="\n")  # grade the fresh starter once, then stop
@@ -529,10 +531,10 @@ def test_katas_passed_before_the_loop_are_scheduled_from_their_first_pass(tmp_pa
     db.close()
     upgraded = Store(path)
     try:
-        row = upgraded.db.execute("SELECT kind, due, card_json FROM srs WHERE item_id = 'kata:layernorm'").fetchone()
+        row = upgraded._conn.execute("SELECT kind, due, card_json FROM srs WHERE item_id = 'kata:layernorm'").fetchone()
         assert row["kind"] == "kata"
         assert json.loads(row["card_json"])["last_review"].startswith(iso(first)[:19])
         assert [d.kata for d in due_katas(upgraded, utcnow())] == ["layernorm"]  # two months on: due
-        assert upgraded.db.execute("SELECT COUNT(*) FROM review_logs").fetchone()[0] == 0  # inferred, not logged
+        assert upgraded._conn.execute("SELECT COUNT(*) FROM review_logs").fetchone()[0] == 0  # inferred, not logged
     finally:
         upgraded.close()

@@ -191,3 +191,15 @@ def test_a_bug_is_one_line_for_the_assistant_and_a_traceback_on_stderr(caplog: p
         said = one_line(bug, "en")
     assert said == "normkata failed (RuntimeError: boom at line 2); the server's stderr has the details"
     assert [record.exc_info[0] for record in caplog.records if record.exc_info] == [RuntimeError]
+
+
+def test_a_database_failure_is_said_as_the_record_says_it_not_as_a_bug(caplog: pytest.LogCaptureFixture) -> None:
+    import sqlite3
+
+    from normkata.agent.server import one_line
+    from normkata.paths import database_path
+
+    said = one_line(sqlite3.OperationalError("disk I/O error"), "en")
+    assert said == f"The progress database {database_path()} could not be used (disk I/O error): nothing was moved."
+    assert one_line(sqlite3.OperationalError("disk I/O error"), "zh").startswith("无法使用进度数据库")
+    assert not [record for record in caplog.records if record.exc_info]  # no traceback: not a bug

@@ -91,14 +91,14 @@ def test_every_earlier_schema_upgrades_and_keeps_its_data(tmp_path: Path, applie
     path = tmp_path / "old.db"
     before = _old_database(path, applied)
     store = Store(path)
-    done = [row[0] for row in store.db.execute("SELECT name FROM _migrations ORDER BY rowid")]
+    done = [row[0] for row in store._conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
     assert done == [step.__name__ for step in MIGRATIONS]
     for table, rows in before.items():
         width = len(rows[0])
-        kept = [tuple(row)[:width] for row in store.db.execute(f"SELECT * FROM {table} ORDER BY rowid")]
+        kept = [tuple(row)[:width] for row in store._conn.execute(f"SELECT * FROM {table} ORDER BY rowid")]
         assert kept[: len(rows)] == rows, table  # the old columns, unchanged, in the same rows
-    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     store.close()
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from normkata.content.model import Card, Text, TextList
+from normkata.content.model import Card
+from normkata.i18n import Text
 from normkata.practice.mock import Asked, interview_order, rating_for
 from tests.conftest import FIXTURES, invoke
 from tests.terminal import spawn_normkata
@@ -22,8 +23,8 @@ def mini_bank(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _card(card_id: str, difficulty: str, follow_ups: int) -> Card:
     asks = tuple(f"{card_id} follow-up {i}" for i in range(follow_ups))
-    return Card(card_id, "t", difficulty, Text(card_id, card_id), TextList(("a", "b"), ("a", "b")), Text("", ""),
-                TextList(asks, asks), "beyond")  # fmt: skip
+    return Card(card_id, "t", difficulty, Text(card_id, card_id), (Text("a", "a"), Text("b", "b")), Text("", ""),
+                tuple(Text(ask, ask) for ask in asks), "beyond")  # fmt: skip
 
 
 def test_interviewer_order_easy_first_follow_ups_after_their_question() -> None:
@@ -182,8 +183,8 @@ def test_interview_in_a_real_terminal(isolated_home: Path) -> None:
 
 
 def _topic_card(card_id: str, topic: str, difficulty: str = "easy") -> Card:
-    return Card(card_id, topic, difficulty, Text(card_id, card_id), TextList(("a", "b"), ("a", "b")), Text("", ""),
-                TextList((), ()), "beyond")  # fmt: skip
+    return Card(card_id, topic, difficulty, Text(card_id, card_id), (Text("a", "a"), Text("b", "b")), Text("", ""),
+                (), "beyond")  # fmt: skip
 
 
 def test_a_required_topic_is_planned_even_where_the_order_of_study_leaves_it_out() -> None:

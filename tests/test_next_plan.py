@@ -122,7 +122,7 @@ def test_a_leech_is_flagged_first_in_next_and_plan(runner, store, db) -> None:
 
 def test_seven_lapses_are_not_yet_a_leech(runner, store) -> None:
     make_leech(store)
-    store.db.execute("DELETE FROM review_logs WHERE id = (SELECT MAX(id) FROM review_logs WHERE rating = 1)")
+    store._conn.execute("DELETE FROM review_logs WHERE id = (SELECT MAX(id) FROM review_logs WHERE rating = 1)")
     assert next_json(runner)["command"] != "normkata interview --id mini-card"
 
 

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from normkata.content.bank import load_bank
-from normkata.content.model import Question, Text
+from normkata.content.model import Question
+from normkata.i18n import Text
 from normkata.practice.answers import (
     UnreadableAnswer,
     expected_text,

@@ -41,12 +41,12 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Document:
     try:
         prepared_record(desktop)
         with desktop.transaction():
-            desktop.db.execute(
+            desktop._conn.execute(
                 "INSERT INTO fsrs_parameters (parameters, reviews, retention_before, retention_after, recalled, "
                 "fitted_at) VALUES (?, 600, 0.8, 0.85, 0.84, ?)",
                 (json.dumps(list(Scheduler().parameters)), iso(utcnow())),
             )
-            desktop.db.execute("UPDATE mock_answers SET made = '[0, 2]', rating = 3")
+            desktop._conn.execute("UPDATE mock_answers SET made = '[0, 2]', rating = 3")
         return export_document(desktop)
     finally:
         desktop.close()
@@ -314,7 +314,7 @@ def _file_card(document: Document, minutes_ago: int, *, with_log: bool) -> str:
 
 
 def _card_here(laptop: Store) -> str:
-    return str(laptop.db.execute("SELECT card_json FROM srs WHERE item_id = 'rms-formula'").fetchone()[0])
+    return str(laptop._conn.execute("SELECT card_json FROM srs WHERE item_id = 'rms-formula'").fetchone()[0])
 
 
 def test_a_later_schedule_without_a_later_review_in_the_file_keeps_the_local_one(
@@ -431,9 +431,9 @@ def test_importing_the_same_file_again_costs_no_statement_per_row(tmp_path: Path
     try:
         first = import_document(store, document)
         statements: list[str] = []
-        store.db.set_trace_callback(statements.append)
+        store._conn.set_trace_callback(statements.append)
         second = import_document(store, document)
-        store.db.set_trace_callback(None)
+        store._conn.set_trace_callback(None)
     finally:
         store.close()
     assert first.rows["sessions"] == 2000 and first.rows["answers"] == 2000
@@ -455,7 +455,7 @@ def test_every_column_of_every_table_imported_has_a_rule(tmp_path: Path) -> None
     try:
         assert set(COLUMNS) == {*TABLES, SCHEDULES}
         for table, rules in COLUMNS.items():
-            columns = store.db.execute(f"PRAGMA table_info({table})").fetchall()
+            columns = store._conn.execute(f"PRAGMA table_info({table})").fetchall()
             assert set(rules) == {c["name"] for c in columns}, table
             for column in columns:
                 if column["notnull"] and column["dflt_value"] is None:

@@ -184,7 +184,7 @@ def record(tmp_path: Path) -> Iterator[Path]:
         prepared_record(store)
         graded(store, "rmsnorm", False, 13, ("rms-eps-outside-sqrt",))
         KataLog(store).event("rmsnorm", "hint", "1")
-        store.db.execute("UPDATE srs SET due = ?", (iso(utcnow() - timedelta(days=1)),))
+        store._conn.execute("UPDATE srs SET due = ?", (iso(utcnow() - timedelta(days=1)),))
     finally:
         store.close()
     yield database_path()

@@ -15,7 +15,7 @@ def test_older_answers_and_ratings_become_review_logs(tmp_path: Path) -> None:
     before_logs = [step.__name__ for step in MIGRATIONS].index("m005_review_logs")
     rows = _old_database(path, applied=before_logs)  # two answers (correct = 1, 2) and two ratings (1, 2)
     store = Store(path)
-    logs = store.db.execute(
+    logs = store._conn.execute(
         "SELECT item_id, kind, rating, state_before, reviewed_at, duration_ms FROM review_logs ORDER BY id"
     ).fetchall()
     store.close()
@@ -36,6 +36,8 @@ def test_each_review_is_logged_with_its_state_and_duration(tmp_path: Path) -> No
         review = schedule(store, "q1", 3 if correct else 1, duration_ms=1234)
         store.record_answer(session, "q1", "t", "A", correct, review)
     store.record_answer(session, "q2", "t", "A", True, ("{}", "2026-01-01T00:00:00+00:00"))  # no review: no log
-    logs = store.db.execute("SELECT item_id, rating, state_before, duration_ms FROM review_logs ORDER BY id").fetchall()
+    logs = store._conn.execute(
+        "SELECT item_id, rating, state_before, duration_ms FROM review_logs ORDER BY id"
+    ).fetchall()
     store.close()
     assert [tuple(r) for r in logs] == [("q1", 1, 1, 1234), ("q1", 3, 1, 1234)]  # both in Learning (fsrs State 1)

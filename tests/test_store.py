@@ -17,13 +17,13 @@ from tests.grades import grade_result
 
 def test_blank_database_gets_every_migration(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.db")
-    applied = [r[0] for r in store.db.execute("SELECT name FROM _migrations")]
+    applied = [r[0] for r in store._conn.execute("SELECT name FROM _migrations")]
     assert applied == [m.__name__ for m in MIGRATIONS]
-    tables = {r[0] for r in store.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables = {r[0] for r in store._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"sessions", "answers", "ratings", "srs"} <= tables
     store.close()
     again = Store(tmp_path / "s.db")  # reopening applies nothing twice
-    assert again.db.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0] == len(MIGRATIONS)
+    assert again._conn.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0] == len(MIGRATIONS)
     again.close()
 
 
@@ -33,9 +33,9 @@ def test_answer_and_schedule_are_one_transaction(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         # A NULL due violates NOT NULL in srs: the answer row must be rolled back with it.
         store.record_answer(session, "q1", "t", "A", True, ("{}", None))  # type: ignore[arg-type]
-    assert store.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 0
+    assert store._conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 0
     store.record_answer(session, "q1", "t", "A", True, ("{}", "2026-01-01T00:00:00+00:00"))
-    assert store.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 1
+    assert store._conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == 1
     store.close()
 
 
@@ -80,6 +80,6 @@ def test_attempt_keeps_seed_and_sandbox_when_given(tmp_path: Path) -> None:
     log = KataLog(store)
     log.attempt(_result("rmsnorm", "b.py", seed=1234, sandbox="bwrap"), "cpu")
     log.attempt(_result("rmsnorm", "c.py", seed=7, sandbox="partial: missing seccomp"), "cuda")
-    rows = store.db.execute("SELECT file, seed, sandbox, device FROM kata_attempts ORDER BY id").fetchall()
+    rows = store._conn.execute("SELECT file, seed, sandbox, device FROM kata_attempts ORDER BY id").fetchall()
     assert [tuple(r) for r in rows] == [("b.py", 1234, "bwrap", "cpu"), ("c.py", 7, "partial: missing seccomp", "cuda")]
     store.close()

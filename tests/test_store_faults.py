@@ -260,9 +260,9 @@ def test_damage_found_mid_command_is_confirmed_then_set_aside(runner, isolated_h
     session = store.start_session("quiz", "en")
     for i in range(300):
         store.record_answer(session, f"q{i}", "t", "A" * 200, True, ("{}", "2026-01-01T00:00:00+00:00"))
-    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    root = store.db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'answers'").fetchone()[0]
-    page = store.db.execute("PRAGMA page_size").fetchone()[0]
+    store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    root = store._conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'answers'").fetchone()[0]
+    page = store._conn.execute("PRAGMA page_size").fetchone()[0]
     store.close()
     with open(isolated_home / "normkata.db", "r+b") as raw:
         raw.seek((root - 1) * page)

@@ -25,11 +25,11 @@ BANK = load_bank()
 def _texts(lang: str) -> list[str]:
     texts = [text.in_(lang) for text in strings().values()]
     for q in BANK.questions:
-        texts += [q.prompt.get(lang), q.explanation.get(lang), *(c.get(lang) for c in q.choices)]
+        texts += [q.prompt.in_(lang), q.explanation.in_(lang), *(c.in_(lang) for c in q.choices)]
     for c in BANK.cards:
-        texts += [c.prompt.get(lang), c.answer.get(lang), *c.key_points.get(lang), *c.follow_ups.get(lang)]
-        texts += [point for points in c.follow_up_points for point in points.get(lang)]
-    texts += [t.title.get(lang) for t in BANK.topics.values()]
+        texts += [c.prompt.in_(lang), c.answer.in_(lang), *(p.in_(lang) for p in (*c.key_points, *c.follow_ups))]
+        texts += [point.in_(lang) for points in c.follow_up_points for point in points]
+    texts += [t.title.in_(lang) for t in BANK.topics.values()]
     return texts
 
 

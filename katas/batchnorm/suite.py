@@ -205,7 +205,7 @@ def test_state_dict_matches_torch(harness: Harness) -> None:
                  "{call} 的结构与 torch 的不一致（nn.BatchNorm1d({c}).state_dict() 要能加载进来，它的 state_dict "
                  "也要能加载进 nn.BatchNorm1d({c})）：{parts}。{fix}",
                  call=call, c=C, parts=say("; ", "；").join(parts),
-                 fix=fix_line(problems)))  # fmt: skip
+                 fix=fix_line(problems)), call=call)  # fmt: skip
     # The other way: the learner's state_dict loads into torch's module (strict).
     learner_state = {k: (info.parameters.get(k) or info.buffers[k]).value for k in info.state_dict}  # type: ignore[union-attr]
     try:
@@ -261,11 +261,11 @@ def test_buffers_never_require_grad(harness: Harness) -> None:
         carrying = [name for name, value in reply.buffers.items()
                     if requires_grad_from(value, reply.buffer_gradients.get(name))]  # fmt: skip
         if carrying:
-            fail(say("BatchNorm1d({c}) after {n} training forward(s) on an input that requires grad: buffer(s) {names} "
-                     "require grad (they hold the autograd graph). {named}",
-                     "BatchNorm1d({c}) 在需要梯度的输入上训练前向 {n} 次之后：buffer {names} 需要梯度"
-                     "（它们带着计算图）。{named}",
-                     c=C, n=number, names=_names(carrying), named=harness.diagnose(STATS_IN_GRAPH)))  # fmt: skip
+            lead = say("BatchNorm1d({c}) after {n} training forward(s) on an input that requires grad",
+                       "BatchNorm1d({c}) 在需要梯度的输入上训练前向 {n} 次之后", c=C, n=number)  # fmt: skip
+            fail(say("{lead}: buffer(s) {names} require grad (they hold the autograd graph). {named}",
+                     "{lead}：buffer {names} 需要梯度（它们带着计算图）。{named}",
+                     lead=lead, names=_names(carrying), named=harness.diagnose(STATS_IN_GRAPH)), call=lead)  # fmt: skip
 
 
 @pytest.mark.category(Category.STATE)
@@ -318,7 +318,7 @@ def test_dtype_argument_and_double(harness: Harness) -> None:
             if name in checked and got.dtype != want:
                 fail(say("{call}: `{name}` is {got}, expected {want} (num_batches_tracked stays int64; the others "
                          "follow the dtype)", "{call}：`{name}` 是 {got}，应为 {want}（num_batches_tracked 保持 int64，"
-                         "其他跟随 dtype）", call=call, name=name, got=got.dtype, want=want))  # fmt: skip
+                         "其他跟随 dtype）", call=call, name=name, got=got.dtype, want=want), call=call)  # fmt: skip
 
 
 # -- training forward --------------------------------------------------------------------------
@@ -420,7 +420,8 @@ def check_running_stats(harness: Harness, xs: list[torch.Tensor], kwargs: dict[s
                     "{call}：读不到名为 `{name}` 的 buffer（请用 self.register_buffer 注册）",
                     call=call,
                     name=name,
-                )
+                ),
+                call=call,
             )
     momentum = kwargs.get("momentum", 0.1)
     keras = simulate(xs, momentum=momentum, keras=True)
@@ -446,7 +447,7 @@ def check_running_stats(harness: Harness, xs: list[torch.Tensor], kwargs: dict[s
     if counter is not None and counter.numel() == 1 and int(counter.item()) != len(xs):
         fail(say("{call}: num_batches_tracked is {got}, expected {n} (one per training forward)",
                  "{call}：num_batches_tracked 是 {got}，应为 {n}（每次训练前向加 1）",
-                 call=call, got=counter.item(), n=len(xs)))  # fmt: skip
+                 call=call, got=counter.item(), n=len(xs)), call=call)  # fmt: skip
 
 
 @pytest.mark.category(Category.TRAIN_EVAL)
@@ -495,7 +496,8 @@ def test_eval_uses_running_stats_and_updates_nothing(harness: Harness, shape: tu
                     "{call}：{name} 在 eval 前向中发生了变化；eval 模式不应更新任何东西",
                     call=call,
                     name=name,
-                )
+                ),
+                call=call,
             )
 
 
@@ -541,7 +543,7 @@ def test_one_value_per_channel_raises_in_training(harness: Harness) -> None:
         fail(say("BatchNorm1d({c}) in training on an input of shape (1, {c}) {got}; it must raise ValueError "
                  "(torch: Expected more than 1 value per channel when training)",
                  "BatchNorm1d({c}) 在训练模式下对形状 (1, {c}) 的输入{got}；应抛出 ValueError",
-                 c=C, got=got))  # fmt: skip
+                 c=C, got=got), call=f"BatchNorm1d({C})")  # fmt: skip
 
 
 # -- low precision and gradients ---------------------------------------------------------------

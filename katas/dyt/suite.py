@@ -121,7 +121,7 @@ def expect_dyt_parameters(harness: Harness, call: str, args: list[Any], kwargs: 
     others = [name for name in info.parameters if name not in ("weight", "bias")]
     if alpha is None and ("alpha" in info.buffers or not others):  # a buffer, or a plain float
         fail(say("{call}: `alpha` is not a parameter.", "{call}：`alpha` 不是参数。", call=call)
-             + " " + harness.diagnose(ALPHA_FIXED))  # fmt: skip
+             + " " + harness.diagnose(ALPHA_FIXED), call=call)  # fmt: skip
     check_alpha_shape(harness, call, info)
     if alpha is not None and "alpha" in expected and not torch.equal(alpha.value.double(), expected["alpha"].double()):
         if abs(float(alpha.value.double().flatten()[0]) - 0.5) < 1e-6:
@@ -185,7 +185,7 @@ def test_loads_dynamic_tanh_state_dict(harness: Harness) -> None:
             message += " " + harness.diagnose(ALPHA_PER_CHANNEL)
         elif "alpha" in reply.state_load.unexpected:
             message += " " + harness.diagnose(ALPHA_FIXED)
-        fail(message)
+        fail(message, call="DyT(8).load_state_dict(DynamicTanh(8, True).state_dict())")
     harness.assert_close(reply.steps[0].output, reference_output(x, state, (8,)), tol=TOLERANCES["float32"],
                          call=say("load_state_dict(DynamicTanh(8, True).state_dict()) then forward",
                                   "load_state_dict(DynamicTanh(8, True).state_dict()) 后 forward"),

@@ -23,6 +23,7 @@ from normkata.grading.checks import (
     Harness,
     Input,
     Misconception,
+    call_on,
     call_text,
     draw,
     expect_keys,
@@ -109,7 +110,7 @@ def check_outputs(harness: Harness, reply: StepReply, x: Input, residual: Input,
     if len(reply.outputs) != 2:
         fail(say("{call} on {on}: returned {n} tensor(s), expected a tuple (normed, new_residual)",
                  "{call}，{on}：返回了 {n} 个张量，应返回元组 (normed, new_residual)",
-                 call=call, on=on, n=len(reply.outputs)))  # fmt: skip
+                 call=call, on=on, n=len(reply.outputs)), call=call_on(call, on))  # fmt: skip
     normed, total = reply.outputs
     xt, rt = x.tensor, residual.tensor
     quantised = weight.to(xt.dtype) if xt.dtype in (torch.float16, torch.bfloat16) else weight
@@ -122,12 +123,14 @@ def check_outputs(harness: Harness, reply: StepReply, x: Input, residual: Input,
     if xt.dtype in (torch.float16, torch.bfloat16) and normed.dtype != xt.dtype:
         fail(say("{call} on {on}: normed is {got}, expected {want} (the input's dtype, which the weight shares)",
                  "{call}，{on}：normed 的数据类型是 {got}，应为 {want}（输入的数据类型，weight 也是该类型）",
-                 call=call, on=on, got=dtype_name(normed.dtype), want=dtype_name(xt.dtype)))  # fmt: skip
+                 call=call, on=on, got=dtype_name(normed.dtype), want=dtype_name(xt.dtype)),
+                      call=call_on(call, on))  # fmt: skip
     if total.dtype != rt.dtype:
         fail(say("{call} on {on}: the new residual is {got}, expected {want} (the input's dtype, which x and the "
                  "residual share)",
                  "{call}，{on}：新的残差是 {got}，应为 {want}（输入的数据类型，x 与 residual 相同）",
-                 call=call, on=on, got=dtype_name(total.dtype), want=dtype_name(rt.dtype)))  # fmt: skip
+                 call=call, on=on, got=dtype_name(total.dtype), want=dtype_name(rt.dtype)),
+                      call=call_on(call, on))  # fmt: skip
     harness.assert_close(normed, want_normed, tol=normed_tol, call=call, on=on, what=say("normed", "normed"),
                          cause=named)  # fmt: skip
     harness.assert_close(total, want_total, tol=total_tol, call=call, on=on,
@@ -186,7 +189,7 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
                  "AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，"
                  "多出 {unexpected}。{fix}",
                  missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-",
-                 fix=fix))  # fmt: skip
+                 fix=fix), call="AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict())")  # fmt: skip
     call = say("load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
                "load_state_dict(nn.RMSNorm(8).state_dict()) 后 forward")  # fmt: skip
     check_outputs(harness, reply.steps[0], x, r, torch_module.weight.detach(), eps=1e-5, call=call)
@@ -345,12 +348,15 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> Non
         if grad is None:
             fail(say("{call} on {on}: no {what} (is the graph cut by .detach(), .data or no_grad?)",
                      "{call}，{on}：没有得到{what}（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
-                     call=call, on=on, what=what))  # fmt: skip
+                     call=call, on=on, what=what), call=call_on(call, on))  # fmt: skip
         assert want is not None
         harness.assert_close(grad, want, tol=tol, call=call, on=on, what=what)
     weight_grad = got.param_grads.get("weight")
     if weight_grad is None:
-        fail(say("{call} on {on}: `weight` got no gradient", "{call}，{on}：`weight` 没有得到梯度", call=call, on=on))
+        fail(
+            say("{call} on {on}: `weight` got no gradient", "{call}，{on}：`weight` 没有得到梯度", call=call, on=on),
+            call=call_on(call, on),
+        )
     assert module.weight.grad is not None
     harness.assert_close(weight_grad, module.weight.grad, tol=tol, call=call, on=on,
                          what=say("gradient of weight", "weight 的梯度"))  # fmt: skip

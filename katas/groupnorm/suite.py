@@ -166,7 +166,8 @@ def test_without_affine(harness: Harness) -> None:
             fail(say("{call}.{name} should be None (as nn.GroupNorm's is without affine); instead: {got}. "
                      "Fix: self.register_parameter(\"{name}\", None).",
                      "{call}.{name} 应为 None（与不带仿射参数的 nn.GroupNorm 相同）；实际上：{got}。"
-                     "修改：self.register_parameter(\"{name}\", None)。", call=call, name=name, got=got))  # fmt: skip
+                     "修改：self.register_parameter(\"{name}\", None)。", call=call, name=name, got=got),
+                 call=call)  # fmt: skip
 
 
 @pytest.mark.category(Category.STATE)
@@ -178,7 +179,7 @@ def test_channels_not_divisible_by_groups(harness: Harness, groups: int, channel
         fail(say("{call} was built, but {c} channels cannot be split into {g} equal groups: raise ValueError in "
                  "__init__, as nn.GroupNorm does.",
                  "{call} 被成功构建了，但 {c} 个通道无法平分成 {g} 组：应像 nn.GroupNorm 一样在 __init__ 中抛出 "
-                 "ValueError。", call=call, c=channels, g=groups))  # fmt: skip
+                 "ValueError。", call=call, c=channels, g=groups), call=call)  # fmt: skip
     if failure.builtin != "ValueError" or failure.stage != "build":
         fail(
             say(
@@ -186,7 +187,8 @@ def test_channels_not_divisible_by_groups(harness: Harness, groups: int, channel
                 "{call} 应在 __init__ 中抛出 ValueError；实际上：{what}",
                 call=call,
                 what=explain(failure, call),
-            )
+            ),
+            call=call,
         )
 
 
@@ -211,7 +213,8 @@ def test_loads_torch_groupnorm_state_dict(harness: Harness) -> None:
                  "GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) 会失败：缺少 {missing}，"
                  "多出 {unexpected}，形状不同的有 {mismatched}。{fix}",
                  missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-",
-                 mismatched=reply.state_load.mismatched or "-", fix=fix))  # fmt: skip
+                 mismatched=reply.state_load.mismatched or "-", fix=fix),
+             call="GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict())")  # fmt: skip
     expected = torch.nn.functional.group_norm(x.double(), 3, torch_module.weight.double(), torch_module.bias.double())
     harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],
                          call=say("load_state_dict(nn.GroupNorm(3, 6).state_dict()) then forward",

@@ -186,7 +186,8 @@ def test_loads_torch_layernorm_state_dict(harness: Harness) -> None:
                 missing=reply.state_load.missing or "-",
                 unexpected=reply.state_load.unexpected or "-",
                 fix=fix,
-            )
+            ),
+            call="LayerNorm(8).load_state_dict(nn.LayerNorm(8).state_dict())",
         )
     expected = torch.nn.functional.layer_norm(
         x.double(), (8,), torch_module.weight.double(), torch_module.bias.double(), 1e-5

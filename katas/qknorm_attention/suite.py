@@ -170,7 +170,7 @@ def test_submodules_and_state_dict(harness: Harness, d_model: int, n_heads: int)
                  "nn.Linear(d_model, d_model, bias=False)；q_norm.weight 和 k_norm.weight 的形状是 "
                  "(head_dim,) = ({hd},)。",
                  call=call, names=", ".join(f"`{n}`" for n in reply.state_load.mismatched),
-                 hd=d_model // n_heads))  # fmt: skip
+                 hd=d_model // n_heads), call=call)  # fmt: skip
 
 
 @pytest.mark.category(Category.STATE)

@@ -20,6 +20,7 @@ from normkata.grading.checks import (
     Harness,
     Input,
     Misconception,
+    call_on,
     call_text,
     draw,
     expect_keys,
@@ -452,7 +453,8 @@ def test_float32_weight_keeps_input_dtype(harness: Harness, cls: str) -> None:
     if got.dtype != torch.bfloat16:
         fail(say("{call} on {on}: output dtype is {got}, expected bfloat16 (the input's dtype, whatever the weight's).",
                  "{call}，{on}：输出的数据类型是 {got}，应为 bfloat16（输入的数据类型，与 weight 的类型无关）。",
-                 call=call, on=on, got=dtype_name(got.dtype)) + " " + harness.diagnose(OUTPUT_PROMOTED))  # fmt: skip
+                 call=call, on=on, got=dtype_name(got.dtype)) + " " + harness.diagnose(OUTPUT_PROMOTED),
+                      call=call_on(call, on))  # fmt: skip
     want = zc_reference(x.tensor, weight, 1e-6) if cls == ZC else gated_reference(x.tensor, weight, 1e-6, gate.tensor)
     harness.assert_close(got, want, tol=tolerance_for(torch.bfloat16), call=call, on=on)
 
@@ -499,12 +501,15 @@ def test_gated_gradients(harness: Harness, shape: tuple[int, ...], device: str) 
         if grads[index] is None:
             fail(say("{call} on {on}: no {what} (is the graph cut by .detach(), .data or no_grad?)",
                      "{call}，{on}：没有得到{what}（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
-                     call=call, on=on, what=what))  # fmt: skip
+                     call=call, on=on, what=what), call=call_on(call, on))  # fmt: skip
         assert want is not None
         harness.assert_close(grads[index], want, tol=tol, call=call, on=on, what=what)  # type: ignore[arg-type]
     weight_grad = got.param_grads.get("weight")
     if weight_grad is None:
-        fail(say("{call} on {on}: `weight` got no gradient", "{call}，{on}：`weight` 没有得到梯度", call=call, on=on))
+        fail(
+            say("{call} on {on}: `weight` got no gradient", "{call}，{on}：`weight` 没有得到梯度", call=call, on=on),
+            call=call_on(call, on),
+        )
     assert module.weight.grad is not None
     harness.assert_close(weight_grad, module.weight.grad, tol=tol, call=call, on=on,
                          what=say("gradient of weight", "weight 的梯度"))  # fmt: skip

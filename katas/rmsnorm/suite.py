@@ -128,7 +128,8 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
                 missing=reply.state_load.missing or "-",
                 unexpected=reply.state_load.unexpected or "-",
                 fix=fix,
-            )
+            ),
+            call="RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict())",
         )
     expected = torch.nn.functional.rms_norm(x.double(), (8,), weight=torch_module.weight.double(), eps=1e-5)
     harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],

@@ -19,13 +19,14 @@ from normkata.grading.checks import (
     Input,
     LearnerError,
     Misconception,
+    call_on,
     draw,
     fail,
     misconceptions,
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance, tolerance_for
+from normkata.grading.contract import TOLERANCES, Category, Launch, ProgramKind, StepReply, Tolerance, tolerance_for
 from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided, under_config
 
 LAUNCHER = "rmsnorm_forward"
@@ -86,9 +87,8 @@ def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, 
     """One reply per autotune config the launcher's kernels list (one without autotune)."""
     from normkata.grading.contract import Step
 
-    kwargs: dict[str, object] = {"outputs": list(OUTPUTS), **({"time": True} if timed else {})}
-    program = harness.program(LAUNCHER, ["x", "weight"], kwargs, steps=[Step([x, weight], extra=[eps])])
-    program.kind = "launcher"
+    program = harness.program(LAUNCHER, [], steps=[Step([x, weight], extra=[eps])], kind=ProgramKind.LAUNCHER,
+                              launch=Launch(("x", "weight"), OUTPUTS, timed=timed))  # fmt: skip
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
     return harness.submit(program, call).steps
 
@@ -121,7 +121,8 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
                 call=call,
                 on=on,
                 k=len(got.outputs),
-            )
+            ),
+            call=call_on(call, on),
         )
     y, rstd = got.outputs
     expected_y, expected_rstd = reference(x.tensor, weight, eps)
@@ -130,7 +131,8 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
                       "{call}，{on}：y 是 {got}，应为 {want}（x 的数据类型）。",
                       call=call, on=on, got=str(y.dtype).removeprefix("torch."),
                       want=str(x.tensor.dtype).removeprefix("torch."))  # fmt: skip
-        fail(message + (" " + harness.diagnose(OUTPUT_FP32) if y.dtype == torch.float32 else ""))
+        named = " " + harness.diagnose(OUTPUT_FP32) if y.dtype == torch.float32 else ""
+        fail(message + named, call=call_on(call, on))
     if tuple(rstd.shape) != (n,) or rstd.dtype != torch.float32:
         fail(
             say(
@@ -141,7 +143,8 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
                 dtype=str(rstd.dtype).removeprefix("torch."),
                 shape=tuple(rstd.shape),
                 n=n,
-            )
+            ),
+            call=call_on(call, on),
         )
     if tuple(y.shape) == (n, d):
         explain_nan(harness, got, y, expected_y, x.tensor, weight, eps, pad, call, on)
@@ -168,14 +171,14 @@ def explain_nan(harness: Harness, got: StepReply, y: torch.Tensor, expected: tor
         wrong = packed * torch.rsqrt(packed.pow(2).mean(-1, keepdim=True) + eps) * weight.double()
         if bool(torch.isclose(y.double(), wrong, rtol=1e-3, atol=1e-3, equal_nan=True).all()):
             cause = STRIDE_IGNORED
-    if cause is None and any(f.startswith("nan-fill|") for f in got.findings) and len(rows) == y.shape[0]:
+    if cause is None and got.nan_filled and len(rows) == y.shape[0]:
         cause = MISSING_OTHER
     if cause is None and rows and len(rows) < y.shape[0]:
         written = [r for r in range(y.shape[0]) if r not in rows]
         if bool(torch.isclose(y[written].double(), expected[written], rtol=0.05, atol=0.05).all()):
             message += say(" Rows never written: {rows}.", " 从未写入的行：{rows}。", rows=rows[:8])
             cause = GRID_MISSES_ROWS
-    fail(message + (" " + harness.diagnose(cause) if cause else ""))
+    fail(message + (" " + harness.diagnose(cause) if cause else ""), call=call_on(call, on))
 
 
 # -- forward in fp32 ---------------------------------------------------------------------------
@@ -291,10 +294,9 @@ def test_speed(harness: Harness, device: str) -> None:
     check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE, output_names=OUTPUTS)
     expected_y, _ = reference(x, weight, 1e-5)
     harness.assert_close(got.outputs[0], expected_y, tol=tolerance_for(x.dtype), call=call, on=on, what="y")
-    timing = next((f.split("|") for f in got.findings if f.startswith("time|")), None)
-    if timing is None:
+    if got.timing is None:
         pytest.skip(say("speed: not measured", "速度：未测量"))
-    kernel, copy, eager = (float(v) for v in timing[1:4])
+    kernel, copy, eager = got.timing.launcher_ms, got.timing.copy_ms, got.timing.eager_ms
     share = 100 * copy / kernel if kernel > 0 else 0.0
     tier = next(words for limit, words in SPEED_TIERS if share < limit)
     pytest.skip(say("speed (not scored): {share:.0f}% of a memory copy's bandwidth, {tier} ({k:.3f} ms; copy "

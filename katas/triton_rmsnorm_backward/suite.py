@@ -20,13 +20,14 @@ from normkata.grading.checks import (
     Input,
     LearnerError,
     Misconception,
+    call_on,
     draw,
     fail,
     misconceptions,
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, StepReply, Tolerance, dtype_name
+from normkata.grading.contract import TOLERANCES, Category, Launch, ProgramKind, StepReply, Tolerance, dtype_name
 from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided, under_config
 
 LAUNCHER = "rmsnorm_backward"
@@ -97,9 +98,8 @@ def launch(harness: Harness, dy: torch.Tensor, x: torch.Tensor, weight: torch.Te
     """One reply per autotune config the launcher's kernels list (one without autotune)."""
     from normkata.grading.contract import Step
 
-    program = harness.program(LAUNCHER, ["dy", "x", "weight", "rstd"], {"outputs": list(OUTPUTS)},
-                              steps=[Step([dy, x, weight, rstd])])  # fmt: skip
-    program.kind = "launcher"
+    program = harness.program(LAUNCHER, [], steps=[Step([dy, x, weight, rstd])], kind=ProgramKind.LAUNCHER,
+                              launch=Launch(("dy", "x", "weight", "rstd"), OUTPUTS))  # fmt: skip
     call = f"{LAUNCHER}(dy, x, weight, rstd)"
     return harness.submit(program, call).steps
 
@@ -153,7 +153,8 @@ def check_reply(harness: Harness, got: StepReply, sent: Sent, on: str) -> None:
                 call=call,
                 on=on,
                 k=len(got.outputs),
-            )
+            ),
+            call=call_on(call, on),
         )
     for name, tensor in zip(OUTPUTS, got.outputs, strict=True):
         if tensor.dtype != dtype:
@@ -165,7 +166,8 @@ def check_reply(harness: Harness, got: StepReply, sent: Sent, on: str) -> None:
             message = say("{call} on {on}: {name} is {got}, expected {want}.",
                           "{call}，{on}：{name} 是 {got}，应为 {want}。", call=call, on=on, name=name,
                           got=dtype_name(tensor.dtype), want=want)  # fmt: skip
-            fail(message + (" " + harness.diagnose(IN_FLOAT32[name]) if tensor.dtype == torch.float32 else ""))
+            named = " " + harness.diagnose(IN_FLOAT32[name]) if tensor.dtype == torch.float32 else ""
+            fail(message + named, call=call_on(call, on))
     dx, dweight = got.outputs
     expected_dx, expected_dw = reference(sent.dy, sent.x, sent.weight, sent.rstd)
     explain_nan(harness, got, sent, call, on)
@@ -199,9 +201,9 @@ def explain_nan(harness: Harness, got: StepReply, sent: Sent, call: str, on: str
         cause: Misconception | None = None
         if name == "dx" and _read_at_wrong_stride(tensor, sent):
             cause = STRIDE_IGNORED
-        elif any(f.startswith("nan-fill|") for f in got.findings):
+        elif got.nan_filled:
             cause = MISSING_OTHER
-        fail(message + (" " + harness.diagnose(cause) if cause else ""))
+        fail(message + (" " + harness.diagnose(cause) if cause else ""), call=call_on(call, on))
 
 
 def _read_at_wrong_stride(dx: torch.Tensor, sent: Sent) -> bool:

@@ -21,6 +21,7 @@ from normkata.grading.checks import (
     DEVICES,
     Harness,
     Misconception,
+    call_on,
     draw,
     fail,
     misconceptions,
@@ -28,7 +29,7 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, StepReply, Tolerance, dtype_name
+from normkata.grading.contract import TOLERANCES, Category, ProgramKind, Step, StepReply, Tolerance, dtype_name
 
 CLS = "RunningStats"
 OFFSET = 1e6
@@ -136,7 +137,7 @@ def constructor(harness: Harness, features: int, dtype: torch.dtype) -> tuple[li
 def run(harness: Harness, features: int, steps: Sequence[Step], dtype: torch.dtype = torch.float32
         ) -> list[StepReply]:  # fmt: skip
     args, kwargs = constructor(harness, features, dtype)
-    program = dataclasses.replace(harness.program(CLS, args, kwargs, steps=steps), kind="object")
+    program = harness.program(CLS, args, kwargs, steps=steps, kind=ProgramKind.OBJECT)
     return harness.run(program).steps
 
 
@@ -179,24 +180,25 @@ def check_reads(harness: Harness, replies: Sequence[StepReply], check: Check) ->
                       got=got_count if got_count is not None else "-", expected=expected.count)  # fmt: skip
         if check.count_before_merge is not None and got_count == check.count_before_merge:
             message += " " + harness.diagnose(COUNT_NOT_MERGED)
-        fail(message)
+        fail(message, call=call_on(call, on))
     tol = TOLERANCES[dtype_name(check.dtype)]
     for name, got in (("mean", mean), ("var()", var), ("var(unbiased=True)", var_unbiased)):
         if len(got) != 1:
             fail(say("{call} on {on}: {name} returned {n} tensors, expected one of shape ({f},)",
                      "{call}，{on}：{name} 返回了 {n} 个张量，应为一个形状为 ({f},) 的张量",
-                     call=call, on=on, name=name, n=len(got), f=expected.mean.shape[0]))  # fmt: skip
+                     call=call, on=on, name=name, n=len(got), f=expected.mean.shape[0]),
+                          call=call_on(call, on))  # fmt: skip
         if got[0].dtype != check.dtype:
             fail(say("{call} on {on}: {name} is {got}, expected {expected} (the dtype the object was built with)",
                      "{call}，{on}：{name} 是 {got}，应为 {expected}（构造对象时给定的数据类型）",
                      call=call, on=on, name=name, got=dtype_name(got[0].dtype),
-                     expected=dtype_name(check.dtype)))  # fmt: skip
+                     expected=dtype_name(check.dtype)), call=call_on(call, on))  # fmt: skip
     if bool((var[0] < 0).any()):
         index = int(torch.argmin(var[0]).item())
         fail(say("{call} on {on}: var() is negative ({value:.6g} for feature {index}); a variance never is.",
                  "{call}，{on}：var() 为负数（特征 {index} 上为 {value:.6g}）；方差不可能为负。",
                  call=call, on=on, value=var[0][index].item(), index=index)
-             + " " + harness.diagnose(NAIVE))  # fmt: skip
+             + " " + harness.diagnose(NAIVE), call=call_on(call, on))  # fmt: skip
     harness.assert_close(mean[0], expected.mean, tol=check.mean_tol or tol, call=call, on=on, what="mean",
                          suspects=lambda: check.suspects().mean)  # fmt: skip
     var_tol = check.var_tol or tol
@@ -212,7 +214,7 @@ def check_reads(harness: Harness, replies: Sequence[StepReply], check: Check) ->
                           "应为 nan（0/0，与 torch.var 一致）",
                           call=call, on=on, got=var_unbiased[0].tolist())  # fmt: skip
             named = cause()
-            fail(message + (" " + harness.diagnose(named) if named else ""))
+            fail(message + (" " + harness.diagnose(named) if named else ""), call=call_on(call, on))
         return
     harness.assert_close(var_unbiased[0], expected.var(True), tol=var_tol, call=call, on=on,
                          what="var(unbiased=True)", cause=cause)  # fmt: skip
@@ -332,7 +334,7 @@ def test_count(harness: Harness) -> None:
                       got=got, expected=expected)  # fmt: skip
         if got[:-1] == expected[:-1] and got[-1] == expected[-2]:
             message += " " + harness.diagnose(COUNT_NOT_MERGED)
-        fail(message)
+        fail(message, call=f"{CLS}({features})")
 
 
 @pytest.mark.category(Category.STATE)

@@ -26,8 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from normkata.advice.standing import ItemStanding, KataStanding, Standing, load_standing
-from normkata.content.model import Text
-from normkata.i18n import t, with_lang
+from normkata.i18n import Text, t, with_lang
 from normkata.practice import curriculum
 
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ class Step:
     items: tuple[ItemStanding, ...] = ()
 
     def why(self, lang: str) -> str:
-        return t(self.why_key, lang, **{k: v.get(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
+        return t(self.why_key, lang, **{k: v.in_(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
     def shown(self, lang: str) -> str:
         """The command as the learner should type it in `lang` (see `with_lang`)."""

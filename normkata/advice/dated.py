@@ -39,8 +39,7 @@ from normkata.advice.deadline import (
     today,
 )
 from normkata.advice.standing import ItemStanding, KataStanding, Standing
-from normkata.content.model import Text
-from normkata.i18n import t, with_lang
+from normkata.i18n import Text, t, with_lang
 from normkata.practice import curriculum
 from normkata.practice.srs import LEARN_AHEAD
 
@@ -75,7 +74,7 @@ class DatedStep:
     items: tuple[str, ...] = ()
 
     def why(self, lang: str) -> str:
-        return t(self.why_key, lang, **{k: v.get(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
+        return t(self.why_key, lang, **{k: v.in_(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
     def shown(self, lang: str) -> str:
         return with_lang(self.command, lang)

@@ -21,30 +21,32 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from normkata.i18n import Text
+
 #: What a missing core protection means for the person grading (SandboxLevel's CORE names).
-PROTECTION_MEANS: dict[str, tuple[str, str]] = {
-    "filesystem": (
+PROTECTION_MEANS: dict[str, Text] = {
+    "filesystem": Text(
         "a submission can read what your user can read (other files, your progress) "
         "and write outside its scratch folder",
         "提交的代码能读取当前用户可读的文件（包括进度数据），也能写到临时文件夹之外",
     ),
-    "system calls": (
+    "system calls": Text(
         "a submission can start programs and open network sockets",
         "提交的代码能启动其他程序、打开网络连接",
     ),
-    "resource limits": (
+    "resource limits": Text(
         "a submission can take unbounded memory and CPU; only the grade's time limit stops it",
         "提交的代码占用内存和 CPU 不受限制，只有评分的时间上限能终止它",
     ),
-    "no_new_privs": (
+    "no_new_privs": Text(
         "a submission can gain privileges through setuid programs",
         "提交的代码能借助 setuid 程序提升权限",
     ),
-    "capabilities": (
+    "capabilities": Text(
         "a submission run as root keeps root's powers",
         "以 root 运行时，提交的代码保有 root 的全部权限",
     ),
-    "parent-death signal": (
+    "parent-death signal": Text(
         "a submission's process can outlive a grader that was killed",
         "评分进程被杀掉后，提交的代码可能继续运行",
     ),
@@ -192,7 +194,7 @@ def sandbox_facts(report: Report, lang: str) -> dict[str, Any]:
     }
     for missing in probe["missing"]:
         name = missing.split(" (")[0]
-        means = PROTECTION_MEANS.get(name, ("", ""))[1 if lang == "zh" else 0]
+        means = PROTECTION_MEANS[name].in_(lang) if name in PROTECTION_MEANS else ""
         facts["missing"].append({"protection": name, "why": missing, "means": means})
         report.problems.append(Problem(f"sandbox: {missing}" + (f": {means}" if means else ""), _SANDBOX_FIX))
     return facts

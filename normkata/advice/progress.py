@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from sqlite3 import Row
 
 from normkata.advice.advisor import Step, next_for
 from normkata.advice.dated import DatedStep
@@ -13,6 +12,7 @@ from normkata.content.bank import Bank
 from normkata.practice.srs import GOOD_RATING, due_cutoff
 from normkata.record.attempts import KataStatus
 from normkata.record.fields import MAX_SECONDS
+from normkata.record.mocks import MockSummary
 from normkata.record.store import Store
 from normkata.record.values import shown, skip
 from normkata.workbench.due import DueKata
@@ -80,7 +80,7 @@ class Report:
             "next_why": self.next.why(lang),
             "katas_due": [{"kata": k.kata, "due": k.due} for k in self.katas_due],
             "misconceptions_this_week": [
-                {"id": m.misconception, "kata": m.kata, "title": m.title.get(lang), "met_at": m.met_at,
+                {"id": m.misconception, "kata": m.kata, "title": m.title.in_(lang), "met_at": m.met_at,
                  "items": list(m.items), "reviewed_since": m.reviewed}
                 for m in self.met_this_week
             ],  # fmt: skip
@@ -95,14 +95,14 @@ class Report:
         }  # fmt: skip
 
 
-def _seconds(mock: Row) -> int:
+def _seconds(mock: MockSummary) -> int:
     """A mock's answering time; 0 (noted) when the row holds no usable number of seconds."""
-    value = mock["seconds_used"]
+    value = mock.seconds_used
     if value is None:
         return 0
     if isinstance(value, int) and 0 <= value <= MAX_SECONDS:
         return value
-    skip(f"mock_interviews #{mock['id']}", f"seconds_used: must be a number of seconds, got {shown(value)}")
+    skip(f"mock_interviews #{mock.id}", f"seconds_used: must be a number of seconds, got {shown(value)}")
     return 0
 
 
@@ -136,18 +136,12 @@ def build_report(bank: Bank, store: Store) -> Report:
     due = len(store.due_items(due_cutoff()))
     links, _issues = load_links()
     met = lessons(store, links, since=week_start())
-    from normkata.practice.mock import MockLog
+    from normkata.record.mocks import MockLog
 
     mocks = MockLog(store).history()
     last = mocks[-1] if mocks else None
-    share = (last["made"] or 0) / last["points"] if last is not None and last["points"] else None
-    # Durations within a year each (fields.MAX_SECONDS), summed as floats: a row edited by hand to
-    # 2**63-1 neither overflows SQLite's integer sum nor counts as a lifetime of study.
-    answering = store.db.execute(
-        "SELECT TOTAL(duration_ms) FROM review_logs "
-        "WHERE typeof(duration_ms) = 'integer' AND duration_ms BETWEEN 0 AND ?",
-        (MAX_SECONDS * 1000,),
-    ).fetchone()[0]
+    share = (last.made or 0) / last.points if last is not None and last.points else None
+    answering = store.answering_ms()  # durations within a year each: a hand-edited 2**63-1 is not a lifetime
     mock_seconds = sum(_seconds(row) for row in mocks)
     studied = round(answering / 1000) + mock_seconds
     report = Report(topics, due, store.counts(), katas, next_for(standing), katas_due=list(standing.katas_due),

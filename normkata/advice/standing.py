@@ -9,7 +9,7 @@ from normkata.advice.deadline import HABIT_DAYS, Deadline
 from normkata.advice.deadline import load as load_deadline
 from normkata.content.bank import Bank
 from normkata.content.katas import load_katas
-from normkata.content.model import Text
+from normkata.i18n import Text
 from normkata.practice.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
 from normkata.record.attempts import KataLog
 from normkata.record.store import Store, iso, utcnow
@@ -90,16 +90,16 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
     moment = now or utcnow()
     answers, ratings, lapses = store.latest_answers(), store.latest_ratings(), store.lapses()
     # A schedule whose card fsrs cannot use (edited by hand) is left out, as if never reviewed, and noted.
-    schedules = {row["item_id"]: row for row in store.srs_states()
-                 if stored_card(row["card_json"], f"srs {row['item_id']}") is not None}  # fmt: skip
+    schedules = {row.item_id: row for row in store.srs_states()
+                 if stored_card(row.card_json, f"srs {row.item_id}") is not None}  # fmt: skip
     parameters = store.fsrs_parameters()
-    recall = retrievability({item: row["card_json"] for item, row in schedules.items()}, moment, parameters)
+    recall = retrievability({item: row.card_json for item, row in schedules.items()}, moment, parameters)
 
     def item(item_id: str, kind: str, topic: str, good: bool | None, difficulty: str) -> ItemStanding:
         row = schedules.get(item_id)
         return ItemStanding(
             item_id, kind, topic, good is not None, bool(good), recall.get(item_id, 0.0),
-            lapses.get(item_id, 0), row["due"] if row else None, difficulty, row["card_json"] if row else None,
+            lapses.get(item_id, 0), row.due if row else None, difficulty, row.card_json if row else None,
         )  # fmt: skip
 
     items = [item(q.id, "question", q.topic, answers.get(q.id), q.difficulty) for q in bank.questions]
@@ -113,7 +113,7 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
         status = log.status(kata.id)
         row = schedules.get(kata_item(kata.id))
         katas.append(KataStanding(kata.id, kata.title, kata.minutes, kata.topics, status.status, status.best_score,
-                                  row["card_json"] if row else None, kata.home))  # fmt: skip
+                                  row.card_json if row else None, kata.home))  # fmt: skip
     titles = {topic: info.title for topic, info in bank.topics.items()}
     links, _issues = load_links()
     cutoff = due_cutoff(moment)

@@ -13,7 +13,6 @@ teaching assistant uses it (explain the named mistake, hints in order, never the
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -182,11 +181,11 @@ def read(call: Callable[[], str], lang: str) -> str:
 def one_line(exc: Exception, lang: str) -> str:
     """What the assistant reads instead of a traceback, on one line: bad input and refusals as the
     command line says them, a database or file failure said plainly; a bug named, its traceback on stderr."""
+    from normkata.record.store import explain, is_database_error
+
     if isinstance(exc, InputError | GraderError):
         text = str(exc)
-    elif isinstance(exc, sqlite3.Error):
-        from normkata.record.store import explain
-
+    elif is_database_error(exc):
         text = str(explain(exc, lang=lang))
     elif isinstance(exc, OSError):
         text = f"{exc.filename}: {exc.strerror or exc}" if exc.filename else str(exc.strerror or exc)

@@ -73,7 +73,7 @@ class Tutor:
             statuses = bench.statuses(strict=True)
         rows, lines = [], []
         for kata, status in statuses:
-            title = kata.title.get(self.lang)
+            title = kata.title.in_(self.lang)
             needs = kata.missing_extras() if kata.requires else []
             rows.append({"id": kata.id, "title": title, "difficulty": kata.difficulty, "minutes": kata.minutes,
                          "topics": list(kata.topics), "status": status.status, "best_score": status.best_score,
@@ -89,7 +89,7 @@ class Tutor:
     def instructions(self, kata: str) -> Reply:
         chosen = self._kata(kata)
         text, file = chosen.instructions(self.lang), self.workspace / chosen.file
-        data = {"kata": chosen.id, "title": chosen.title.get(self.lang), "file": str(file), "instructions": text}
+        data = {"kata": chosen.id, "title": chosen.title.in_(self.lang), "file": str(file), "instructions": text}
         return Reply(data, f"{text.rstrip()}\n\n{t('agent.kata.file', self.lang, path=file)}")
 
     def start_kata(self, kata: str) -> Reply:
@@ -199,7 +199,7 @@ class Tutor:
             reference = chosen.solution.read_text(encoding="utf-8")
             mine = bench.file(chosen)
             diff = _diff(mine, reference) if bench.passed(chosen) and mine.is_file() else None
-        title = chosen.title.get(self.lang)
+        title = chosen.title.in_(self.lang)
         lines = [t("agent.solution.gave_up", self.lang, kata=chosen.id)] if gave_up else []
         lines.append(t("solution.heading", self.lang, kata=chosen.id, title=title))
         lines.append(f"```python\n{reference.rstrip()}\n```")
@@ -229,15 +229,15 @@ class Tutor:
         with self._lock:
             self._served[question.id] = time.monotonic()
         lang = self.lang
-        choices = [(letter(i), choice.get(lang)) for i, choice in enumerate(question.choices)]
+        choices = [(letter(i), choice.in_(lang)) for i, choice in enumerate(question.choices)]
         if question.type == "true_false":
             choices = [("A", t("quiz.true", lang)), ("B", t("quiz.false", lang))]
         precision, answer_format = precision_hint(question, lang), answer_prompt(question, lang)
         data = {"id": question.id, "topic": question.topic, "topic_title": bank.topic_title(question.topic, lang),
-                "difficulty": question.difficulty, "type": question.type, "prompt": question.prompt.get(lang),
+                "difficulty": question.difficulty, "type": question.type, "prompt": question.prompt.in_(lang),
                 "choices": [{"letter": key, "text": text} for key, text in choices], "precision": precision or None,
                 "answer_format": answer_format}  # fmt: skip
-        lines = [question.prompt.get(lang), *(f"{key}) {text}" for key, text in choices)]
+        lines = [question.prompt.in_(lang), *(f"{key}) {text}" for key, text in choices)]
         lines += [precision] if precision else []
         lines.append(f"{answer_format} (id: {question.id})")
         return Reply(data, "\n".join(lines))
@@ -268,7 +268,7 @@ class Tutor:
         expected = expected_text(question, lang)
         said = f"✓ {t('quiz.correct', lang)}" if marked.correct else f"✗ {t('quiz.wrong', lang, answer=expected)}"
         source = source_label(question.source, lang)
-        explanation = question.explanation.get(lang)
+        explanation = question.explanation.in_(lang)
         data = {"id": question.id, "correct": marked.correct, "given": marked.given, "expected": expected,
                 "explanation": explanation, "source": source, "comes_back": back or None}  # fmt: skip
         lines = [said, explanation, t("quiz.source", lang, source=source), *([back] if back else [])]
@@ -312,10 +312,9 @@ class Tutor:
 
     @contextmanager
     def _store(self) -> Iterator[Store]:
-        from normkata.practice.session import report_damage
-        from normkata.record.store import open_store
+        from normkata.record.store import open_record
 
-        store = open_store(on_damage=lambda damage: report_damage(damage, self.lang))
+        store = open_record(self.lang)
         try:
             yield store
         finally:

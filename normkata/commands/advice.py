@@ -22,10 +22,9 @@ if TYPE_CHECKING:
 
 
 def _open(lang: str) -> Store:
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
 
-    return open_store(on_damage=lambda d: report_damage(d, lang))
+    return open_record(lang)
 
 
 def _standing(store: Store) -> Standing:
@@ -267,11 +266,8 @@ def _steps_table(console: Console, steps: list[DatedStep], lang: str) -> None:
         console.print(Paragraph(meta, "muted", prefix="    "))
 
 
-_WEEKDAYS = {
-    "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
-    "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
-}
-
-
 def _weekday(number: int, lang: str) -> str:
-    return _WEEKDAYS["zh" if lang == "zh" else "en"][number]
+    """Monday (0) to Sunday (6), abbreviated."""
+    from normkata.i18n import t
+
+    return t(f"deadline.weekday.{number}", lang)

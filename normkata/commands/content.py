@@ -66,7 +66,7 @@ def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None
         raise click.exceptions.Exit(EXIT_INPUT)
     click.echo(t("content.ok", lang, questions=len(bank.questions), cards=len(bank.cards), files=len(bank.files)))
     if katas:
-        names = ("、" if lang == "zh" else ", ").join(k.id for k in katas)
+        names = t("content.katas.sep", lang).join(k.id for k in katas)
         click.echo(t("content.katas", lang, n=len(katas), names=names))
     if unlinked:  # reported, not an error: a new misconception may wait for its question
         click.echo(t("content.links.unlinked", lang, n=len(unlinked), ids=", ".join(unlinked)))

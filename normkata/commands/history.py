@@ -34,13 +34,12 @@ def history(name: str | None, show_diff: bool, lang: str | None) -> None:
     """
     from normkata.content.katas import get_kata
     from normkata.i18n import t
-    from normkata.practice.session import report_damage
     from normkata.record.attempts import KataLog
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         log = KataLog(store)
         if name is None and show_diff:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ if TYPE_CHECKING:
     from normkata.content.katas import Kata
     from normkata.practice.quiz import AnswerRecord
     from normkata.practice.session import Practice
+    from normkata.record.store import Scheduled
     from normkata.workbench.due import KataOutcome
 
 
@@ -116,8 +116,8 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
         # last: each takes minutes, a question seconds. With an interview date, the items
         # predicted lowest on that day come first.
         rows = _on_the_day_first(practice, practice.store.due_items(due_cutoff()), deadline)
-        items = [item for row in rows if row["kind"] != "kata" and (item := _item(practice, row))]
-        items += [kata for row in rows if row["kind"] == "kata" and (kata := _due_kata(row))]
+        items = [item for row in rows if row.kind != "kata" and (item := _item(practice, row))]
+        items += [kata for row in rows if row.kind == "kata" and (kata := _due_kata(row))]
         due = len(items)
         items = items[:count]
     if not items:
@@ -149,12 +149,12 @@ def _deadline(practice: Practice) -> date | None:
     return found.day if found else None
 
 
-def _on_the_day_first(practice: Practice, rows: list[sqlite3.Row], day: date | None) -> list[sqlite3.Row]:
+def _on_the_day_first(practice: Practice, rows: list[Scheduled], day: date | None) -> list[Scheduled]:
     """The due rows, lowest predicted recall on the interview day first (as they were without a date)."""
     if day is None:
         return rows
-    recall = _recall_on(practice, day, [row["item_id"] for row in rows])
-    return sorted(rows, key=lambda row: recall.get(row["item_id"], 0.0))
+    recall = _recall_on(practice, day, [row.item_id for row in rows])
+    return sorted(rows, key=lambda row: recall.get(row.item_id, 0.0))
 
 
 def _recall_on(practice: Practice, day: date, item_ids: list[str]) -> dict[str, float]:
@@ -163,7 +163,7 @@ def _recall_on(practice: Practice, day: date, item_ids: list[str]) -> dict[str, 
     from normkata.record.store import utcnow
 
     wanted = set(item_ids)
-    cards = {row["item_id"]: row["card_json"] for row in practice.store.srs_states() if row["item_id"] in wanted}
+    cards = {row.item_id: row.card_json for row in practice.store.srs_states() if row.item_id in wanted}
     return retrievability(cards, interview_moment(day, utcnow()), practice.store.fsrs_parameters())
 
 
@@ -236,7 +236,7 @@ def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome
     if missed:  # an Again comes back in a minute (one learning step)
         console.print(f"[muted]{t('review.summary.again', lang, n=len(missed))}[/]")
     cutoff = due_cutoff()
-    still = [row for row in practice.store.due_items(cutoff) if row["item_id"] not in missed]
+    still = [row for row in practice.store.due_items(cutoff) if row.item_id not in missed]
     if still:
         console.print(t("review.summary.still", lang, n=len(still)))
         return
@@ -263,19 +263,19 @@ def _ask_any(
     return ask_card(practice, item, index, total)
 
 
-def _item(practice: Practice, row: sqlite3.Row) -> Question | Card | None:
+def _item(practice: Practice, row: Scheduled) -> Question | Card | None:
     """The bank item a schedule row points at; None when the bank no longer has it."""
-    if row["kind"] == "question":
-        return practice.bank.question(row["item_id"])
-    return practice.bank.card(row["item_id"])
+    if row.kind == "question":
+        return practice.bank.question(row.item_id)
+    return practice.bank.card(row.item_id)
 
 
-def _due_kata(row: sqlite3.Row) -> Kata | None:
+def _due_kata(row: Scheduled) -> Kata | None:
     """The kata a schedule row points at; None when the catalog no longer has it."""
     from normkata.content.katas import load_katas
     from normkata.workbench.due import kata_of
 
-    return next((k for k in load_katas()[0] if k.id == kata_of(row["item_id"])), None)
+    return next((k for k in load_katas()[0] if k.id == kata_of(row.item_id)), None)
 
 
 def _passed_kata(practice: Practice, name: str) -> Kata:

@@ -43,7 +43,7 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
         if as_json:
             rows = []
             for item, status in statuses:
-                rows.append({"id": item.id, "title": item.title.get(lang), "difficulty": item.difficulty,
+                rows.append({"id": item.id, "title": item.title.in_(lang), "difficulty": item.difficulty,
                              "minutes": item.minutes, "topics": list(item.topics), "status": status.status,
                              "best_score": status.best_score})  # fmt: skip
             click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -65,7 +65,7 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
             if item.requires and item.missing_extras():  # kernel katas without `normkata[triton]`
                 shown += f" ({t('kata.needs_extra', lang, extra=', '.join(item.requires))})"
             table.add_row(
-                item.id, item.title.get(lang), item.difficulty, f"{item.minutes} min", shown, best,
+                item.id, item.title.in_(lang), item.difficulty, f"{item.minutes} min", shown, best,
             )  # fmt: skip
         console.print(table)
         return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -16,8 +15,9 @@ from normkata.ui.options import current_lang, lang_option, topic_option
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from normkata.practice.mock import Asked, MockLog
+    from normkata.practice.mock import Asked
     from normkata.practice.session import Practice
+    from normkata.record.mocks import MockLog
 
 
 @dataclass
@@ -57,8 +57,9 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     from normkata.advice.standing import load_standing
     from normkata.content.bank import check_topic
     from normkata.i18n import t
-    from normkata.practice.mock import KERNEL_TOPIC, MockLog, clock, interview_order, questions, studied_kernels
+    from normkata.practice.mock import KERNEL_TOPIC, clock, interview_order, questions, studied_kernels
     from normkata.practice.session import open_practice
+    from normkata.record.mocks import MockLog
 
     lang = current_lang(lang)
     if show_history:
@@ -122,14 +123,9 @@ def _finish(log: MockLog, mock_id: int, given: list[Given], started: float) -> i
     if not any(g.text.strip() for g in given):
         log.discard(mock_id)
         return None
-    used = min(round(clock() - started), log_minutes(log, mock_id) * 60)
+    used = min(round(clock() - started), log.minutes(mock_id) * 60)
     log.finish(mock_id, used)
     return used
-
-
-def log_minutes(log: MockLog, mock_id: int) -> int:
-    row = log.db.execute("SELECT minutes FROM mock_interviews WHERE id = ?", (mock_id,)).fetchone()
-    return int(row[0]) if row else 0
 
 
 def _interview(
@@ -169,7 +165,8 @@ def _interview(
         if text is None:
             break
         seconds = round(now() - began)
-        given.append(Given(item, text, seconds, log.answer(mock_id, position, item, text, seconds)))
+        row = log.answer(mock_id, position, item.card.id, item.follow_up, text, seconds, item.points)
+        given.append(Given(item, text, seconds, row))
     return given
 
 
@@ -192,8 +189,8 @@ def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
         if answer.asked.follow_up is not None:
             continue
         follow_ups = [g for g in given if g.asked.card.id == card.id and g.asked.follow_up is not None]
-        points = card.key_points.get(lang)
-        side = Table(show_header=True, expand=True, title=escape(card.prompt.get(lang)), title_style="quiz.prompt")
+        points = [point.in_(lang) for point in card.key_points]
+        side = Table(show_header=True, expand=True, title=escape(card.prompt.in_(lang)), title_style="quiz.prompt")
         side.add_column(t("mock.you_said", lang), ratio=1)
         side.add_column(t("card.key_points", lang), ratio=1, style="card.points")
         said = escape(answer.text) if answer.text else f"[muted]{t('mock.no_answer', lang)}[/]"
@@ -209,7 +206,7 @@ def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
             made = []
         rating = rating_for(len(made), len(points))
         review = schedule(practice.store, card.id, rating, duration_ms=answer.seconds * 1000)
-        log.score(answer.row, practice.session_id, card, answer.text, made, review)
+        log.score(answer.row, practice.session_id, card.id, card.topic, answer.text, made, review)
         console.print(f"[muted]{t(f'rating.{rating}', lang)} · {len(made)}/{len(points)}[/]")
         scored += 1
     return scored
@@ -259,7 +256,7 @@ def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
     from rich.table import Table
 
     from normkata.i18n import t
-    from normkata.practice.mock import MockLog
+    from normkata.record.mocks import MockLog
 
     console, lang = practice.console, practice.lang
     rows = MockLog(practice.store).scores(mock_id)
@@ -272,14 +269,13 @@ def _scorecard(practice: Practice, mock_id: int, seconds: int) -> None:
         table.add_column(t(key, lang))
     made_total = 0
     for row in rows:
-        made = len(json.loads(row["made"])) if row["made"] is not None else None
-        made_total += made or 0
-        rating = t(f"rating.{row['rating']}", lang) if row["rating"] else "-"
-        card = bank.card(row["card_id"])
-        question = card.prompt.get(lang) if card else row["card_id"]  # the question, not its id
-        table.add_row(escape(question), f"{made}/{row['points']}" if made is not None else "-", rating)
+        made_total += row.made or 0
+        rating = t(f"rating.{row.rating}", lang) if row.rating else "-"
+        card = bank.card(row.card_id)
+        question = card.prompt.in_(lang) if card else row.card_id  # the question, not its id
+        table.add_row(escape(question), f"{row.made}/{row.points}" if row.made is not None else "-", rating)
     console.print(table)
-    points = sum(r["points"] for r in rows)
+    points = sum(r.points for r in rows)
     share = f"{made_total / points:.0%}" if points else "-"
     console.print(t("mock.total", lang, made=made_total, points=points, share=share, used=_clock(seconds), id=mock_id))
 
@@ -290,12 +286,11 @@ def _history(lang: str) -> None:
 
     from normkata.grading.text import escape_name
     from normkata.i18n import t
-    from normkata.practice.mock import MockLog
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.mocks import MockLog
+    from normkata.record.store import open_record
     from normkata.ui.terminal import make_console
 
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         rows = MockLog(store).history()
     finally:
@@ -310,13 +305,13 @@ def _history(lang: str) -> None:
         table.add_column(t(key, lang))
     table.add_column(t("mock.col.points", lang), justify="right")
     for row in rows:
-        points, made = row["points"] or 0, row["made"] or 0
+        points, made = row.points or 0, row.made or 0
         score = f"{made}/{points} ({made / points:.0%})" if points else "-"
-        used = _clock(row["seconds_used"] or 0)
-        topic = escape_name(str(row["topic"])) if row["topic"] else t("mock.all_topics", lang)
+        used = _clock(row.seconds_used or 0)
+        topic = escape_name(str(row.topic)) if row.topic else t("mock.all_topics", lang)
         table.add_row(
-            str(row["id"]), escape_name(str(row["started_at"])[:16].replace("T", " ")), escape(topic),
-            f"{used} / {row['minutes']}:00", str(row["answered"]), score,
+            str(row.id), escape_name(str(row.started_at)[:16].replace("T", " ")), escape(topic),
+            f"{used} / {row.minutes}:00", str(row.answered), score,
         )  # fmt: skip
     console.print(table)
 

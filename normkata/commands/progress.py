@@ -184,14 +184,14 @@ def _katas_line(report: Report, lang: str) -> str:
 
 def _duration(seconds: int, lang: str) -> str:
     """Seconds as "1 h 05 min" / "12 min" / "40 s" ("1 小时 05 分钟" in Chinese)."""
+    from normkata.i18n import t
+
     minutes, hours = seconds // 60, seconds // 3600
-    if lang == "zh":
-        if hours:
-            return f"{hours} 小时 {minutes % 60:02d} 分钟"
-        return f"{minutes} 分钟" if minutes else f"{seconds} 秒"
     if hours:
-        return f"{hours} h {minutes % 60:02d} min"
-    return f"{minutes} min" if minutes else f"{seconds} s"
+        return t("dash.duration.hours", lang, hours=hours, minutes=minutes % 60)
+    if minutes:
+        return t("dash.duration.minutes", lang, minutes=minutes)
+    return t("dash.duration.seconds", lang, seconds=seconds)
 
 
 #: Misconceptions of this week named on the dashboard (the rest are counted).
@@ -223,7 +223,7 @@ def _show_loop(console: Console, report: Report, lang: str) -> None:
             state, style = t("dash.loop.reviewed", lang), "kata.pass"
         else:
             state, style = t("dash.loop.not_reviewed", lang), "warn"
-        line = t("dash.loop.met.line", lang, title=met.title.get(lang), kata=met.kata)
+        line = t("dash.loop.met.line", lang, title=met.title.in_(lang), kata=met.kata)
         console.print(f"{escape(line)}[{style}]{state}[/]")
     if len(report.met_this_week) > MET_SHOWN:
         console.print(f"[muted]  {t('dash.loop.met.more', lang, n=len(report.met_this_week) - MET_SHOWN)}[/]")
@@ -237,13 +237,12 @@ def _bar(share: float, width: int = 10) -> str:
 def _load(lang_option: str | None) -> tuple[str, Report, Bank, Console]:
     from normkata.advice.progress import build_report
     from normkata.content.bank import load_bank
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang_option)
     bank = load_bank()
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         report = build_report(bank, store)
     finally:
@@ -280,12 +279,11 @@ def progress(ctx: click.Context, lang: str | None, as_json: bool) -> None:
 def export_progress(file: Path, lang: str | None) -> None:
     """Write your whole record (answers, ratings, review logs, katas, mocks) to FILE as versioned JSON."""
     from normkata.i18n import t
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.record.transfer import export_file
 
     lang = current_lang(lang)
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         counts = export_file(store, file)
     except OSError as exc:
@@ -301,8 +299,7 @@ def export_progress(file: Path, lang: str | None) -> None:
 def import_progress(file: Path, lang: str | None) -> None:
     """Merge a record exported on another machine: validated first, nothing added twice."""
     from normkata.i18n import t
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.record.transfer import TransferError, import_document, read_document
 
     lang = current_lang(lang)
@@ -312,7 +309,7 @@ def import_progress(file: Path, lang: str | None) -> None:
         raise InputError(t("transfer.unreadable", lang, path=file, why=exc.strerror or exc)) from None
     except TransferError as exc:
         raise InputError(t("transfer.invalid", lang, path=file, why=exc)) from None
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         added = import_document(store, document)
     except TransferError as exc:

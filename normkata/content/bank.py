@@ -6,8 +6,9 @@ import random
 from collections.abc import Iterable
 from pathlib import Path
 
-from normkata.content.model import Bank, Card, ContentIssue, Message, Question, Text
+from normkata.content.model import Bank, Card, ContentIssue, Message, Question
 from normkata.errors import InputError
+from normkata.i18n.text import Text
 
 
 def bank_files(path: Path) -> list[Path]:
@@ -135,7 +136,7 @@ def check_topic(bank: Bank, topic: str | None, lang: str = "en") -> str | None:
         from normkata.i18n import t
 
         ids = {names.fold(tid) for tid in bank.topics}
-        shown = [info.title.get(lang) for info in bank.topics.values()]
+        shown = [info.title.in_(lang) for info in bank.topics.values()]
         known = [*bank.topics, *(title for title in shown if names.fold(title) not in ids)]
         hint = names.did_you_mean(topic, known, lang)
         raise InputError(t("topic.unknown", lang, topic=topic, hint=hint, known=", ".join(sorted(bank.topics))))

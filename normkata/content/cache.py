@@ -23,15 +23,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from normkata.content.model import Bank, Card, Question, Text, TextList, Topic
+from normkata.content.model import Bank, Card, Question, Topic
 from normkata.content.reading import MAX_YAML_BYTES, read_regular
+from normkata.i18n.text import Text
 
 try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a few ms of every quiz's start
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - other interpreters
     from hashlib import blake2b
 
-_FORMAT = b"normkata-bank-cache 3"
+_FORMAT = b"normkata-bank-cache 4"
 _KEY_SIZE = 20
 #: A cached bank is a few hundred kilobytes of marshal.
 MAX_CACHE_BYTES = 64 * 1024 * 1024
@@ -124,11 +125,10 @@ def _same(value: Any) -> Any:
 #: Text is refused when writing (so a new kind of field means no cache, never a wrong one).
 _FIELD_KINDS: dict[str, tuple[_Convert, _Convert]] = {
     "Text": (lambda t: (t.en, t.zh), lambda v: Text(*v)),
-    "TextList": (lambda t: (tuple(t.en), tuple(t.zh)), lambda v: TextList(*v)),
     "tuple[Text, ...]": (lambda ts: tuple((t.en, t.zh) for t in ts), lambda v: tuple(Text(*t) for t in v)),
-    "tuple[TextList, ...]": (
-        lambda ls: tuple((tuple(t.en), tuple(t.zh)) for t in ls),
-        lambda v: tuple(TextList(*t) for t in v),
+    "tuple[tuple[Text, ...], ...]": (
+        lambda lists: tuple(tuple((t.en, t.zh) for t in ts) for ts in lists),
+        lambda v: tuple(tuple(Text(*t) for t in ts) for ts in v),
     ),
 }
 

@@ -9,11 +9,11 @@ from typing import Any
 
 from normkata.content import names
 from normkata.content.misconception import Misconception
-from normkata.content.model import ContentIssue, Message, Text, TextList
+from normkata.content.model import ContentIssue, Message
 from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
 from normkata.errors import InputError
 from normkata.extras import OPTIONAL_EXTRAS
-from normkata.i18n import text as i18n_text
+from normkata.i18n.text import Text
 from normkata.paths import katas_dir, solutions_dir
 
 KATA_FORMAT_VERSION = 1
@@ -51,7 +51,8 @@ class Kata:
     #: torch function names the learner's code must not reach, however it gets there (the
     #: worker watches every torch call with a TorchFunctionMode): `rms_norm`, `layer_norm`, ...
     forbidden: tuple[str, ...]
-    hints: TextList
+    #: The three levelled hints, each in both languages.
+    hints: tuple[Text, ...]
     folder: Path
     #: Optional extras the kata needs (`triton`: kernel katas), each a key of EXTRAS.
     requires: tuple[str, ...] = ()
@@ -59,7 +60,7 @@ class Kata:
     misconceptions: tuple[Misconception, ...] = ()
     #: The suite's own cases: base name (`all_zero_rows_stay_finite`) -> title; the names several
     #: suites share are katas/shared.yaml's.
-    cases: dict[str, i18n_text.Text] = field(default_factory=dict, hash=False)
+    cases: dict[str, Text] = field(default_factory=dict, hash=False)
     #: The topic the kata is studied with; None: the last of its topics in the order of study.
     home: str | None = None
     #: kata.yaml's lines of `home` and of each misconception (`misconceptions.<id>`): later checks name them.
@@ -196,7 +197,7 @@ def _load_one(meta: Path) -> Kata:
         file=str(data["file"]),
         classes=tuple(data["classes"]),
         forbidden=tuple(data["forbidden"]),
-        hints=TextList(tuple(hints["en"]), tuple(hints["zh"])),
+        hints=tuple(Text(en, zh) for en, zh in zip(hints["en"], hints["zh"], strict=True)),
         folder=meta.parent,
         requires=tuple(data.get("requires", ())),
         misconceptions=misconceptions,
@@ -226,7 +227,7 @@ def _misconceptions(data: LineDict, fail: names.Fail) -> tuple[tuple[Misconcepti
     return found, lines
 
 
-def _cases(data: LineDict, fail: names.Fail) -> dict[str, i18n_text.Text]:
+def _cases(data: LineDict, fail: names.Fail) -> dict[str, Text]:
     """The suite's own case titles; a name the shared file gives, or a title another case has, is an error."""
     if "cases" not in data:
         return {}

@@ -7,42 +7,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from normkata.i18n.text import Text
+
 QUESTION_TYPES = ("single", "multiple", "true_false", "numeric", "order")
 DIFFICULTIES = ("easy", "medium", "hard")
 #: The five source documents the bank was written from (described in docs/sources.md), by
 #: their number, with the title an item shows; "beyond" marks facts that go further.
-SOURCES: dict[str, tuple[str, str]] = {
-    "000": ("Normalization code walkthrough (MiniMind)", "Normalization 代码导读（MiniMind）"),
-    "001": ("Normalization: a teaching document", "Normalization（归一化）教学文档"),
-    "002": ("Normalization techniques, with interview questions", "归一化技术（含面试问答）"),
-    "003": ("The Pre-Norm Transformer block and RMSNorm", "Pre-Norm Transformer Block 与 RMSNorm"),
-    "004": ("Normalization notes: LayerNorm and BatchNorm", "Normalization 笔记：LayerNorm 与 BatchNorm"),
-    "beyond": ("beyond the source documents", "超出源文档的补充内容"),
+SOURCES: dict[str, Text] = {
+    "000": Text("Normalization code walkthrough (MiniMind)", "Normalization 代码导读（MiniMind）"),
+    "001": Text("Normalization: a teaching document", "Normalization（归一化）教学文档"),
+    "002": Text("Normalization techniques, with interview questions", "归一化技术（含面试问答）"),
+    "003": Text("The Pre-Norm Transformer block and RMSNorm", "Pre-Norm Transformer Block 与 RMSNorm"),
+    "004": Text("Normalization notes: LayerNorm and BatchNorm", "Normalization 笔记：LayerNorm 与 BatchNorm"),
+    "beyond": Text("beyond the source documents", "超出源文档的补充内容"),
 }
 
 #: How precisely a numeric answer is asked for: ("exact", 0), ("sig", n) significant digits
 #: or ("decimals", n) decimal places.
 Precision = tuple[str, int]
-
-
-@dataclass(frozen=True)
-class Text:
-    """One text in both languages; a language-neutral text has en == zh."""
-
-    en: str
-    zh: str
-
-    def get(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
-
-
-@dataclass(frozen=True)
-class TextList:
-    en: tuple[str, ...]
-    zh: tuple[str, ...]
-
-    def get(self, lang: str) -> tuple[str, ...]:
-        return self.zh if lang == "zh" else self.en
 
 
 @dataclass(frozen=True)
@@ -71,20 +53,22 @@ class Card:
     topic: str
     difficulty: str
     prompt: Text
-    key_points: TextList
+    #: A list in both languages: one Text per item, the two languages' lists of equal length.
+    key_points: tuple[Text, ...]
     answer: Text
-    follow_ups: TextList
+    follow_ups: tuple[Text, ...]
     source: str
     tags: tuple[str, ...] = ()
     file: str = ""
     line: int = 0
     #: The key points of each follow-up, in the follow-ups' order: what a debrief compares a
     #: follow-up's answer with (last, so that positional construction stays as it was).
-    follow_up_points: tuple[TextList, ...] = ()
+    follow_up_points: tuple[tuple[Text, ...], ...] = ()
 
     def follow_up_key_points(self, index: int, lang: str) -> tuple[str, ...]:
         """The key points of follow-up `index`; none for a card built without them."""
-        return self.follow_up_points[index].get(lang) if index < len(self.follow_up_points) else ()
+        points = self.follow_up_points[index] if index < len(self.follow_up_points) else ()
+        return tuple(point.in_(lang) for point in points)
 
 
 @dataclass(frozen=True)
@@ -170,4 +154,4 @@ class Bank:
         return next((c for c in self.cards if c.id == item_id), None)
 
     def topic_title(self, topic: str, lang: str) -> str:
-        return self.topics[topic].title.get(lang) if topic in self.topics else topic
+        return self.topics[topic].title.in_(lang) if topic in self.topics else topic

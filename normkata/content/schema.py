@@ -18,12 +18,11 @@ from normkata.content.model import (
     ContentIssue,
     Message,
     Question,
-    Text,
-    TextList,
     Topic,
 )
 from normkata.content.typography import tidy_zh, zh_problems
 from normkata.content.yamlnodes import LineDict, LineList
+from normkata.i18n.text import Text
 
 FORMAT_VERSION = 1
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -126,10 +125,11 @@ class _Checker:
         zh = self.zh(value["zh"].strip(), value.key_lines["zh"], _join(field, "zh"))
         return Text(value["en"].strip(), zh)
 
-    def text_list(self, value: Any, line: int, field: str) -> TextList:
+    def text_list(self, value: Any, line: int, field: str) -> tuple[Text, ...]:
+        """A list written once per language (`en: [...]`, `zh: [...]`, as long as each other):
+        one Text per item."""
         if not isinstance(value, LineDict) or set(value) != {"en", "zh"}:
             raise self.fail(line, field, "check.list_mapping")
-        lists = {}
         for lang in ("en", "zh"):
             items = value[lang]
             if not isinstance(items, LineList) or not items:
@@ -141,20 +141,19 @@ class _Checker:
                         _join(_join(field, lang), i),
                         "check.item_text",
                     )
-            where = _join(field, lang)
-            lists[lang] = tuple(
-                self.zh(item.strip(), items.item_lines[i], _join(where, i)) if lang == "zh" else item.strip()
-                for i, item in enumerate(items)
-            )
-        if len(lists["en"]) != len(lists["zh"]):
+        en_items, zh_items = value["en"], value["zh"]
+        en = [item.strip() for item in en_items]
+        zh_field = _join(field, "zh")
+        zh = [self.zh(item.strip(), zh_items.item_lines[i], _join(zh_field, i)) for i, item in enumerate(zh_items)]
+        if len(en) != len(zh):
             raise self.fail(
                 line,
                 field,
                 "check.item_counts",
-                en=len(lists["en"]),
-                zh=len(lists["zh"]),
+                en=len(en),
+                zh=len(zh),
             )
-        return TextList(lists["en"], lists["zh"])
+        return tuple(Text(en_item, zh_item) for en_item, zh_item in zip(en, zh, strict=True))
 
     def choice(self, value: Any, allowed: tuple[str, ...], line: int, field: str) -> str:
         if value not in allowed:
@@ -418,15 +417,15 @@ def _card(check: _Checker, data: LineDict, field: str, topic: str) -> Card:
     follow_ups = (
         check.text_list(data["follow_ups"], line(data, "follow_ups"), _join(field, "follow_ups"))
         if "follow_ups" in data
-        else TextList((), ())
+        else ()
     )
-    points = _follow_up_points(check, data, field, len(follow_ups.en))
+    points = _follow_up_points(check, data, field, len(follow_ups))
     return Card(
         topic=topic, key_points=key_points, answer=answer, follow_ups=follow_ups, follow_up_points=points, **common
     )
 
 
-def _follow_up_points(check: _Checker, data: LineDict, field: str, asked: int) -> tuple[TextList, ...]:
+def _follow_up_points(check: _Checker, data: LineDict, field: str, asked: int) -> tuple[tuple[Text, ...], ...]:
     """One list of key points per follow-up, in order: without them a mock's debrief has
     nothing to set a follow-up's answer against."""
     where = _join(field, "follow_up_key_points")

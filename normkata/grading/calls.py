@@ -18,9 +18,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from normkata.grading import held
-from normkata.grading.contract import Program, Step, dtype_of
-
-KINDS = ("module", "function", "object", "launcher")
+from normkata.grading.contract import Program, ProgramKind, Step, dtype_of
 
 #: What the watch reports, by the callable it saw (plain names: they cross the wire as text).
 _AUTOGRAD_CALLS = {
@@ -36,28 +34,26 @@ FORWARD_GRAPH = "an autograd graph kept by forward"
 
 def build(cls: Any, program: Program) -> Any:
     """The target of the program's steps: a new instance, or the Function class itself."""
-    if program.kind not in KINDS:
-        raise ValueError(f"unknown program kind {program.kind!r}")
-    if program.kind == "function":
+    if program.kind is ProgramKind.FUNCTION:
         if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
             raise TypeError(f"{program.cls} is not a torch.autograd.Function subclass")
         if getattr(cls.apply, "__func__", None) is not getattr(torch.autograd.Function.apply, "__func__", None):
             raise TypeError(f"{program.cls} overrides apply: define forward and backward, and let autograd call them")
         return cls
-    if program.kind == "launcher":  # a kernel kata's plain function: normkata.grading.kernels calls it
+    if program.kind is ProgramKind.LAUNCHER:  # a kernel kata's plain function: normkata.grading.kernels calls it
         if not callable(cls) or isinstance(cls, type):
             raise TypeError(f"{program.cls} is not a function")
         return cls
     kwargs = {k: dtype_of(v) or v if k == "dtype" else v for k, v in program.kwargs.items()}
     target = cls(*program.args, **kwargs)
-    if program.kind == "module" and not isinstance(target, torch.nn.Module):
+    if program.kind is ProgramKind.MODULE and not isinstance(target, torch.nn.Module):
         raise TypeError(f"{program.cls}(...) is not a torch.nn.Module")
     return target
 
 
-def invoke(target: Any, kind: str, step: Step, inputs: list[torch.Tensor], leading: list[Any]) -> Any:
+def invoke(target: Any, kind: ProgramKind, step: Step, inputs: list[torch.Tensor], leading: list[Any]) -> Any:
     """The step's call on the target; `leading` goes before the inputs (the other object of a merge)."""
-    if kind == "function":
+    if kind is ProgramKind.FUNCTION:
         return target.apply(*inputs, *step.extra, **step.call_kwargs)
     if step.attribute:
         return getattr(target, step.attribute)
@@ -80,7 +76,7 @@ def outputs_of(result: Any, what: str) -> list[torch.Tensor]:
 
 def describe_call(program: Program, step: Step) -> str:
     """`RunningStats.update`, `RMSNormFunction.apply`, `RMSNorm.forward`: for error messages."""
-    if program.kind == "function":
+    if program.kind is ProgramKind.FUNCTION:
         return f"{program.cls}.apply"
     return f"{program.cls}.{step.attribute or step.method or 'forward'}"
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from normkata.i18n.text import Text
+
 if TYPE_CHECKING:  # the CLI reads results without importing torch; the runner and worker have it
     import torch
 
@@ -39,7 +41,7 @@ class Category(str, Enum):
     INTEGRITY = "integrity"
 
     def label(self, lang: str) -> str:
-        return _CATEGORY_ZH[self] if lang == "zh" else self.value
+        return Text(self.value, _CATEGORY_ZH[self]).in_(lang)
 
 
 _CATEGORY_ZH = {
@@ -89,16 +91,15 @@ class Tolerance:
     widened: bool = False
 
     def describe(self, lang: str) -> str:
-        word = "容差" if lang == "zh" else "tolerance"
+        word = Text("tolerance", "容差").in_(lang)
         if self.rtol == self.atol:
             return f"{word} rtol = atol = {self.rtol:g}"
         text = f"{word} rtol = {self.rtol:g}, atol = {self.atol:.3g}"
         if self.widened:
-            text += (
-                f"，atol 放宽到该精度在此输入上自身误差的 {ACHIEVABLE_FACTOR:g} 倍"
-                if lang == "zh"
-                else f", atol widened to {ACHIEVABLE_FACTOR:g}x what this precision itself errs on this input"
-            )
+            text += Text(
+                f", atol widened to {ACHIEVABLE_FACTOR:g}x what this precision itself errs on this input",
+                f"，atol 放宽到该精度在此输入上自身误差的 {ACHIEVABLE_FACTOR:g} 倍",
+            ).in_(lang)
         return text
 
     def at_least(self, other: Tolerance) -> Tolerance:
@@ -217,13 +218,31 @@ class Step:
     other: list[Step] | None = None
 
 
-@dataclass
+class ProgramKind(str, Enum):
+    """What a Program's `cls` names, and so how the worker builds and calls it."""
+
+    MODULE = "module"  # an nn.Module: built, state loaded, moved, switched to train or eval
+    FUNCTION = "function"  # a torch.autograd.Function: nothing built, each step calls `cls.apply`
+    OBJECT = "object"  # a plain class: built, never moved or switched to train
+    LAUNCHER = "launcher"  # a kernel kata's launcher function (normkata.grading.kernels)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a kernel kata's launcher is called: its inputs' and outputs' names (what the guard's
+    findings and the report call them), and whether its speed is measured (on a GPU only)."""
+
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    timed: bool = False
+
+
+@dataclass(frozen=True)
 class Program:
     """Build `cls(*args, **kwargs)`, load `state`, move it, then run `steps` in order.
 
-    `kind` says what `cls` is: "module" (an nn.Module: all of the above), "function" (a
-    torch.autograd.Function: nothing is built, each step calls `cls.apply`, and its backward is
-    watched for autograd), "object" (a plain class: built, never moved or switched to train).
+    `kind` says what `cls` is (ProgramKind), fixed when the Program is made; a launcher's
+    Program says how it is called in `launch`, and no other kind has one.
     """
 
     cls: str
@@ -236,7 +255,14 @@ class Program:
     steps: list[Step] = field(default_factory=list)
     inspect: bool = False
     seed: int = 0
-    kind: str = "module"  # module | function | object
+    kind: ProgramKind = ProgramKind.MODULE
+    launch: Launch | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, ProgramKind):
+            raise ValueError(f"kind must be a ProgramKind, not {self.kind!r}")
+        if (self.kind is ProgramKind.LAUNCHER) != (self.launch is not None):
+            raise ValueError("launch is given for a launcher's Program, and only for it")
 
 
 @dataclass
@@ -385,6 +411,84 @@ def loads_into(own: tuple[int, ...], given: tuple[int, ...]) -> bool:
     return own == given or (own == () and given == (1,))
 
 
+class Access(str, Enum):
+    """How a kernel's lane touched memory (every atomic, compare-and-swap included, is ATOMIC)."""
+
+    READ = "read"
+    WRITE = "write"
+    ATOMIC = "atomic"
+
+
+class Side(str, Enum):
+    """Where a stray lane landed: before the start or past the end of the tensor nearest it."""
+
+    BEFORE = "before"
+    AFTER = "after"
+
+
+@dataclass(frozen=True)
+class OutOfBounds:
+    """Lanes of one kind of access, by one program, that the bounds guard switched off because
+    they fell outside every tensor the kernel was given (normkata.grading.kernels.guard)."""
+
+    access: Access
+    tensor: str  # the kernel argument nearest the address, or the output it became ("y")
+    program: tuple[int, int, int]  # the program's grid index
+    lanes: int
+    side: Side
+
+    def __post_init__(self) -> None:
+        if self.lanes < 1:
+            raise ValueError(f"lanes must be at least 1, not {self.lanes}")
+        if len(self.program) != 3 or any(i < 0 for i in self.program):
+            raise ValueError(f"program must be a grid index of three whole numbers >= 0, not {self.program}")
+
+    @property
+    def program_text(self) -> str:
+        """`2` for a one-dimensional grid's program, `(0, 1, 0)` otherwise: as the report names it."""
+        first, *rest = self.program
+        return str(first) if rest == [0, 0] else f"({', '.join(str(i) for i in self.program)})"
+
+
+class GuardState(str, Enum):
+    """Whether the bounds guard watched a launch lane by lane."""
+
+    ACTIVE = "active"  # every load, store and atomic checked; the bytes kernels wrote recorded
+    OFF = "off"  # kernels compiled for the GPU: launches are recorded, lanes are not
+    UNAVAILABLE = "cannot run"  # Triton's interpreter could not be guarded: not even launches are recorded
+
+
+@dataclass(frozen=True)
+class GuardStatus:
+    state: GuardState
+    #: Not active: why, as the report says it ("off: kernels are compiled for the GPU ...").
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.state is GuardState.ACTIVE) != (not self.reason):
+            raise ValueError("reason is given when the guard is not active, and only then")
+
+    @property
+    def records_launches(self) -> bool:
+        return self.state is not GuardState.UNAVAILABLE
+
+
+@dataclass(frozen=True)
+class LauncherTiming:
+    """Medians of CUDA-event timings on a `kernels.TIMED_SHAPE` input, in milliseconds: the
+    launcher, a copy of the same bytes, torch eager. Reported, never scored (the worker measures)."""
+
+    launcher_ms: float
+    copy_ms: float
+    eager_ms: float
+
+    def __post_init__(self) -> None:
+        for name in ("launcher_ms", "copy_ms", "eager_ms"):
+            value = getattr(self, name)
+            if not 0 <= value < float("inf"):
+                raise ValueError(f"{name} must be a finite time >= 0, not {value}")
+
+
 @dataclass
 class KernelMargin:
     """The sentinel margins around one tensor a kernel kata's launcher allocated, as they are
@@ -415,9 +519,14 @@ class StepReply:
     #: Function kind: each gradient the learner's backward returned, before autograd sums one that
     #: merely broadcasts to its input (None where it returned None or something not a tensor).
     backward_returned: list[torch.Tensor | None] = field(default_factory=list)
-    #: Launcher kind (kernel katas): what the bounds guard found, as
-    #: `kind|tensor|program|lanes|where` (normkata.grading.kernels).
-    findings: list[str] = field(default_factory=list)
+    #: Launcher kind (kernel katas): the lanes the bounds guard switched off (normkata.grading.kernels).
+    out_of_bounds: list[OutOfBounds] = field(default_factory=list)
+    #: Launcher kind: masked-off lanes of loads without `other=` that the guard filled with NaN.
+    nan_filled: int = 0
+    #: Launcher kind: whether the bounds guard watched this launch (None for the other kinds).
+    guard: GuardStatus | None = None
+    #: Launcher kind, `Launch.timed` on a GPU: how fast the launcher ran.
+    timing: LauncherTiming | None = None
     #: Launcher kind: the autotune configs this reply was computed under ("" without autotune);
     #: a launcher with autotuned kernels answers each step once per config (normkata.grading.kernels.tuning).
     config: str = ""
@@ -428,6 +537,10 @@ class StepReply:
     written: list[torch.Tensor | None] = field(default_factory=list)
     #: Launcher kind: the margins of every floating tensor the launcher allocated.
     margins: list[KernelMargin] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.nan_filled < 0:
+            raise ValueError(f"nan_filled must be a count >= 0, not {self.nan_filled}")
 
     @property
     def output(self) -> torch.Tensor:
@@ -503,8 +616,9 @@ class CaseResult:
     status: Status
     message: str = ""
     diagnosis: str | None = None  # a misconception id
-    #: The call the case made, as its message begins ("RMSNorm(8).forward on ... cpu"): what an
-    #: exercism test shows as its code. Not in `grade --json` (docs/teachers.md lists a case's keys).
+    #: The call the case made, as its message begins ("RMSNorm(8).forward on ... cpu"), carried by
+    #: the failure the suite raised (checks.CaseFailure, LearnerError), never read back from the
+    #: message: what an exercism test shows as its code. Not in `grade --json` (docs/teachers.md).
     call: str | None = None
     #: Why it errored or which rule it broke (None: a result was judged). Not in `grade --json`.
     cause: Cause | None = None

@@ -16,8 +16,8 @@ import math
 import pytest
 import torch
 
-from normkata.grading.checks import Harness, Misconception, fail, say
-from normkata.grading.contract import StepReply
+from normkata.grading.checks import Harness, Misconception, call_on, fail, say
+from normkata.grading.contract import Access, GuardState, Side, StepReply
 from normkata.grading.kernels import SENTINEL
 
 
@@ -36,9 +36,10 @@ def under_config(reply: StepReply) -> str:
 
 
 #: Where a stray access or write landed, with the tensor in its place in each language.
-_WHERE = {"after": ("past the end of {tensor}", "越过了 {tensor} 的末尾"),
-          "before": ("before the start of {tensor}", "在 {tensor} 的开头之前")}  # fmt: skip
-_KIND = {"read": ("read", "读取了"), "write": ("wrote", "写入了"), "atomic": ("accessed atomically", "原子访问了")}
+_WHERE = {Side.AFTER: ("past the end of {tensor}", "越过了 {tensor} 的末尾"),
+          Side.BEFORE: ("before the start of {tensor}", "在 {tensor} 的开头之前")}  # fmt: skip
+_ACCESS = {Access.READ: ("read", "读取了"), Access.WRITE: ("wrote", "写入了"),
+           Access.ATOMIC: ("accessed atomically", "原子访问了")}  # fmt: skip
 
 
 def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: int, *, no_mask: Misconception,
@@ -47,24 +48,22 @@ def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: in
     """Out-of-bounds accesses the guard switched off, outputs' sentinel margins changed, no
     kernel launched, and output elements no kernel wrote."""
     block = 1 << max(d - 1, 0).bit_length()
-    for finding in reply.findings:
-        kind, tensor, program, lanes, where = (finding.split("|") + [""] * 5)[:5]
-        if kind in _KIND:
-            en, zh = _KIND[kind]
-            en_where, zh_where = (w.format(tensor=tensor) for w in _WHERE.get(where, _WHERE["after"]))
-            message = say("{call} on {on}: program {program} {verb} {lanes} lane(s) {where} "
-                          "(the guard switched them off).",
-                          "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh}"
-                          "（已被越界检查关掉）。",
-                          call=call, on=on, program=program, verb=en, verb_zh=zh, lanes=lanes, where=en_where,
-                          where_zh=zh_where)  # fmt: skip
-            count = int(lanes) if lanes.isdigit() else 0
-            cause: Misconception | None = None
-            if where == "after" and count == block - d != 1:  # every lane past the row: no mask at all
-                cause = no_mask
-            elif where == "after" and count == 1 and block - d != 1:  # lane n_cols itself (d = 7: either)
-                cause = off_by_one
-            fail(message + (" " + harness.diagnose(cause) if cause else ""))
+    for finding in reply.out_of_bounds:
+        en, zh = _ACCESS[finding.access]
+        en_where, zh_where = (w.format(tensor=finding.tensor) for w in _WHERE[finding.side])
+        message = say("{call} on {on}: program {program} {verb} {lanes} lane(s) {where} "
+                      "(the guard switched them off).",
+                      "{call}，{on}：program {program} {verb_zh} {lanes} 个 lane，{where_zh}"
+                      "（已被越界检查关掉）。",
+                      call=call, on=on, program=finding.program_text, verb=en, verb_zh=zh, lanes=finding.lanes,
+                      where=en_where, where_zh=zh_where)  # fmt: skip
+        past_the_end, count = finding.side is Side.AFTER, finding.lanes
+        cause: Misconception | None = None
+        if past_the_end and count == block - d != 1:  # every lane past the row: no mask at all
+            cause = no_mask
+        elif past_the_end and count == 1 and block - d != 1:  # lane n_cols itself (d = 7: either)
+            cause = off_by_one
+        fail(message + (" " + harness.diagnose(cause) if cause else ""), call=call_on(call, on))
     check_margins(harness, reply, call, on, no_mask)
     check_kernels_wrote(harness, reply, call, on, missed_rows, output_names)
 
@@ -72,26 +71,26 @@ def check_findings(harness: Harness, reply: StepReply, call: str, on: str, d: in
 def check_margins(harness: Harness, reply: StepReply, call: str, on: str, no_mask: Misconception) -> None:
     """Every tensor the launcher allocated sat between sentinels: any changed is a write outside it."""
     for margin in reply.margins:
-        for side, values in (("before", margin.before), ("after", margin.after)):
+        for side, values in ((Side.BEFORE, margin.before), (Side.AFTER, margin.after)):
             changed = int((values.double() != SENTINEL).sum())
             if changed:
                 en_where, zh_where = (w.format(tensor=margin.tensor) for w in _WHERE[side])
                 fail(say("{call} on {on}: {k} value(s) written {where} (its sentinel margin changed).",
                          "{call}，{on}：有 {k} 个值写在了 {tensor} 之外（{where_zh}；哨兵值被改动）。",
                          call=call, on=on, k=changed, where=en_where, where_zh=zh_where, tensor=margin.tensor)
-                     + " " + harness.diagnose(no_mask))  # fmt: skip
+                     + " " + harness.diagnose(no_mask), call=call_on(call, on))  # fmt: skip
 
 
 def check_kernels_wrote(harness: Harness, reply: StepReply, call: str, on: str, missed_rows: Misconception | None,
                         output_names: tuple[str, ...]) -> None:  # fmt: skip
     """The outputs are the kernels' work: a kernel ran, and wrote every element returned (or the
     launcher computed it from what a kernel wrote, as a partial-sum reduction does)."""
-    watched = not any(f.startswith("guard|cannot") for f in reply.findings)  # launches are recorded
+    watched = reply.guard is None or reply.guard.records_launches
     if watched and not reply.launches:
         fail(say("{call} on {on}: no @triton.jit kernel ran. The kata asks for the computation in a kernel; the "
                  "launcher returned values it computed without launching one.",
                  "{call}，{on}：没有运行任何 @triton.jit 内核。本练习要求计算在内核中完成；启动函数返回的值"
-                 "不是由内核算出的。", call=call, on=on))  # fmt: skip
+                 "不是由内核算出的。", call=call, on=on), call=call_on(call, on))  # fmt: skip
     for position, flags in enumerate(reply.written):
         if flags is None or bool(flags.all()):
             continue
@@ -106,14 +105,13 @@ def check_kernels_wrote(harness: Harness, reply: StepReply, call: str, on: str, 
             message += say(" Rows never written: {rows}.", " 从未写入的行：{rows}。", rows=rows[:8])
             if missed_rows is not None:
                 message += " " + harness.diagnose(missed_rows)
-        fail(message)
+        fail(message, call=call_on(call, on))
 
 
 def skip_unless_guarded(reply: StepReply) -> None:
     """Skip the guard's own case, saying why, when the bounds guard could not check this run."""
-    for finding in reply.findings:
-        if finding.startswith("guard|"):
-            pytest.skip(say("the bounds guard is not checking this run: {why}. Out-of-bounds accesses are not "
-                            "reported (sentinel margins still are)",
-                            "本次评测没有越界检查：{why}。越界访问不会被报告（哨兵值的改动仍会报告）。",
-                            why=finding.split("|")[1]))  # fmt: skip
+    if reply.guard is not None and reply.guard.state is not GuardState.ACTIVE:
+        pytest.skip(say("the bounds guard is not checking this run: {why}. Out-of-bounds accesses are not "
+                        "reported (sentinel margins still are)",
+                        "本次评测没有越界检查：{why}。越界访问不会被报告（哨兵值的改动仍会报告）。",
+                        why=reply.guard.reason))  # fmt: skip

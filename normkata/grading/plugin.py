@@ -11,7 +11,6 @@ from normkata.content.suite_names import SuiteNames
 from normkata.grading.checks import CaseFailure, Harness, LearnerError, Misconception, say, say_text
 from normkata.grading.contract import CaseResult, Category, Cause, Status
 from normkata.grading.proxy import BUDGET_USED, Submission, TimeBudgetUsed
-from normkata.grading.text import call_of
 
 #: The markers a suite may use, registered by the plugin that reads them.
 MARKERS = ("category(name): the report category of a case (normkata.grading.contract.Category)",)
@@ -82,11 +81,12 @@ class GradingPlugin:
         elif call.when == "call" or (call.when == "setup" and report.failed):
             self._add(item, *_classify(call))
 
-    def _add(self, item: pytest.Item, status: Status, message: str, cause: Cause | None = None) -> None:
+    def _add(self, item: pytest.Item, status: Status, message: str, cause: Cause | None = None,
+             called: str | None = None) -> None:  # fmt: skip
         diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
         name = _case_name(item, self.names, self.lang)
-        self.results.append(CaseResult(name, _category(item), status, message, diagnosis, call_of(message), cause))
+        self.results.append(CaseResult(name, _category(item), status, message, diagnosis, called, cause))
 
 
 class CaseLister:
@@ -111,9 +111,9 @@ class CaseLister:
 
 def matches(item: pytest.Item, patterns: list[str], titles: SuiteNames) -> bool:
     """`grade -k`: a pattern is part of the case's name, as the report shows it in either language."""
-    names = [item.name.casefold(), _case_name(item, titles, "en").casefold()]
-    with contextlib.suppress(SuiteError):
-        names.append(_case_name(item, titles, "zh").casefold())
+    names = [item.name.casefold()]
+    with contextlib.suppress(SuiteError):  # an untitled case is reported once, by collection
+        names += [_case_name(item, titles, lang).casefold() for lang in ("en", "zh")]
     return any(pattern in name for pattern in patterns for name in names)
 
 
@@ -138,25 +138,26 @@ def _case_name(item: pytest.Item, names: SuiteNames, lang: str) -> str:
     """`forward [2x5x8-cpu]`, `前向 [2x5x8-cpu]`: titled by kata.yaml's `cases` or katas/shared.yaml
     (normkata.content.suite_names); a case neither titles breaks the suite."""
     case_id = item.name.removeprefix("test_")
-    if lang == "zh" and not names.titled(case_id):
+    if not names.titled(case_id):
         raise SuiteError(f"{item.name}: no title in kata.yaml's cases nor in katas/shared.yaml")
     return names.case(case_id, lang)
 
 
-def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str, Cause | None]:
+def _classify(call: pytest.CallInfo[Any]) -> tuple[Status, str, Cause | None, str | None]:
+    """The case's status, message, cause, and the call it made as the failure carries it."""
     if call.excinfo is None:
-        return Status.PASSED, "", None
+        return Status.PASSED, "", None, None
     exc = call.excinfo.value
     if isinstance(exc, CaseFailure):
-        return Status.FAILED, str(exc), None
+        return Status.FAILED, str(exc), None, exc.call
     if isinstance(exc, TimeBudgetUsed):
-        return Status.ERROR, say_text(BUDGET_USED), Cause.TIMEOUT
+        return Status.ERROR, say_text(BUDGET_USED), Cause.TIMEOUT, None
     if isinstance(exc, LearnerError):
-        return Status.ERROR, str(exc), exc.cause
+        return Status.ERROR, str(exc), exc.cause, exc.call
     if call.excinfo.errisinstance(pytest.skip.Exception):
-        return Status.SKIPPED, str(exc), None
+        return Status.SKIPPED, str(exc), None, None
     # Anything else came out of comparing what the learner returned (a wrong type, say).
-    return Status.ERROR, f"{type(exc).__name__}: {exc}"[:500], None
+    return Status.ERROR, f"{type(exc).__name__}: {exc}"[:500], None, None
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

@@ -35,10 +35,13 @@ def sandbox_text(level: str, lang: str) -> str:
 
     What is missing is named as the kernel names it (Landlock, seccomp, ...).
     """
+    from normkata.i18n import Text
+
     word, _, rest = level.partition(":")
-    if lang != "zh" or word not in _LEVELS_ZH:
+    if word not in _LEVELS_ZH:
         return level
-    return _LEVELS_ZH[word] + (f"（{rest.strip().removeprefix('missing ')} 未启用）" if rest else "")
+    zh = _LEVELS_ZH[word] + (f"（{rest.strip().removeprefix('missing ')} 未启用）" if rest else "")
+    return Text(level, zh).in_(lang)
 
 
 def render(console: Console, result: GradeResult, *, every_failure: bool = False) -> None:
@@ -147,22 +150,21 @@ def _print_every_failure(console: Console, cases: list[CaseResult], lang: str) -
 def _zh(message: str, lang: str) -> str:
     """A Chinese message as the learner reads it: no space left where two parts were joined
     ("…1e-05）。 这符合…"), full-width brackets around Chinese words (normkata.content.typography)."""
-    if lang != "zh":
-        return message
     import re
 
     from normkata.content.typography import tidy_zh
+    from normkata.i18n import Text
 
     ideograph = "\u3400-\u4dbf\u4e00-\u9fff"
-    message = re.sub(f"\\(([^()]*[{ideograph}][^()]*)\\)", r"（\1）", message)
-    return tidy_zh(message)
+    tidied = tidy_zh(re.sub(f"\\(([^()]*[{ideograph}][^()]*)\\)", r"（\1）", message))
+    return Text(message, tidied).in_(lang)
 
 
 def _paren(label: str, lang: str) -> str:
     """A category after a case name: "(forward fp32)", "（fp32 前向）"."""
     from rich.markup import escape
 
-    return f"（{escape(label)}）" if lang == "zh" else f"({escape(label)})"
+    return text("paren", lang, label=escape(label))
 
 
 def verdict(result: GradeResult, *, mark: bool = False) -> str:

@@ -37,17 +37,6 @@ def escape_name(name: str) -> str:
     return _NAME_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-# A call as a suite's message starts with it: `RMSNorm(8, eps=1e-05).forward on ... cpu:` or
-# `RMSNorm(8) in forward:` (normkata.grading.checks writes every failure so).
-_CALL = re.compile(r"^([A-Za-z_]\w*\(.*?)[:：]")
-
-
-def call_of(message: str) -> str | None:
-    """The call a case's message starts with, or None (an import error, a broken rule)."""
-    found = _CALL.match(message)
-    return found.group(1) if found else None
-
-
 def after_call(message: str, call: str | None) -> str:
     """`message` without the call it starts with and the colon after it: what came back."""
     if not call or not message.startswith(call) or message[len(call) : len(call) + 1] not in (":", "："):

@@ -3,9 +3,10 @@
 Runner↔worker: dicts, lists, tuples, numbers, strings and tensors only (codec.py's bytes, which
 run nothing when read). Client↔runner: JSON lines (a `RunnerRequest`, a `RunnerReply`).
 `to_wire` flattens a dataclass into those (an enum into its value); `from_wire` builds the
-dataclass back and checks every field's type, so a malformed reply from a hostile worker is an
-error, never a half-built object. torch is imported only for dataclasses that name it: the CLI
-reads a verdict without it.
+dataclass back and checks every field's type, and the dataclass checks its values (a
+`__post_init__` raising ValueError: a kernel finding's lane count, a timing that is not a time),
+so a malformed reply from a hostile worker is an error naming the field, never a half-built
+object. torch is imported only for dataclasses that name it: the CLI reads a verdict without it.
 """
 
 from __future__ import annotations
@@ -183,7 +184,10 @@ def _dataclass(kind: Any) -> Reader:
                     raise WireError(f".{name}{error}") from None
             elif required:
                 raise WireError(f": missing {name}")
-        return kind(**values)
+        try:
+            return kind(**values)
+        except ValueError as error:  # the dataclass's own check of its values (`__post_init__`)
+            raise WireError(f": {error}") from None
 
     return read
 

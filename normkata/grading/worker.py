@@ -32,6 +32,7 @@ from normkata.grading.contract import (
     LoadReply,
     LoadRequest,
     Program,
+    ProgramKind,
     Request,
     RunReply,
     Step,
@@ -39,6 +40,7 @@ from normkata.grading.contract import (
     dtype_of,
 )
 from normkata.grading.protocol import ChannelClosed, receive, send
+from normkata.grading.stage import Stage
 from normkata.grading.wire import from_wire, prime, to_wire
 from normkata.threads import configure_threads
 
@@ -181,48 +183,48 @@ class _Session:
 
     def run(self, program: Program) -> RunReply:
         assert self.module is not None
-        stage = ["build"]
+        stage = Stage("build")
         try:
             with self.learner_code():
                 reply = self._run(program, stage)
         except BaseException as exc:
-            reply = RunReply(False, failure=self._failure(exc, stage[0]))
+            reply = RunReply(False, failure=self._failure(exc, stage.name))
         reply.forbidden_calls = sorted(self.guard.seen)
         return reply
 
-    def _run(self, program: Program, stage: list[str]) -> RunReply:
+    def _run(self, program: Program, stage: Stage) -> RunReply:
         _seed(program.seed)
         cls = getattr(self.module, program.cls)
         target = calls.build(cls, program)
-        if program.kind == "launcher":
+        if program.kind is ProgramKind.LAUNCHER:
             reply: RunReply = kernels.run_program(target, program, stage)  # it says: launcher or kernel
             return reply
-        if program.kind == "function":
+        if program.kind is ProgramKind.FUNCTION:
             watched: set[str] = set()
             returned: list[torch.Tensor | None] = []
-            stage[0] = "forward"
+            stage.name = "forward"
             with calls.watch_backward(cls, watched, returned):
                 steps = [self._step(target, step, program, stage, watched, returned) for step in program.steps]
             return RunReply(True, steps)
-        if program.kind == "object":
-            stage[0] = "forward"
+        if program.kind is ProgramKind.OBJECT:
+            stage.name = "forward"
             return RunReply(True, [self._step(target, step, program, stage) for step in program.steps])
         module: torch.nn.Module = target
         if program.state is not None:
-            stage[0] = "load_state"
+            stage.name = "load_state"
             held.load_what_fits(module, program.state)
         if program.device != "cpu" or program.dtype:
             moved = module.to(device=program.device, dtype=dtype_of(program.dtype))
             module = moved if isinstance(moved, torch.nn.Module) else module
         module.train(program.mode == "train")
-        stage[0] = "forward"
+        stage.name = "forward"
         steps = [self._step(module, step, program, stage) for step in program.steps]
-        stage[0] = "inspect"
+        stage.name = "inspect"
         return RunReply(True, steps, held.held_module(module) if program.inspect else None)
 
-    def _step(self, target: Any, step: Step, program: Program, stage: list[str], watched: set[str] | None = None,
+    def _step(self, target: Any, step: Step, program: Program, stage: Stage, watched: set[str] | None = None,
               returned: list[torch.Tensor | None] | None = None) -> StepReply:  # fmt: skip
-        module = target if program.kind == "module" else None
+        module = target if program.kind is ProgramKind.MODULE else None
         if step.mode and module is not None:
             module.train(step.mode == "train")
         inputs = [t.to(program.device) for t in step.inputs]
@@ -238,7 +240,7 @@ class _Session:
         if watched is not None:  # what forward and then backward do with autograd, for this step
             watched.clear()
         # An object's method is named as itself (an error in `merge` is not "in forward").
-        stage[0] = f"method:{step.method}" if program.kind == "object" and step.method else "forward"
+        stage.name = f"method:{step.method}" if program.kind is ProgramKind.OBJECT and step.method else "forward"
         try:
             with context:
                 output = calls.invoke(target, program.kind, step, inputs, leading)
@@ -251,7 +253,7 @@ class _Session:
         outputs = calls.outputs_of(output, calls.describe_call(program, step))
         result = StepReply(outputs=[held.plain(t) for t in outputs])
         if step.grad_output is not None:
-            stage[0] = "backward"
+            stage.name = "backward"
             parameters = held.named_parameters(module) if module is not None else []
             for _, parameter in parameters:  # module.zero_grad(set_to_none=True), as torch holds them
                 held.clear_grad(parameter)

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Text:
-    """One string in English and Chinese: a catalog's entry, or a pair written where it is used."""
+    """One string in English and Chinese: a catalog's entry, a pair written where it is used, or a
+    text of the question bank or a kata (a list in both languages is a tuple of Text, one per item).
+    The package's one bilingual type: `in_(lang)` is the one way to pick the language."""
 
     en: str
     zh: str

@@ -272,7 +272,7 @@ def format_value(question: Question, value: object, lang: str) -> str:
         return f"{value:.12g}"
     if question.type == "single":
         index = ord(str(value)) - ord("A")
-        return f"{value}) {question.choices[index].get(lang)}"
+        return f"{value}) {question.choices[index].in_(lang)}"
     return "".join(value)  # type: ignore[arg-type]
 
 

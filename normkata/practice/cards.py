@@ -58,7 +58,7 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
     if response is None:
         return None
     show_key_points(practice, card)
-    console.print(Panel(Paragraph(card.answer.get(lang)), title=t("card.model_answer", lang), title_align="left"))
+    console.print(Panel(Paragraph(card.answer.in_(lang)), title=t("card.model_answer", lang), title_align="left"))
     show_follow_ups(practice, card)
     console.print(f"[muted]{t('quiz.source', lang, source=source_label(card.source, lang))}[/]")
     moment = utcnow()
@@ -75,7 +75,7 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
 def show_key_points(practice: Practice, card: Card, *, numbered: bool = False) -> None:
     """The card's key points in a panel; numbered when the learner is to tick the ones they made."""
     lang = practice.lang
-    points = card.key_points.get(lang)
+    points = [point.in_(lang) for point in card.key_points]
     prefixes = [f"{i}. " if numbered else "• " for i in range(1, len(points) + 1)]
     body = Group(*(Paragraph(p, prefix=prefix) for p, prefix in zip(points, prefixes, strict=True)))
     practice.console.print(
@@ -86,7 +86,7 @@ def show_key_points(practice: Practice, card: Card, *, numbered: bool = False) -
 def show_follow_ups(practice: Practice, card: Card) -> None:
     """Each follow-up an interviewer may ask, with the key points its answer should make."""
     lang = practice.lang
-    follow_ups = card.follow_ups.get(lang)
+    follow_ups = [follow_up.in_(lang) for follow_up in card.follow_ups]
     if not follow_ups:
         return
     practice.console.print(f"[heading]{t('card.follow_ups', lang)}[/]")

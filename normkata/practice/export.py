@@ -28,7 +28,7 @@ def _answer_value(question: Question) -> object:
 def question_dict(question: Question, lang: str) -> dict[str, Any]:
     from normkata.practice.answers import expected_text, precision_hint
 
-    prompt = question.prompt.get(lang)
+    prompt = question.prompt.in_(lang)
     hint = precision_hint(question, lang)
     return {
         "id": question.id,
@@ -36,10 +36,10 @@ def question_dict(question: Question, lang: str) -> dict[str, Any]:
         "type": question.type,
         "difficulty": question.difficulty,
         "prompt": f"{prompt}\n{hint}" if hint else prompt,
-        "choices": [choice.get(lang) for choice in question.choices],
+        "choices": [choice.in_(lang) for choice in question.choices],
         "answer": _answer_value(question),
         "answer_text": expected_text(question, lang),
-        "explanation": question.explanation.get(lang),
+        "explanation": question.explanation.in_(lang),
         "source": _source(question.source, lang),
         "tags": list(question.tags),
     }
@@ -50,11 +50,11 @@ def card_dict(card: Card, lang: str) -> dict[str, Any]:
         "id": card.id,
         "topic": card.topic,
         "difficulty": card.difficulty,
-        "prompt": card.prompt.get(lang),
-        "key_points": list(card.key_points.get(lang)),
-        "answer": card.answer.get(lang),
-        "follow_ups": list(card.follow_ups.get(lang)),
-        "follow_up_key_points": [list(points.get(lang)) for points in card.follow_up_points],
+        "prompt": card.prompt.in_(lang),
+        "key_points": [point.in_(lang) for point in card.key_points],
+        "answer": card.answer.in_(lang),
+        "follow_ups": [follow_up.in_(lang) for follow_up in card.follow_ups],
+        "follow_up_key_points": [[point.in_(lang) for point in points] for points in card.follow_up_points],
         "source": _source(card.source, lang),
         "tags": list(card.tags),
     }
@@ -65,7 +65,7 @@ def bank_dict(bank: Bank, lang: str) -> dict[str, Any]:
     return {
         "export_version": EXPORT_VERSION,
         "lang": lang,
-        "topics": [{"id": t.id, "title": t.title.get(lang)} for t in bank.topics.values()],
+        "topics": [{"id": t.id, "title": t.title.in_(lang)} for t in bank.topics.values()],
         "questions": [question_dict(q, lang) for q in bank.questions],
         "cards": [card_dict(c, lang) for c in bank.cards],
     }

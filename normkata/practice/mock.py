@@ -1,4 +1,4 @@
-"""A mock interview: which cards, in what order, how ticks become a rating, and the scorecards kept.
+"""A mock interview: which cards, in what order, and how ticks become a rating (kept by normkata.record.mocks).
 
 Cards are drawn across the order of study (normkata.practice.curriculum: one card per topic in turn,
 fundamentals first, easy before hard), weakest first once ratings show a weakness; those whose
@@ -12,19 +12,17 @@ an FSRS rating: none → Again, under half → Hard, half or more → Good, all 
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from normkata.content.model import DIFFICULTIES, Card
-from normkata.record.store import Review, Store, iso, utcnow
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
+    from normkata.record.store import Store
 
 #: Estimated seconds to answer a card aloud, and each of its follow-ups.
 CARD_SECONDS, FOLLOW_UP_SECONDS = 150, 60
@@ -41,19 +39,19 @@ class Asked:
 
     def prompt(self, lang: str) -> str:
         if self.follow_up is None:
-            return self.card.prompt.get(lang)
-        return self.card.follow_ups.get(lang)[self.follow_up]
+            return self.card.prompt.in_(lang)
+        return self.card.follow_ups[self.follow_up].in_(lang)
 
     def key_points(self, lang: str) -> tuple[str, ...]:
         """What the answer should make: the card's key points, or its follow-up's."""
         if self.follow_up is None:
-            return self.card.key_points.get(lang)
+            return tuple(point.in_(lang) for point in self.card.key_points)
         return self.card.follow_up_key_points(self.follow_up, lang)
 
     @property
     def points(self) -> int:
         """Key points scored: a follow-up's are shown at the debrief but not ticked."""
-        return len(self.card.key_points.en) if self.follow_up is None else 0
+        return len(self.card.key_points) if self.follow_up is None else 0
 
 
 #: Set by tests only: each reading of the mock's clock moves it on by this many seconds, so a
@@ -73,7 +71,7 @@ def clock() -> float:
 
 
 def _cost(card: Card) -> int:
-    return CARD_SECONDS + FOLLOW_UP_SECONDS * len(card.follow_ups.en)
+    return CARD_SECONDS + FOLLOW_UP_SECONDS * len(card.follow_ups)
 
 
 def card_order(cards: list[Card], strength: dict[str, float], seed: int | None = None) -> list[Card]:
@@ -113,7 +111,7 @@ def interview_order(cards: list[Card], minutes: int, strength: dict[str, float],
 
 
 def _asked(cards: list[Card]) -> list[Asked]:
-    return [Asked(card, index) for card in cards for index in (None, *range(len(card.follow_ups.en)))]
+    return [Asked(card, index) for card in cards for index in (None, *range(len(card.follow_ups)))]
 
 
 def _with_first(ordered: list[Card], topic: str | None) -> list[Card]:
@@ -139,74 +137,3 @@ def rating_for(made: int, points: int) -> int:
     if made == points:
         return 4
     return 3 if 2 * made >= points else 2
-
-
-class MockLog:
-    """Mock interviews in the progress store: each answer saved as given, its score at the debrief."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.db = store.db
-
-    def start(self, session_id: int, topic: str | None, minutes: int) -> int:
-        with self.store.transaction():
-            cur = self.db.execute(
-                "INSERT INTO mock_interviews (session_id, topic, minutes, started_at) VALUES (?, ?, ?, ?)",
-                (session_id, topic, minutes, iso(utcnow())),
-            )
-        return int(cur.lastrowid or 0)
-
-    def answer(self, mock_id: int, position: int, asked: Asked, text: str, seconds: int) -> int:
-        with self.store.transaction():
-            cur = self.db.execute(
-                "INSERT INTO mock_answers (mock_id, position, card_id, follow_up, answer, seconds, points) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (mock_id, position, asked.card.id, asked.follow_up, text, seconds, asked.points),
-            )
-        return int(cur.lastrowid or 0)
-
-    def score(self, answer_id: int, session_id: int, card: Card, text: str, made: list[int], review: Review) -> None:
-        """The ticks and their rating, and the card's FSRS review: together or not at all."""
-        self.store.record_rating(
-            session_id, card.id, card.topic, text, review.rating, review,
-            then=[("UPDATE mock_answers SET made = ?, rating = ? WHERE id = ?",
-                   (json.dumps(made), review.rating, answer_id))],
-        )  # fmt: skip
-
-    def discard(self, mock_id: int) -> None:
-        """A mock with no answer is not a mock: its row goes."""
-        with self.store.transaction():
-            self.db.execute("DELETE FROM mock_answers WHERE mock_id = ?", (mock_id,))
-            self.db.execute("DELETE FROM mock_interviews WHERE id = ?", (mock_id,))
-
-    def seconds_used(self, mock_id: int) -> int:
-        row = self.db.execute("SELECT seconds_used FROM mock_interviews WHERE id = ?", (mock_id,)).fetchone()
-        return int(row[0] or 0) if row else 0
-
-    def finish(self, mock_id: int, seconds_used: int) -> None:
-        with self.store.transaction():
-            self.db.execute(
-                "UPDATE mock_interviews SET ended_at = ?, seconds_used = ? WHERE id = ?",
-                (iso(utcnow()), seconds_used, mock_id),
-            )
-
-    def scores(self, mock_id: int) -> list[sqlite3.Row]:
-        """The mock's cards in the order asked: card_id, points, made (JSON or NULL), rating (or NULL)."""
-        return self.db.execute(
-            "SELECT card_id, points, made, rating, seconds FROM mock_answers WHERE mock_id = ? AND follow_up IS NULL "
-            "ORDER BY id",
-            (mock_id,),
-        ).fetchall()
-
-    def history(self) -> list[sqlite3.Row]:
-        """Every mock, oldest first, with its answers counted and its key points made and asked."""
-        return self.db.execute(
-            "SELECT m.id, m.topic, m.minutes, m.started_at, m.seconds_used, "
-            "COUNT(a.id) AS answered, "
-            "SUM(CASE WHEN a.follow_up IS NULL THEN a.points ELSE 0 END) AS points, "
-            # `made` that is not JSON (edited by hand) counts as no point made rather than failing every reader.
-            "SUM(CASE WHEN a.made IS NULL OR NOT json_valid(a.made) THEN 0 "
-            "ELSE json_array_length(a.made) END) AS made, "
-            "SUM(a.follow_up IS NULL AND a.made IS NULL) AS unscored "
-            "FROM mock_interviews m LEFT JOIN mock_answers a ON a.mock_id = m.id GROUP BY m.id ORDER BY m.id"
-        ).fetchall()

@@ -15,13 +15,12 @@ reviews beats the defaults'. benchmarks/fsrs_fit.py measures where that starts t
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from normkata.record.store import Store, iso, utcnow
+from normkata.record.store import Store
 
 #: Countable reviews below which no fit is tried. benchmarks/fsrs_fit.py (docs/learners.md has
 #: the table): at 50 the held-out test keeps 5 fits in 8 for a learner who forgets as the
@@ -49,13 +48,9 @@ class Logged:
 def review_history(store: Store) -> dict[str, list[Logged]]:
     """item id -> its reviews, oldest first."""
     history: dict[str, list[Logged]] = {}
-    rows = store.db.execute(
-        "SELECT item_id, rating, reviewed_at, duration_ms FROM review_logs ORDER BY reviewed_at, id"
-    )
-    for row in rows:
-        moment = datetime.fromisoformat(row["reviewed_at"])
-        history.setdefault(row["item_id"], []).append(Logged(row["item_id"], int(row["rating"]), moment,
-                                                             row["duration_ms"]))  # fmt: skip
+    for row in store.review_logs():
+        moment = datetime.fromisoformat(row.reviewed_at)
+        history.setdefault(row.item_id, []).append(Logged(row.item_id, int(row.rating), moment, row.duration_ms))
     return history
 
 
@@ -168,13 +163,10 @@ def optimize(store: Store) -> Fitted | int:
     outcome = Fitted(parameters, countable_reviews(train), predict(history, None, since),
                      predict(history, parameters, since))  # fmt: skip
     if outcome.better:
-        with store.transaction():
-            store.db.execute(
-                "INSERT INTO fsrs_parameters (parameters, reviews, retention_before, retention_after, recalled, "
-                "fitted_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (json.dumps(parameters), sum(len(r) for r in train.values()), outcome.before.predicted,
-                 outcome.after.predicted, outcome.after.recalled, iso(utcnow())),
-            )  # fmt: skip
+        reviews = sum(len(r) for r in train.values())
+        store.save_fsrs_parameters(
+            parameters, reviews, outcome.before.predicted, outcome.after.predicted, outcome.after.recalled
+        )
     return outcome
 
 
@@ -182,12 +174,11 @@ def optimize_command(lang: str) -> None:
     """What `normkata review --optimize` prints."""
     from normkata.errors import InputError
     from normkata.i18n import t
-    from normkata.practice.session import report_damage
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.ui.terminal import make_console
 
     console = make_console()
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     try:
         have = countable_reviews(review_history(store))
         if have < MIN_REVIEWS:

@@ -192,7 +192,7 @@ def _show_question(practice: Practice, question: Question, index: int, total: in
     if hint:
         console.print(f"[muted]{escape(hint)}[/]")
     for i, choice in enumerate(question.choices):
-        console.print(Paragraph(choice.get(lang), prefix=f"  {letter(i)}) ", prefix_style="quiz.choice"))
+        console.print(Paragraph(choice.in_(lang), prefix=f"  {letter(i)}) ", prefix_style="quiz.choice"))
     if question.type == "true_false":
         console.print(f"  [quiz.choice]A)[/] {t('quiz.true', lang)}   [quiz.choice]B)[/] {t('quiz.false', lang)}")
 
@@ -205,14 +205,13 @@ def _show_feedback(practice: Practice, question: Question, value: object, correc
     else:
         key = "quiz.skipped" if skipped else "quiz.wrong"
         console.print(Paragraph(t(key, lang, answer=expected), "quiz.wrong", prefix="✗ ", prefix_style="quiz.wrong"))
-    console.print(Paragraph(question.explanation.get(lang), "quiz.explain"))
+    console.print(Paragraph(question.explanation.in_(lang), "quiz.explain"))
     console.print(f"[muted]{t('quiz.source', lang, source=source_label(question.source, lang))}[/]")
 
 
 def source_label(source: str, lang: str) -> str:
     """The title of the document an item comes from (described in docs/sources.md)."""
-    en, zh = SOURCES[source]
-    return zh if lang == "zh" else en
+    return SOURCES[source].in_(lang)
 
 
 def render_summary(practice: Practice, result: QuizResult) -> None:

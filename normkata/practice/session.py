@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from normkata.content.bank import Bank
     from normkata.content.model import Card, Question
-    from normkata.record.store import DamagedDatabase, Store
+    from normkata.record.store import Store
     from normkata.ui.terminal import Prompter
 
 
@@ -41,23 +41,14 @@ class Practice:
 def open_practice(kind: str, lang: str, *, quiet: bool = False) -> Practice:
     """Load the bank and the store, start a session row; reports a damaged database on stderr."""
     from normkata.content.bank import load_bank
-    from normkata.record.store import open_store
+    from normkata.record.store import open_record
     from normkata.ui.terminal import Prompter, make_console
 
     bank = load_bank()
     console = make_console(quiet=quiet)
-    store = open_store(on_damage=lambda d: report_damage(d, lang))
+    store = open_record(lang)
     session_id = store.start_session(kind, lang)
     return Practice(bank, store, console, Prompter(console, lang), lang, session_id)
-
-
-def report_damage(damage: DamagedDatabase, lang: str) -> None:
-    from normkata.ui.terminal import make_console
-
-    make_console(stderr=True).print(
-        "[warn]" + t("store.damaged", lang, path=damage.path, why=damage.reason, moved=damage.moved_to) + "[/]",
-        soft_wrap=True,  # one line, however long the paths
-    )
 
 
 def show_item_header(practice: Practice, label_key: str, item: Question | Card, index: int, total: int) -> None:
@@ -72,7 +63,7 @@ def show_item_header(practice: Practice, label_key: str, item: Question | Card, 
     practice.console.rule(f"[heading]{label}[/]  [quiz.meta]{topic} · {difficulty}[/]")
     from normkata.ui.paragraph import Paragraph
 
-    practice.console.print(Paragraph(item.prompt.get(lang), "quiz.prompt"))
+    practice.console.print(Paragraph(item.prompt.in_(lang), "quiz.prompt"))
     practice.shown_at = time.monotonic()
 
 

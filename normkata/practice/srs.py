@@ -100,6 +100,8 @@ def due_cutoff(now: datetime | None = None) -> datetime:
 def when(due_iso: str, lang: str, now: datetime | None = None) -> str:
     """A due date as the learner thinks of it: "now", "in 10 min", "in 3 days" ("now" for one that
     cannot be read: a row edited by hand, noted)."""
+    from normkata.i18n import t
+
     try:
         delta = moment(due_iso, ahead=None) - (now or utcnow())
     except BadValue as exc:
@@ -107,13 +109,11 @@ def when(due_iso: str, lang: str, now: datetime | None = None) -> str:
         delta = timedelta(0)
     minutes = delta.total_seconds() / 60
     if delta.total_seconds() < 30:
-        return "now" if lang == "en" else "现在"
-    for size, en, zh in ((60 * 24, "day", "天"), (60, "hour", "小时"), (1, "min", "分钟")):
+        return t("when.now", lang)
+    for size, unit in ((60 * 24, "day"), (60, "hour"), (1, "min")):
         if minutes >= 0.99 * size or size == 1:  # 23 h 59.9 min is "in 1 day", not "in 24 hours"
             count = max(1, round(minutes / size))
-            if lang == "zh":
-                return f"{count} {zh}后"
-            return f"in {count} {en}{'s' if count > 1 and en != 'min' else ''}"
+            return t(f"when.{unit}.{'many' if count > 1 else 'one'}", lang, count=count)
     raise AssertionError("unreachable")
 
 
@@ -122,7 +122,7 @@ def comes_back(store: Store, item_ids: list[str], lang: str, now: datetime | Non
     from normkata.i18n import t
 
     wanted = set(item_ids)
-    dues = sorted(row["due"] for row in store.srs_states() if row["item_id"] in wanted)
+    dues = sorted(row.due for row in store.srs_states() if row.item_id in wanted)
     if not dues:
         return ""
     cutoff = iso(due_cutoff(now))

@@ -57,16 +57,16 @@ class KataLog:
     """
 
     def __init__(self, store: Store) -> None:
-        self.db = store.db
+        self._conn = store._conn
         self.store = store
 
     def event(self, kata: str, kind: str, detail: str = "") -> None:
         with self.store.transaction():
-            self.db.execute(
+            self._conn.execute(
                 "INSERT INTO kata_events (kata, kind, detail, at) VALUES (?, ?, ?, ?)",
                 (kata, kind, detail, iso(utcnow())),
             )
-            self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
+            self._conn.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
 
     def attempt(self, result: GradeResult, device: str) -> None:
         """One grading run, its cases and misconceptions by id (for `history` in any language)."""
@@ -78,7 +78,7 @@ class KataLog:
         named = sorted(result.diagnosis, key=lambda d: -d.cases)
         diagnosis = [{"id": d.id, "title": d.title, "cases": d.cases} for d in named]
         with self.store.transaction():
-            self.db.execute(
+            self._conn.execute(
                 "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at, "
                 "seed, sandbox, cases, diagnosis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -87,11 +87,11 @@ class KataLog:
                     result.sandbox, json.dumps(cases, ensure_ascii=False), json.dumps(diagnosis, ensure_ascii=False),
                 ),
             )  # fmt: skip
-            self.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, 'attempt')", (result.kata,))
+            self._conn.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, 'attempt')", (result.kata,))
 
     def take_hint(self, kata: Kata, lang: str) -> Hint:
         """The next hint (the last one again once all are taken), counted once, when first shown."""
-        hints = kata.hints.get(lang)
+        hints = [hint.in_(lang) for hint in kata.hints]
         taken = self.hints_taken(kata.id)
         level = min(taken + 1, len(hints))
         if level > taken:
@@ -102,7 +102,7 @@ class KataLog:
         """Levelled hints taken in the kata's current round: since it was last written again, or
         ever (a named mistake's hint, detail `named:<id>`, is a hint for the rating, not a level)."""
         return int(
-            self.db.execute(
+            self._conn.execute(
                 "SELECT COUNT(*) FROM kata_events WHERE kata = ? AND kind = 'hint' AND detail NOT LIKE 'named:%' "
                 "AND id > COALESCE((SELECT MAX(id) FROM kata_events WHERE kata = ? AND kind = 'review'), 0)",
                 (kata, kata),
@@ -111,26 +111,26 @@ class KataLog:
 
     def named_hint_shown(self, kata: str, misconception: str, since: str) -> bool:
         """Whether the hint for `misconception` was shown since `since` (ISO: the grade that named it)."""
-        row = self.db.execute(
+        row = self._conn.execute(
             "SELECT 1 FROM kata_events WHERE kata = ? AND kind = 'hint' AND detail = ? AND at >= ? LIMIT 1",
             (kata, f"named:{misconception}", since),
         ).fetchone()
         return row is not None
 
     def status(self, kata: str) -> KataStatus:
-        attempts = self.db.execute(
+        attempts = self._conn.execute(
             "SELECT COUNT(*), MAX(passed), MAX(CAST(score AS REAL) / MAX(max_score, 1)) "
             "FROM kata_attempts WHERE kata = ?",
             (kata,),
         ).fetchone()
-        kinds = {row[0] for row in self.db.execute("SELECT DISTINCT kind FROM kata_events WHERE kata = ?", (kata,))}
+        kinds = {row[0] for row in self._conn.execute("SELECT DISTINCT kind FROM kata_events WHERE kata = ?", (kata,))}
         count, passed, best = int(attempts[0]), bool(attempts[1]), attempts[2]
         state = "passed" if passed else "in progress" if count or kinds else "not started"
         return KataStatus(kata, state, best, count, self.hints_taken(kata), "gave_up" in kinds)
 
     def passed_here(self, kata: str) -> bool:
         """Whether a grade run on this machine ever passed the kata (not one carried in by `progress import`)."""
-        row = self.db.execute(
+        row = self._conn.execute(
             "SELECT 1 FROM kata_attempts WHERE kata = ? AND passed != 0 AND imported = 0 LIMIT 1", (kata,)
         ).fetchone()
         return row is not None
@@ -138,16 +138,98 @@ class KataLog:
     def attempts(self, kata: str | None = None) -> list[Attempt]:
         """Grading runs, oldest first (of one kata, or of all)."""
         where, params = ("WHERE kata = ?", (kata,)) if kata else ("", ())
-        rows = self.db.execute(
+        rows = self._conn.execute(
             "SELECT id, kata, passed, score, max_score, seed, at, cases, diagnosis FROM kata_attempts "
             f"{where} ORDER BY id",
             params,
         ).fetchall()
         return [Attempt.from_row(row) for row in rows]
 
+    def diagnosed(self, since: str | None = None) -> list[Diagnosed]:
+        """Grading runs that named misconceptions (since `since`, ISO), oldest first, their JSON as stored."""
+        sql = "SELECT id, kata, at, diagnosis FROM kata_attempts WHERE diagnosis IS NOT NULL"
+        params: tuple = ()
+        if since:
+            sql, params = sql + " AND at >= ?", (since,)
+        return [Diagnosed(*row) for row in self._conn.execute(sql + " ORDER BY id", params)]
+
+    # -- a kata's round (normkata.workbench.due) ---------------------------------------------------
+
+    def last_review_event(self, kata: str) -> KataEvent | None:
+        """The latest `review` event of the kata (it was written again), or None."""
+        row = self._conn.execute(
+            "SELECT id, kind, at, detail FROM kata_events WHERE kata = ? AND kind = 'review' ORDER BY id DESC LIMIT 1",
+            (kata,),
+        ).fetchone()
+        return KataEvent(*row) if row else None
+
+    def events_after(self, kata: str, event_id: int) -> list[KataEvent]:
+        """The kata's events after `event_id`, oldest first (without their details)."""
+        rows = self._conn.execute(
+            "SELECT id, kind, at FROM kata_events WHERE kata = ? AND id > ? ORDER BY id", (kata, event_id)
+        )
+        return [KataEvent(*row) for row in rows]
+
+    def attempts_after(self, kata: str, attempt_id: int) -> list[Graded]:
+        """The kata's grading runs after `attempt_id`, oldest first."""
+        rows = self._conn.execute(
+            "SELECT id, passed, seed, at, imported FROM kata_attempts WHERE kata = ? AND id > ? ORDER BY id",
+            (kata, attempt_id),
+        )
+        return [Graded(*row) for row in rows]
+
+    def last_attempt_id(self, kata: str) -> int:
+        """The id of the kata's latest grading run; 0 when it has none."""
+        return int(
+            self._conn.execute("SELECT COALESCE(MAX(id), 0) FROM kata_attempts WHERE kata = ?", (kata,)).fetchone()[0]
+        )
+
+    def seeds_used(self, kata: str) -> set[object]:
+        """The seeds the kata's grading runs used."""
+        rows = self._conn.execute("SELECT seed FROM kata_attempts WHERE kata = ? AND seed IS NOT NULL", (kata,))
+        return {row[0] for row in rows}
+
+    def keep(self, kata: str, file: str, source: str, kept_at: str) -> None:
+        """The learner's file as it was before the kata is written again."""
+        with self.store.transaction():
+            self._conn.execute(
+                "INSERT INTO kata_kept (kata, file, source, kept_at) VALUES (?, ?, ?, ?)", (kata, file, source, kept_at)
+            )
+
     def last_kata(self) -> str | None:
-        row = self.db.execute("SELECT kata FROM kata_activity ORDER BY seq DESC LIMIT 1").fetchone()
+        row = self._conn.execute("SELECT kata FROM kata_activity ORDER BY seq DESC LIMIT 1").fetchone()
         return row[0] if row else None
+
+
+@dataclass(frozen=True)
+class Diagnosed:
+    """A grading run's misconceptions as stored: `diagnosis` is JSON text (checked by its reader)."""
+
+    id: int
+    kata: str
+    at: str  # ISO
+    diagnosis: str
+
+
+@dataclass(frozen=True)
+class KataEvent:
+    """A row of `kata_events`, as stored (`detail` only where it was asked for)."""
+
+    id: int
+    kind: str
+    at: str  # ISO
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A grading run as a kata's round counts it, as stored."""
+
+    id: int
+    passed: int
+    seed: int | None
+    at: str  # ISO
+    imported: int  # carried in by `progress import`
 
 
 @dataclass(frozen=True)

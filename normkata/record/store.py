@@ -10,6 +10,7 @@ read-only file, a full disk or a folder in the database's place is reported as w
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
@@ -21,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from normkata.errors import InputError
+from normkata.i18n import Text
 from normkata.record import values
 from normkata.record.migrations import migrate
 
@@ -63,6 +65,28 @@ class Review:
 SrsState = tuple[str, str] | Review
 
 
+@dataclass(frozen=True)
+class Scheduled:
+    """An item's row in `srs`, as stored (a row edited by hand may hold anything: readers check it
+    through normkata.record.values)."""
+
+    item_id: str
+    kind: str  # question | card | kata
+    topic: str
+    due: str  # ISO
+    card_json: str  # fsrs.Card.to_json()
+
+
+@dataclass(frozen=True)
+class LoggedReview:
+    """One FSRS review in `review_logs`, as stored."""
+
+    item_id: str
+    rating: int
+    reviewed_at: str  # ISO
+    duration_ms: int | None
+
+
 class StoreError(InputError):
     """The progress database cannot be used right now: one line saying why and what to do, exit 2."""
 
@@ -85,7 +109,7 @@ class Store:
             opened = self._connect()  # a fresh file in its place
             if isinstance(opened, DamagedDatabase):  # cannot happen to a new file; never loop
                 raise StoreError(message("damaged", path=path, why=opened.reason, moved=opened.moved_to))
-        self.db = opened
+        self._conn = opened
         _OPEN.add(self)
 
     # -- opening ---------------------------------------------------------------------------
@@ -124,31 +148,31 @@ class Store:
         return db
 
     def transaction(self) -> _Transaction:
-        return _Transaction(self.db)
+        return _Transaction(self._conn)
 
     def close(self) -> None:
         _OPEN.discard(self)
-        self.db.close()
+        self._conn.close()
 
     # -- sessions, answers, ratings ----------------------------------------------------------
 
     def start_session(self, kind: str, lang: str) -> int:
         with self.transaction():
-            cur = self.db.execute(
+            cur = self._conn.execute(
                 "INSERT INTO sessions (kind, lang, started_at) VALUES (?, ?, ?)", (kind, lang, iso(utcnow()))
             )
         return int(cur.lastrowid or 0)
 
     def end_session(self, session_id: int) -> None:
         with self.transaction():
-            self.db.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (iso(utcnow()), session_id))
+            self._conn.execute("UPDATE sessions SET ended_at = ? WHERE id = ?", (iso(utcnow()), session_id))
 
     def record_answer(
         self, session_id: int, item_id: str, topic: str, given: str, correct: bool, srs_state: SrsState
     ) -> None:
         """The answer and the item's new schedule, together or not at all."""
         with self.transaction():
-            self.db.execute(
+            self._conn.execute(
                 "INSERT INTO answers (session_id, item_id, topic, given, correct, answered_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, item_id, topic, given, int(correct), iso(utcnow())),
@@ -156,35 +180,31 @@ class Store:
             self._save_srs(item_id, "question", topic, srs_state)
 
     def record_rating(
-        self,
-        session_id: int,
-        item_id: str,
-        topic: str,
-        response: str,
-        rating: int,
-        srs_state: SrsState,
-        then: Sequence[tuple[str, tuple]] = (),
+        self, session_id: int, item_id: str, topic: str, response: str, rating: int, srs_state: SrsState
     ) -> None:
-        """The rating and the card's new schedule, and any statements `then` (a mock's score), all at once."""
+        """The rating and the card's new schedule, together or not at all."""
         with self.transaction():
-            self.db.execute(
-                "INSERT INTO ratings (session_id, item_id, topic, response, rating, rated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (session_id, item_id, topic, response, rating, iso(utcnow())),
-            )
-            self._save_srs(item_id, "card", topic, srs_state)
-            for sql, params in then:
-                self.db.execute(sql, params)
+            self._save_rating(session_id, item_id, topic, response, rating, srs_state)
+
+    def _save_rating(
+        self, session_id: int, item_id: str, topic: str, response: str, rating: int, srs_state: SrsState
+    ) -> None:
+        """A rating and its schedule, inside the caller's transaction (a mock's score joins it: record.mocks)."""
+        self._conn.execute(
+            "INSERT INTO ratings (session_id, item_id, topic, response, rating, rated_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (session_id, item_id, topic, response, rating, iso(utcnow())),
+        )
+        self._save_srs(item_id, "card", topic, srs_state)
 
     def _save_srs(self, item_id: str, kind: str, topic: str, srs_state: SrsState) -> None:
         card_json, due = (srs_state.card_json, srs_state.due) if isinstance(srs_state, Review) else srs_state
-        self.db.execute(
+        self._conn.execute(
             "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(item_id) DO UPDATE SET card_json = excluded.card_json, due = excluded.due",
             (item_id, kind, topic, card_json, due),
         )
         if isinstance(srs_state, Review):
-            self.db.execute(
+            self._conn.execute(
                 "INSERT INTO review_logs (item_id, kind, topic, rating, state_before, reviewed_at, duration_ms) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (item_id, kind, topic, srs_state.rating, srs_state.state_before, srs_state.reviewed_at,
@@ -196,10 +216,36 @@ class Store:
         with self.transaction():
             self._save_srs(item_id, kind, topic, review)
 
+    def bring_forward(self, items: Sequence[tuple[str, str, str]], moment: str, new_card: Callable[[], str]) -> None:
+        """Make each (item id, kind, topic) due at `moment` at the latest, in one transaction: one
+        never scheduled gets `new_card()` (an FSRS card due then); one due later is moved to then."""
+        with self.transaction():
+            for item_id, kind, topic in items:
+                row = self._conn.execute("SELECT due FROM srs WHERE item_id = ?", (item_id,)).fetchone()
+                if row is None:
+                    self._conn.execute(
+                        "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, ?, ?, ?, ?)",
+                        (item_id, kind, topic, new_card(), moment),
+                    )
+                elif row[0] > moment:
+                    self._conn.execute("UPDATE srs SET due = ? WHERE item_id = ?", (moment, item_id))
+
+    def save_fsrs_parameters(
+        self, parameters: Sequence[float], reviews: int, before: float, after: float, recalled: float
+    ) -> None:
+        """A fit of the learner's own FSRS parameters (`review --optimize`), from `reviews` reviews, with the
+        retention predicted `before` (fsrs's defaults) and `after` (the fit) and the share `recalled`."""
+        with self.transaction():
+            self._conn.execute(
+                "INSERT INTO fsrs_parameters (parameters, reviews, retention_before, retention_after, recalled, "
+                "fitted_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (json.dumps(list(parameters)), reviews, before, after, recalled, iso(utcnow())),
+            )
+
     def fsrs_parameters(self) -> list[float] | None:
         """The learner's own FSRS parameters (`review --optimize`), or None for fsrs's defaults; the
         latest fit fsrs can use (one it cannot, edited by hand, is skipped and noted)."""
-        for row_id, text in self.db.execute("SELECT id, parameters FROM fsrs_parameters ORDER BY id DESC"):
+        for row_id, text in self._conn.execute("SELECT id, parameters FROM fsrs_parameters ORDER BY id DESC"):
             try:
                 return values.fsrs_parameters(text)
             except values.BadValue as exc:
@@ -209,7 +255,7 @@ class Store:
     def setting(self, name: str) -> str | None:
         """A setting the learner gave (`plan --until`'s date), or None."""
         try:
-            row = self.db.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+            row = self._conn.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):  # a read-only database opened before m011: nothing was set
                 return None
@@ -220,9 +266,9 @@ class Store:
         """Remember `value` under `name`; None forgets it."""
         with self.transaction():
             if value is None:
-                self.db.execute("DELETE FROM settings WHERE name = ?", (name,))
+                self._conn.execute("DELETE FROM settings WHERE name = ?", (name,))
             else:
-                self.db.execute(
+                self._conn.execute(
                     "INSERT INTO settings (name, value, set_at) VALUES (?, ?, ?) "
                     "ON CONFLICT(name) DO UPDATE SET value = excluded.value, set_at = excluded.set_at",
                     (name, value, iso(utcnow())),
@@ -231,32 +277,76 @@ class Store:
     # -- queries -----------------------------------------------------------------------------
 
     def srs_card_json(self, item_id: str) -> str | None:
-        row = self.db.execute("SELECT card_json FROM srs WHERE item_id = ?", (item_id,)).fetchone()
+        row = self._conn.execute("SELECT card_json FROM srs WHERE item_id = ?", (item_id,)).fetchone()
         return row[0] if row else None
 
-    def due_items(self, before: datetime) -> list[sqlite3.Row]:
-        return self.db.execute(
-            "SELECT item_id, kind, topic, due FROM srs WHERE due <= ? ORDER BY due", (iso(before),)
-        ).fetchall()
+    def due_items(self, before: datetime) -> list[Scheduled]:
+        """Items due by `before`, soonest first."""
+        rows = self._conn.execute(
+            "SELECT item_id, kind, topic, due, card_json FROM srs WHERE due <= ? ORDER BY due", (iso(before),)
+        )
+        return [Scheduled(*row) for row in rows]
 
-    def srs_states(self) -> list[sqlite3.Row]:
-        """Every scheduled item: item_id, kind, topic, card_json, due."""
-        return self.db.execute("SELECT item_id, kind, topic, card_json, due FROM srs ORDER BY item_id").fetchall()
+    def due_of_kind(self, kind: str, before: datetime) -> list[Scheduled]:
+        """Items of one kind due by `before`, soonest first, then by id."""
+        rows = self._conn.execute(
+            "SELECT item_id, kind, topic, due, card_json FROM srs WHERE kind = ? AND due <= ? ORDER BY due, item_id",
+            (kind, iso(before)),
+        )
+        return [Scheduled(*row) for row in rows]
+
+    def srs_states(self) -> list[Scheduled]:
+        """Every scheduled item, by id."""
+        rows = self._conn.execute("SELECT item_id, kind, topic, due, card_json FROM srs ORDER BY item_id")
+        return [Scheduled(*row) for row in rows]
+
+    def review_logs(self) -> list[LoggedReview]:
+        """Every FSRS review, oldest first."""
+        rows = self._conn.execute(
+            "SELECT item_id, rating, reviewed_at, duration_ms FROM review_logs ORDER BY reviewed_at, id"
+        )
+        return [LoggedReview(*row) for row in rows]
+
+    def last_reviews(self) -> dict[str, str]:
+        """item id -> when it was last reviewed (ISO)."""
+        rows = self._conn.execute("SELECT item_id, MAX(reviewed_at) FROM review_logs GROUP BY item_id")
+        return {row[0]: str(row[1]) for row in rows}
+
+    def last_rating(self, item_id: str) -> int | None:
+        """The rating of the item's latest review, or None when it has none."""
+        row = self._conn.execute(
+            "SELECT rating FROM review_logs WHERE item_id = ? ORDER BY id DESC LIMIT 1", (item_id,)
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def answering_ms(self) -> float:
+        """Milliseconds spent answering, over every review that kept its duration."""
+        from normkata.record.fields import MAX_SECONDS
+
+        # Durations within a year each (fields.MAX_SECONDS), summed as floats: a row edited by hand to
+        # 2**63-1 neither overflows SQLite's integer sum nor counts as a lifetime of study.
+        return float(
+            self._conn.execute(
+                "SELECT TOTAL(duration_ms) FROM review_logs "
+                "WHERE typeof(duration_ms) = 'integer' AND duration_ms BETWEEN 0 AND ?",
+                (MAX_SECONDS * 1000,),
+            ).fetchone()[0]
+        )
 
     def lapses(self) -> dict[str, int]:
         """item id -> how many times it was forgotten after being learnt (Again while in FSRS's Review state)."""
-        rows = self.db.execute(
+        rows = self._conn.execute(
             "SELECT item_id, COUNT(*) FROM review_logs WHERE rating = 1 AND state_before = 2 GROUP BY item_id"
         )
         return {row[0]: int(row[1]) for row in rows}
 
     def next_due(self) -> str | None:
-        row = self.db.execute("SELECT MIN(due) FROM srs").fetchone()
+        row = self._conn.execute("SELECT MIN(due) FROM srs").fetchone()
         return row[0]
 
     def session_spans(self, since: datetime) -> list[tuple[datetime, datetime]]:
         """(start, end) of every finished practice session (quiz, interview, review, mock) since `since`."""
-        rows = self.db.execute(
+        rows = self._conn.execute(
             "SELECT started_at, ended_at FROM sessions WHERE ended_at IS NOT NULL AND started_at >= ? ORDER BY id",
             (iso(since),),
         )
@@ -270,20 +360,20 @@ class Store:
 
     def latest_answers(self) -> dict[str, bool]:
         """Each question's most recent answer: item id -> correct."""
-        rows = self.db.execute(
+        rows = self._conn.execute(
             "SELECT item_id, correct FROM answers WHERE id IN (SELECT MAX(id) FROM answers GROUP BY item_id)"
         )
         return {row[0]: bool(row[1]) for row in rows}
 
     def latest_ratings(self) -> dict[str, int]:
-        rows = self.db.execute(
+        rows = self._conn.execute(
             "SELECT item_id, rating FROM ratings WHERE id IN (SELECT MAX(id) FROM ratings GROUP BY item_id)"
         )
         return {row[0]: int(row[1]) for row in rows}
 
     def counts(self) -> dict[str, int]:
         def one(sql: str) -> int:
-            return int(self.db.execute(sql).fetchone()[0])
+            return int(self._conn.execute(sql).fetchone()[0])
 
         return {
             "answers": one("SELECT COUNT(*) FROM answers"),
@@ -300,27 +390,26 @@ class _Transaction:
     does nothing, so the error the caller sees is the one that happened, not "cannot rollback".
     """
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
 
-    def __enter__(self) -> sqlite3.Connection:
-        self.db.execute("BEGIN IMMEDIATE")
-        return self.db
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is not None:
             self._rollback()
             return
         try:
-            self.db.execute("COMMIT")
+            self._conn.execute("COMMIT")
         except BaseException:
             self._rollback()
             raise
 
     def _rollback(self) -> None:
-        if self.db.in_transaction:
+        if self._conn.in_transaction:
             with suppress(sqlite3.Error):
-                self.db.execute("ROLLBACK")
+                self._conn.execute("ROLLBACK")
 
 
 def _use_wal(db: sqlite3.Connection) -> None:
@@ -423,50 +512,50 @@ def set_aside(path: Path) -> Path:
 
 # -- explaining ------------------------------------------------------------------------------
 
-#: key -> (English, Chinese). Kept here rather than in i18n: these are the store's own words.
-_MESSAGES: dict[str, tuple[str, str]] = {
-    "busy": (
+#: key -> the message in both languages. Kept here rather than in a catalog: these are the store's own words.
+_MESSAGES: dict[str, Text] = {
+    "busy": Text(
         "The progress database {path} is locked by another program (another normkata?): nothing was changed. "
         "Close it and try again.",
         "进度数据库 {path} 被另一个程序锁定（另一个 normkata？）：未做任何更改。请关闭它后重试。",
     ),
-    "readonly": (
+    "readonly": Text(
         "The progress database {path} is read-only ({why}): nothing was changed. "
         "Make it and its folder writable, or set NORMKATA_HOME to a writable folder.",
         "进度数据库 {path} 是只读的（{why}）：未做任何更改。"
         "请让它及其文件夹可写，或把 NORMKATA_HOME 设为可写的文件夹。",
     ),
-    "full": (
+    "full": Text(
         "The disk holding {path} is full ({why}): what was saved before is kept. Free some space and try again.",
         "{path} 所在的磁盘已满（{why}）：之前保存的内容都在。请腾出空间后重试。",
     ),
-    "cantopen": (
+    "cantopen": Text(
         "Cannot open the progress database {path} ({why}): check that its folder exists and is writable, "
         "or set NORMKATA_HOME.",
         "无法打开进度数据库 {path}（{why}）：请检查其文件夹存在且可写，或设置 NORMKATA_HOME。",
     ),
-    "ioerr": (
+    "ioerr": Text(
         "Disk error on the progress database {path} ({why}): nothing was moved. Check the disk and try again.",
         "进度数据库 {path} 读写出错（{why}）：未移动任何文件。请检查磁盘后重试。",
     ),
-    "folder": (
+    "folder": Text(
         "{path} is a folder, not a database: move it away, or set NORMKATA_HOME to another folder.",
         "{path} 是文件夹而不是数据库：请把它移走，或把 NORMKATA_HOME 设为别的文件夹。",
     ),
-    "special": (
+    "special": Text(
         "{path} is {what}, not a database: move it away, or set NORMKATA_HOME to another folder.",
         "{path} 是{what}，不是数据库：请把它移走，或把 NORMKATA_HOME 设为别的文件夹。",
     ),
-    "no_folder": (
+    "no_folder": Text(
         "Cannot create the folder {folder} for progress ({why}): set NORMKATA_HOME to a writable folder.",
         "无法创建进度文件夹 {folder}（{why}）：请把 NORMKATA_HOME 设为可写的文件夹。",
     ),
-    "damaged": (
+    "damaged": Text(
         "The progress database {path} is damaged ({why}): it was moved to {moved}; run the command again "
         "to start a fresh one.",
         "进度数据库 {path} 已损坏（{why}）：已移至 {moved}；再次运行命令即可新建一个。",
     ),
-    "other": (
+    "other": Text(
         "The progress database {path} could not be used ({why}): nothing was moved.",
         "无法使用进度数据库 {path}（{why}）：未移动任何文件。",
     ),
@@ -477,11 +566,10 @@ _BY_CODE = {5: "busy", 6: "busy", _READONLY: "readonly", 3: "readonly", 13: "ful
 
 
 def message(key: str, lang: str = "en", **fields: object) -> str:
-    en, zh = _MESSAGES[key]
-    return (zh if lang == "zh" else en).format(**fields)
+    return _MESSAGES[key].in_(lang).format(**fields)
 
 
-def explain(exc: sqlite3.Error, path: Path | None = None, lang: str = "en", *, check: bool = True) -> StoreError:
+def explain(exc: BaseException, path: Path | None = None, lang: str = "en", *, check: bool = True) -> StoreError:
     """One line saying what went wrong with the database and what to do about it.
 
     With `check`, an error that hints at damage runs the integrity check, and a file that
@@ -535,3 +623,25 @@ def open_store(on_damage: Callable[[DamagedDatabase], None] | None = None) -> St
     from normkata.paths import database_path
 
     return Store(database_path(), on_damage)
+
+
+def open_record(lang: str) -> Store:
+    """The learner's progress store, as every command opens it: a damaged file is set aside and
+    said on stderr in `lang` (a fresh one takes its place); anything else that stops it is a StoreError."""
+    return open_store(on_damage=lambda damage: report_damage(damage, lang))
+
+
+def report_damage(damage: DamagedDatabase, lang: str) -> None:
+    """One warning line on stderr: where the damaged database went, and why."""
+    from normkata.i18n import t
+    from normkata.ui.terminal import make_console
+
+    make_console(stderr=True).print(
+        "[warn]" + t("store.damaged", lang, path=damage.path, why=damage.reason, moved=damage.moved_to) + "[/]",
+        soft_wrap=True,  # one line, however long the paths
+    )
+
+
+def is_database_error(exc: BaseException) -> bool:
+    """Whether `exc` is the database failing (said by `explain`), so that the edges need no sqlite3."""
+    return isinstance(exc, sqlite3.Error)

@@ -90,7 +90,7 @@ class Checked:
 
 
 def _columns(store: Store, table: str) -> list[str]:
-    return [row[1] for row in store.db.execute(f"PRAGMA table_info({table})")]
+    return [row[1] for row in store._conn.execute(f"PRAGMA table_info({table})")]
 
 
 # -- export --------------------------------------------------------------------------------------
@@ -100,8 +100,8 @@ def export_document(store: Store) -> dict[str, Any]:
     tables: dict[str, list[dict[str, Any]]] = {}
     for table in [*TABLES, SCHEDULES]:
         order = "item_id" if table == SCHEDULES else "id"
-        tables[table] = [dict(row) for row in store.db.execute(f"SELECT * FROM {table} ORDER BY {order}")]
-    applied = [row[0] for row in store.db.execute("SELECT name FROM _migrations ORDER BY rowid")]
+        tables[table] = [dict(row) for row in store._conn.execute(f"SELECT * FROM {table} ORDER BY {order}")]
+    applied = [row[0] for row in store._conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
     return {"format": FORMAT, "version": VERSION, "schema": applied, "exported_at": iso(utcnow()), "tables": tables}
 
 
@@ -274,7 +274,7 @@ def import_document(store: Store, document: object, now: datetime | None = None)
                 if same:  # already here: that row's id stands for this one
                     ids[row.id] = same.popleft()
                     continue
-                cursor = store.db.execute(insert, (*key, *([1] * marked)))
+                cursor = store._conn.execute(insert, (*key, *([1] * marked)))
                 ids[row.id] = int(cursor.lastrowid or 0)
                 count += 1
                 if table == "kata_events":
@@ -284,7 +284,7 @@ def import_document(store: Store, document: object, now: datetime | None = None)
             mapped[table] = ids
             added.rows[table] = count
         for _at, kata, kind in sorted(activity, key=lambda entry: entry[0]):
-            store.db.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
+            store._conn.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
         file_reviews = _latest_in_file(checked.tables["review_logs"])
         added.schedules_updated = _merge_schedules(store, checked.tables[SCHEDULES], file_reviews, local_reviews)
     return added
@@ -293,7 +293,7 @@ def import_document(store: Store, document: object, now: datetime | None = None)
 def _existing(store: Store, table: str, columns: list[str]) -> dict[tuple, deque[int]]:
     """Every row of `table` by its values (all columns but its id): the ids holding them, lowest first."""
     found: dict[tuple, deque[int]] = {}
-    for row in store.db.execute(f"SELECT id, {', '.join(columns)} FROM {table} ORDER BY id"):
+    for row in store._conn.execute(f"SELECT id, {', '.join(columns)} FROM {table} ORDER BY id"):
         found.setdefault(tuple(row)[1:], deque()).append(int(row[0]))
     return found
 
@@ -305,7 +305,7 @@ def _remap_round(detail: str, attempts: dict[Any, int]) -> str:
 
 
 def _latest_reviews(store: Store) -> dict[str, str]:
-    rows = store.db.execute("SELECT item_id, MAX(reviewed_at) FROM review_logs GROUP BY item_id")
+    rows = store._conn.execute("SELECT item_id, MAX(reviewed_at) FROM review_logs GROUP BY item_id")
     return {row[0]: str(row[1]) for row in rows}
 
 
@@ -324,11 +324,11 @@ def _merge_schedules(store: Store, rows: list[Row], file_reviews: dict[str, str]
     changed = 0
     for row in rows:
         item = row.values["item_id"]
-        here = store.db.execute("SELECT 1 FROM srs WHERE item_id = ?", (item,)).fetchone()
+        here = store._conn.execute("SELECT 1 FROM srs WHERE item_id = ?", (item,)).fetchone()
         if here is not None and not _proves_later(row.values["card_json"], file_reviews.get(item),
                                                   local_reviews.get(item)):  # fmt: skip
             continue
-        store.db.execute(
+        store._conn.execute(
             "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(item_id) DO UPDATE SET kind = excluded.kind, topic = excluded.topic, "
             "card_json = excluded.card_json, due = excluded.due",

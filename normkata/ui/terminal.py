@@ -43,8 +43,13 @@ class Prompter:
 
     def __init__(self, console: Console, lang: str = "en") -> None:
         self.console = console
-        # Chinese ends a prompt with a full-width colon, which carries its own spacing.
-        self.colon, self.space = ("：", "") if lang == "zh" else (":", " ")
+        from normkata.i18n import t
+
+        # Chinese ends a prompt with a full-width colon, which carries its own spacing: the
+        # colon is styled with the prompt, the space after it is not.
+        end = t("prompt.end", lang)
+        self.colon = end.rstrip()
+        self.space = end[len(self.colon) :]
         self.stdin: TextIO | None = sys.stdin
         self.interactive = _isatty(self.stdin) and _isatty(sys.stdout)
         self._ahead: str | None = None  # a piped line read by has_more() and not yet answered

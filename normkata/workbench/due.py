@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normkata.grading.text import escape_name
-from normkata.record.attempts import KataLog
+from normkata.record.attempts import Graded, KataEvent, KataLog
 from normkata.record.fields import event_detail
 from normkata.record.store import Store, iso, utcnow
 from normkata.record.values import BadValue, moment, shown, skip
@@ -68,43 +67,37 @@ def kata_rating(*, minutes: int, seconds: float | None, failed_before: int, hint
 @dataclass(frozen=True)
 class Round:
     start_at: str | None  # ISO; None: nothing started it (a bare grade)
-    events: list[sqlite3.Row]  # kata_events in the round (id, kind, at)
-    attempts: list[sqlite3.Row]  # kata_attempts in the round (id, passed, seed, at, imported)
+    events: list[KataEvent]  # kata_events in the round
+    attempts: list[Graded]  # kata_attempts in the round
     again: bool  # a round of writing it again (after `review`), not the first
 
 
 def current_round(store: Store, kata: str) -> Round:
-    db = store.db
-    review = db.execute(
-        "SELECT id, at, detail FROM kata_events WHERE kata = ? AND kind = 'review' ORDER BY id DESC LIMIT 1", (kata,)
-    ).fetchone()
+    log = KataLog(store)
+    review = log.last_review_event(kata)
     after_event, after_attempt = 0, 0
     if review:
-        after_event = int(review["id"])
+        after_event = int(review.id)
         try:
-            event_detail("review", review["detail"])
-            after_attempt = int(json.loads(review["detail"])["after_attempt"])
+            event_detail("review", review.detail)
+            after_attempt = int(json.loads(review.detail)["after_attempt"])
         except BadValue as exc:  # edited by hand: the round then holds every attempt
             skip(f"kata_events #{after_event}", exc)
-    events = db.execute(
-        "SELECT id, kind, at FROM kata_events WHERE kata = ? AND id > ? ORDER BY id", (kata, after_event)
-    ).fetchall()
-    attempts = db.execute(
-        "SELECT id, passed, seed, at, imported FROM kata_attempts WHERE kata = ? AND id > ? ORDER BY id",
-        (kata, after_attempt),
-    ).fetchall()
+    events = log.events_after(kata, after_event)
+    attempts = log.attempts_after(kata, after_attempt)
+    start: str | None
     if review:
-        start = review["at"]
+        start = review.at
     else:
-        started = [e["at"] for e in events if e["kind"] == "started"]
-        start = started[0] if started else (attempts[0]["at"] if attempts else None)
+        started = [e.at for e in events if e.kind == "started"]
+        start = started[0] if started else (attempts[0].at if attempts else None)
     return Round(start, events, attempts, review is not None)
 
 
 def open_again(store: Store, kata: str) -> bool:
     """Whether the kata is being written again and has not passed yet in this round."""
     found = current_round(store, kata)
-    return found.again and not any(a["passed"] for a in found.attempts)
+    return found.again and not any(a.passed for a in found.attempts)
 
 
 def passed_here(store: Store, kata: str) -> bool:
@@ -113,7 +106,7 @@ def passed_here(store: Store, kata: str) -> bool:
     if not KataLog(store).passed_here(kata):
         return False
     found = current_round(store, kata)
-    return not found.again or any(a["passed"] and not a["imported"] for a in found.attempts)
+    return not found.again or any(a.passed and not a.imported for a in found.attempts)
 
 
 @dataclass(frozen=True)
@@ -130,12 +123,12 @@ def schedule_pass(store: Store, kata: Kata, now: datetime | None = None) -> Kata
     from normkata.practice.srs import schedule
 
     found = current_round(store, kata.id)
-    passes = [a for a in found.attempts if a["passed"]]
-    if len(passes) != 1 or passes[0]["id"] != found.attempts[-1]["id"]:
+    passes = [a for a in found.attempts if a.passed]
+    if len(passes) != 1 or passes[0].id != found.attempts[-1].id:
         return None  # not a pass, or not the round's first: the round was rated already
-    passed_at, started_at = _moment(passes[0]["at"], "kata_attempts"), _moment(found.start_at, "kata_events")
+    passed_at, started_at = _moment(passes[0].at, "kata_attempts"), _moment(found.start_at, "kata_events")
     seconds = (passed_at - started_at).total_seconds() if passed_at and started_at else None
-    kinds = [e["kind"] for e in found.events]
+    kinds = [e.kind for e in found.events]
     rating, reason = kata_rating(
         minutes=kata.minutes, seconds=seconds, failed_before=len(found.attempts) - 1,
         hints=kinds.count("hint"), gave_up="gave_up" in kinds,
@@ -215,11 +208,9 @@ class DueKata:
 
 
 def due_katas(store: Store, before: datetime) -> list[DueKata]:
-    rows = store.db.execute(
-        "SELECT item_id, due FROM srs WHERE kind = ? AND due <= ? ORDER BY due, item_id", (KIND, iso(before))
-    )
+    rows = store.due_of_kind(KIND, before)
     # Shown on the dashboard and by next: what came from the record is escaped for the terminal.
-    return [DueKata(escape_name(kata_of(str(row[0]))), escape_name(str(row[1]))) for row in rows]
+    return [DueKata(escape_name(kata_of(str(row.item_id))), escape_name(str(row.due))) for row in rows]
 
 
 HISTORY = "history"
@@ -249,14 +240,12 @@ def keep_and_restart(store: Store, kata: Kata, workspace: Path, lang: str = "en"
         return target  # a round left unfinished goes on, with the learner's work in progress
     workspace.mkdir(parents=True, exist_ok=True)
     now = utcnow()
-    last = store.db.execute("SELECT COALESCE(MAX(id), 0) FROM kata_attempts WHERE kata = ?", (kata.id,)).fetchone()[0]
     log = KataLog(store)
+    last = log.last_attempt_id(kata.id)
     if present:
         source = files.read(target, lang)
         files.write_in_folder(workspace / HISTORY, f"{target.stem}.{now:%Y%m%dT%H%M%S}.py", source, lang)
-        with store.transaction():
-            store.db.execute("INSERT INTO kata_kept (kata, file, source, kept_at) VALUES (?, ?, ?, ?)",
-                             (kata.id, str(target), source, iso(now)))  # fmt: skip
+        log.keep(kata.id, str(target), source, iso(now))
     files.write(target, kata.starter.read_text(encoding="utf-8"), lang, replace=True)
     log.event(kata.id, "review", json.dumps({"after_attempt": int(last)}))
     return target
@@ -264,8 +253,7 @@ def keep_and_restart(store: Store, kata: Kata, workspace: Path, lang: str = "en"
 
 def fresh_seed(store: Store, kata: str, rng: random.Random | None = None) -> int:
     """A seed no earlier grade of this kata used: writing it again meets new inputs."""
-    used = {row[0] for row in store.db.execute("SELECT seed FROM kata_attempts WHERE kata = ? AND seed IS NOT NULL",
-                                                (kata,))}  # fmt: skip
+    used = KataLog(store).seeds_used(kata)
     rng = rng or random.Random()
     while True:
         seed = rng.randrange(1, 2**31)
@@ -298,7 +286,7 @@ def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total:
     lang, console = practice.lang, practice.console
     console.print()
     header = t("loop.kata_header", lang, i=index, n=total)
-    console.rule(f"[heading]{header}[/]  [quiz.meta]{escape(kata.title.get(lang))}[/]")
+    console.rule(f"[heading]{header}[/]  [quiz.meta]{escape(kata.title.in_(lang))}[/]")
     target = keep_and_restart(practice.store, kata, workspace, lang)
     console.print(t("loop.kata_again", lang, path=target, kata=kata.id))
     log = KataLog(practice.store)
@@ -323,12 +311,5 @@ def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total:
             console.print(f"[{note.style}]{escape(note.text)}[/]")
         if result.passed:
             review = practice.store.srs_card_json(item_id(kata.id))
-            rating = _last_kata_rating(practice.store, kata.id) if review else None
+            rating = practice.store.last_rating(item_id(kata.id)) if review else None
             return KataOutcome(kata.id, rating)
-
-
-def _last_kata_rating(store: Store, kata: str) -> int | None:
-    row = store.db.execute(
-        "SELECT rating FROM review_logs WHERE item_id = ? ORDER BY id DESC LIMIT 1", (item_id(kata),)
-    ).fetchone()
-    return int(row[0]) if row else None

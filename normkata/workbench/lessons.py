@@ -7,15 +7,16 @@ of them has been reviewed since, `next` and `plan` point at the first with the r
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from normkata.content.model import ContentIssue, Message, Text
+from normkata.content.model import ContentIssue, Message
 from normkata.content.suite_names import suite_names
 from normkata.grading.text import escape_name
+from normkata.i18n import Text
+from normkata.record.attempts import Diagnosed, KataLog
 from normkata.record.fields import JSON_CHARS, JSON_DEPTH, diagnosis_shape
 from normkata.record.store import Store, iso, utcnow
 from normkata.record.values import BadValue, json_text, shown, skip
@@ -108,24 +109,14 @@ def make_due(store: Store, bank: Bank, item_ids: list[str], now: datetime | None
     from fsrs import Card
 
     moment = iso(now or utcnow())
-    moved = []
-    with store.transaction():
-        for item_id in item_ids:
-            question, card = bank.question(item_id), bank.card(item_id)
-            found = question or card
-            if found is None:
-                continue
-            row = store.db.execute("SELECT due FROM srs WHERE item_id = ?", (item_id,)).fetchone()
-            if row is None:
-                kind = "question" if question else "card"
-                store.db.execute(
-                    "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, ?, ?, ?, ?)",
-                    (item_id, kind, found.topic, Card(due=datetime.fromisoformat(moment)).to_json(), moment),
-                )
-            elif row[0] > moment:
-                store.db.execute("UPDATE srs SET due = ? WHERE item_id = ?", (moment, item_id))
-            moved.append(item_id)
-    return moved
+    moved: list[tuple[str, str, str]] = []  # (item id, kind, topic)
+    for item_id in item_ids:
+        question, card = bank.question(item_id), bank.card(item_id)
+        found = question or card
+        if found is not None:
+            moved.append((item_id, "question" if question else "card", found.topic))
+    store.bring_forward(moved, moment, lambda: Card(due=datetime.fromisoformat(moment)).to_json())
+    return [item_id for item_id, _kind, _topic in moved]
 
 
 @dataclass(frozen=True)
@@ -148,17 +139,13 @@ class Lesson:
 def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None = None) -> list[Lesson]:
     """Every misconception named by a grade (since `since`), latest first, with what was reviewed after it."""
     met: dict[str, tuple[str, str, str]] = {}  # id -> (title, kata, at), the latest naming
-    sql = "SELECT id, kata, at, diagnosis FROM kata_attempts WHERE diagnosis IS NOT NULL"
-    params: tuple = ()
-    if since:
-        sql, params = sql + " AND at >= ?", (since,)
-    for row in store.db.execute(sql + " ORDER BY id", params):
+    for row in KataLog(store).diagnosed(since):
         named = _diagnosis(row)
         for one in named or ():
             # Shown on the dashboard and by next: what came from the record is escaped for the terminal.
-            met[one["id"]] = (escape_name(one.get("title") or one["id"]), escape_name(str(row["kata"])), row["at"])
+            met[one["id"]] = (escape_name(one.get("title") or one["id"]), escape_name(str(row.kata)), row.at)
 
-    reviewed = _last_reviews(store)
+    reviewed = store.last_reviews()
     found = []
     for misconception, (title, kata, at) in met.items():
         items = links.get(misconception, ())
@@ -169,15 +156,15 @@ def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None =
     return sorted(found, key=lambda lesson: lesson.met_at, reverse=True)
 
 
-def _diagnosis(row: sqlite3.Row) -> list[dict[str, str]] | None:
+def _diagnosis(row: Diagnosed) -> list[dict[str, str]] | None:
     """An attempt's named misconceptions, or None (noted) when the row cannot be read."""
     try:
-        if not isinstance(row["at"], str):
-            raise BadValue(f"must be a time, got {shown(row['at'])}", "at")
-        named = json_text(row["diagnosis"], max_chars=JSON_CHARS, max_depth=JSON_DEPTH)
+        if not isinstance(row.at, str):
+            raise BadValue(f"must be a time, got {shown(row.at)}", "at")
+        named = json_text(row.diagnosis, max_chars=JSON_CHARS, max_depth=JSON_DEPTH)
         diagnosis_shape(named)
     except BadValue as exc:
-        skip(f"kata_attempts #{row['id']}", exc if exc.field == "at" else exc.under("diagnosis"))
+        skip(f"kata_attempts #{row.id}", exc if exc.field == "at" else exc.under("diagnosis"))
         return None
     return named  # type: ignore[return-value]  # its shape was just checked
 
@@ -185,11 +172,6 @@ def _diagnosis(row: sqlite3.Row) -> list[dict[str, str]] | None:
 def pending_lessons(store: Store, links: dict[str, tuple[str, ...]]) -> list[Lesson]:
     """Lessons none of whose items was reviewed since the mistake: what `next` points at."""
     return [lesson for lesson in lessons(store, links) if lesson.items and not lesson.reviewed]
-
-
-def _last_reviews(store: Store) -> dict[str, str]:
-    rows = store.db.execute("SELECT item_id, MAX(reviewed_at) FROM review_logs GROUP BY item_id")
-    return {row[0]: str(row[1]) for row in rows}
 
 
 def week_start(now: datetime | None = None) -> str:
@@ -210,5 +192,5 @@ def item_title(bank: Bank, item_id: str, lang: str) -> str:
     found = bank.question(item_id) or bank.card(item_id)
     if found is None:
         return item_id
-    line = found.prompt.get(lang).strip().splitlines()[0].strip()
+    line = found.prompt.in_(lang).strip().splitlines()[0].strip()
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"

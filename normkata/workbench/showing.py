@@ -20,7 +20,7 @@ def show_solution(console: Console, bench: Workbench, kata: Kata, lang: str, min
     from rich.syntax import Syntax
 
     reference = kata.solution.read_text(encoding="utf-8")
-    console.rule(f"[heading]{t('solution.heading', lang, kata=kata.id, title=kata.title.get(lang))}[/]")
+    console.rule(f"[heading]{t('solution.heading', lang, kata=kata.id, title=kata.title.in_(lang))}[/]")
     console.print(Syntax(reference, "python", line_numbers=True))
     mine = mine or bench.file(kata)
     if bench.passed(kata) and mine.is_file():

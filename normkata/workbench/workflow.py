@@ -54,10 +54,9 @@ class Workbench:
     @classmethod
     def open(cls, workspace: Path, lang: str) -> Workbench:
         """On the learner's store, a damaged database reported in `lang`."""
-        from normkata.practice.session import report_damage
-        from normkata.record.store import open_store
+        from normkata.record.store import open_record
 
-        return cls(KataLog(open_store(on_damage=lambda d: report_damage(d, lang))), workspace, lang)
+        return cls(KataLog(open_record(lang)), workspace, lang)
 
     # -- which kata, which file ------------------------------------------------------------------
 
@@ -187,7 +186,7 @@ class Workbench:
         """`every`: each hint taken so far (at least the first); `level`: that one, the levels up
         to it counted as taken; neither: `next_hint`. True with them when the next levelled one
         was asked for and every hint had been taken already."""
-        texts = kata.hints.get(self.lang)
+        texts = [hint.in_(self.lang) for hint in kata.hints]
         if every and level is not None:
             raise InputError(t("hint.all_or_level", self.lang))
         if level is not None and not 1 <= level <= len(texts):

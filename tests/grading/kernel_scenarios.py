@@ -14,7 +14,8 @@ import triton.language as tl
 from triton.language.extra import libdevice
 
 from normkata.grading import kernels
-from normkata.grading.contract import Program, Step
+from normkata.grading.contract import Launch, Program, ProgramKind, Step
+from normkata.grading.stage import Stage
 
 
 @triton.jit
@@ -224,7 +225,9 @@ SCENARIOS = {name: value for name, value in dict(globals()).items()
 
 
 def describe(reply: object) -> dict:
-    return {"config": reply.config, "launches": reply.launches, "findings": reply.findings,
+    found = [[f.access.value, f.tensor, f.program_text, f.lanes, f.side.value] for f in reply.out_of_bounds]
+    return {"config": reply.config, "launches": reply.launches, "out_of_bounds": found,
+            "nan_filled": reply.nan_filled, "guard": reply.guard.state.value,
             "written": [None if w is None else w.tolist() for w in reply.written],
             "margins": [[m.tensor, m.before.tolist(), m.after.tolist()] for m in reply.margins],
             "outputs": [o.tolist() for o in reply.outputs]}  # fmt: skip
@@ -234,16 +237,18 @@ def run(name: str) -> dict:
     x = torch.arange(15, dtype=torch.float32).reshape(3, 5) / 4
     if name in ("primitives", "libdevice_math", "unsupported_libdevice", "block_pointers", "raw_interpreter_read"):
         x = torch.arange(1, 9, dtype=torch.float32) / 4
-    program = Program(name, ["x"], {"outputs": ["y", "second"]}, steps=[Step([x])], kind="launcher")
-    stage = ["forward"]
+    program = Program(
+        name, [], {}, steps=[Step([x])], kind=ProgramKind.LAUNCHER, launch=Launch(("x",), ("y", "second"))
+    )
+    stage = Stage("forward")
     try:
         reply = kernels.run_program(SCENARIOS[name], program, stage)
     except Exception as exc:
-        return {"raised": type(exc).__name__, "message": str(exc), "stage": stage[0]}
+        return {"raised": type(exc).__name__, "message": str(exc), "stage": stage.name}
     return {"steps": [describe(step) for step in reply.steps], "x": x.tolist()}
 
 
 if __name__ == "__main__":
     kernels.prepare_environment(sys.argv[1])
     status = kernels.install_guard()
-    print(json.dumps({"status": status, **{name: run(name) for name in sys.argv[2:]}}))
+    print(json.dumps({"status": status.state.value, **{name: run(name) for name in sys.argv[2:]}}))

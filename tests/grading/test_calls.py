@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from normkata.grading.calls import GRAD_FN, GRAD_MODE
-from normkata.grading.contract import LoadRequest, Program, Step
+from normkata.grading.contract import LoadRequest, Program, ProgramKind, Step
 from normkata.grading.proxy import Submission
 
 LEARNER = textwrap.dedent('''
@@ -96,7 +96,7 @@ def function_step(x: torch.Tensor, w: torch.Tensor, grad: torch.Tensor) -> Step:
 
 def test_function_backward_gives_the_hand_written_gradients(submission: Submission) -> None:
     x, w, grad = torch.randn(4, 5), torch.randn(5), torch.randn(4, 5)
-    reply = submission.run(Program("Scale", [], {}, kind="function", steps=[function_step(x, w, grad)]))
+    reply = submission.run(Program("Scale", [], {}, kind=ProgramKind.FUNCTION, steps=[function_step(x, w, grad)]))
     assert reply.ok, reply.failure
     step = reply.steps[0]
     assert torch.allclose(step.output, x * w * 3.0)
@@ -108,14 +108,16 @@ def test_function_backward_gives_the_hand_written_gradients(submission: Submissi
 
 def test_autograd_inside_backward_is_reported(submission: Submission) -> None:
     x, w, grad = torch.randn(3, 2), torch.randn(2), torch.randn(3, 2)
-    program = Program("ScaleByAutograd", [], {}, kind="function", steps=[function_step(x, w, grad)] * 2)
+    program = Program("ScaleByAutograd", [], {}, kind=ProgramKind.FUNCTION, steps=[function_step(x, w, grad)] * 2)
     reply = submission.run(program)
     assert reply.ok, reply.failure
     for step in reply.steps:  # reported for each backward, not only the first
         assert {"torch.autograd.grad", GRAD_MODE, GRAD_FN} <= set(step.autograd_in_backward)
         assert step.input_grads[0] is not None and torch.allclose(step.input_grads[0], grad * w * 3.0)
     # The watch is gone after the program: the same Function runs unwatched in the next one.
-    again = submission.run(Program("ScaleByAutograd", [], {}, kind="function", steps=[Step([x, w], extra=[1.0])]))
+    again = submission.run(
+        Program("ScaleByAutograd", [], {}, kind=ProgramKind.FUNCTION, steps=[Step([x, w], extra=[1.0])])
+    )
     assert again.ok and again.steps[0].autograd_in_backward == []
 
 
@@ -127,7 +129,7 @@ def test_object_steps_update_merge_and_read_attributes(submission: Submission) -
         Step([], attribute="mean"),
         Step([], method="count", call_kwargs={"scale": 2}),
     ]
-    reply = submission.run(Program("Counter", [3], {}, kind="object", steps=steps))
+    reply = submission.run(Program("Counter", [3], {}, kind=ProgramKind.OBJECT, steps=steps))
     assert reply.ok, reply.failure
     assert reply.steps[0].outputs == [] and reply.steps[1].outputs == []
     mean = reply.steps[2].output
@@ -139,7 +141,7 @@ def test_object_steps_update_merge_and_read_attributes(submission: Submission) -
 @pytest.mark.parametrize("step", [Step([], method="describe"), Step([], attribute="update")],
                          ids=["text", "bound-method"])  # fmt: skip
 def test_a_result_that_is_not_tensors_is_a_type_error(submission: Submission, step: Step) -> None:
-    reply = submission.run(Program("Counter", [2], {}, kind="object", steps=[step]))
+    reply = submission.run(Program("Counter", [2], {}, kind=ProgramKind.OBJECT, steps=[step]))
     assert not reply.ok and reply.failure is not None
     assert reply.failure.error == "TypeError"
     assert "expected a torch.Tensor, a tuple of tensors, a number or None" in reply.failure.message
@@ -147,6 +149,6 @@ def test_a_result_that_is_not_tensors_is_a_type_error(submission: Submission, st
 
 
 def test_a_function_program_needs_a_function_class(submission: Submission) -> None:
-    reply = submission.run(Program("Counter", [2], {}, kind="function", steps=[]))
+    reply = submission.run(Program("Counter", [2], {}, kind=ProgramKind.FUNCTION, steps=[]))
     assert not reply.ok and reply.failure is not None
     assert "Counter is not a torch.autograd.Function subclass" in reply.failure.message

@@ -239,6 +239,7 @@ def _huge_reply_timing() -> tuple[float, float]:
 #: burner (it spins just under 1 s in every forward).
 PIPE_AND_BUDGET_GRADING = {
     "burns_its_budget": (1.0, 6.0, "the time budget for this grade is used up"),
+    "forges_a_kernel_finding": (1.0, 6.0, "sent something unreadable (WireError)"),
     "returns_huge_tensor": (None, None, "sent a reply larger than 64 MB"),  # timed by _huge_reply_timing
     "slow_to_decode_reply": (1.0, 6.0, "sent something unreadable (CodecError)"),
     "stops_reading_requests": (1.0, 6.0, "timed out after 1 s"),

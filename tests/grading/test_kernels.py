@@ -21,7 +21,7 @@ import torch
 
 from normkata.content.katas import get_kata
 from normkata.grading.checks.wording import CaseFailure
-from normkata.grading.contract import KernelMargin, StepReply
+from normkata.grading.contract import GuardState, GuardStatus, KernelMargin, StepReply
 from tests.conftest import invoke
 
 SENTINEL = -16384.0
@@ -56,8 +56,9 @@ def test_the_guard_checks_itself_and_reports_an_unmasked_store(replies: dict) ->
     step = only_step(replies, "unmasked_store")
     # Every program writes 3 lanes past its row: the last program's land past the end of y and
     # are switched off; nothing crashes, y's margins are intact, and the runner gets them.
-    assert "write|y|2|3|after" in step["findings"]
-    assert "nan-fill|||9|" in step["findings"]  # 3 masked-off lanes per program, no other=
+    assert ["write", "y", "2", 3, "after"] in step["out_of_bounds"]
+    assert step["nan_filled"] == 9  # 3 masked-off lanes per program, no other=
+    assert step["guard"] == "active"
     assert step["outputs"][0][2] == [5.0, 5.5, 6.0, 6.5, 7.0]  # 2 * x, x = arange(15) / 4
     assert step["launches"] == ["double_unmasked_store"]
     names = [m[0] for m in step["margins"]]
@@ -72,14 +73,15 @@ def test_every_memory_primitive_goes_through_the_guard(replies: dict) -> None:
     step = only_step(replies, "primitives")
     # 16 lanes on an 8-element x: 8 past it by atomic_cas, 8 by the descriptor's load; on a
     # 4-element lock, 12 past it by each of xchg, add and max.
-    assert sorted(step["findings"]) == ["atomic|lock_ptr|0|36|after", "atomic|x|0|8|after", "read|x|0|8|after"]
+    assert sorted(step["out_of_bounds"]) == [["atomic", "lock_ptr", "0", 36, "after"], ["atomic", "x", "0", 8, "after"],
+                                             ["read", "x", "0", 8, "after"]]  # fmt: skip
     assert step["outputs"][0] == replies["primitives"]["x"]  # nothing was written through the stray lanes
 
 
 @pytest.mark.extra("triton")
 def test_the_interpreters_own_functions_are_the_guarded_ones(replies: dict) -> None:
     """The C module's load called by hand, past the end of x, is refused like a kernel's."""
-    assert "read|x|0|1|after" in only_step(replies, "raw_interpreter_read")["findings"]
+    assert ["read", "x", "0", 1, "after"] in only_step(replies, "raw_interpreter_read")["out_of_bounds"]
 
 
 @pytest.mark.extra("triton")
@@ -227,7 +229,8 @@ def test_rows_no_kernel_wrote_are_named() -> None:
 def test_without_the_guard_only_what_it_can_know_is_checked() -> None:
     from normkata.grading.kernel_checks import check_findings
 
-    reply = StepReply(outputs=[torch.zeros(2, 5)], findings=["guard|cannot run: triton moved|||"], written=[None])
+    unavailable = GuardStatus(GuardState.UNAVAILABLE, "cannot run: triton moved")
+    reply = StepReply(outputs=[torch.zeros(2, 5)], guard=unavailable, written=[None])
     check_findings(_Harness(), reply, "launch(x)", "x", 5, no_mask=None, off_by_one=None)  # type: ignore[arg-type]
 
 

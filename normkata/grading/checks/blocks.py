@@ -167,4 +167,4 @@ class BlockKata:
                      "unchanged and give each norm d_model features.",
                      "{call}：参考实现的权重放不进 {names}（形状不同）。修改：保持提供的 CausalSelfAttention 和 "
                      "FeedForward 不变，原样传递 d_model、n_heads 和 d_ff，每个归一化层的大小都是 d_model。",
-                     call=call, names=", ".join(f"`{n}`" for n in mismatched)))  # fmt: skip
+                     call=call, names=", ".join(f"`{n}`" for n in mismatched)), call=call)  # fmt: skip

@@ -13,8 +13,8 @@ from normkata.content.names import shared_misconception
 from normkata.grading.checks.context import RUN, say
 from normkata.grading.checks.harness import ErrorSuspect, Harness, at, once
 from normkata.grading.checks.inputs import Input, own_errors
-from normkata.grading.checks.wording import Misconception, fail, value_text
-from normkata.grading.contract import TOLERANCES, Failure, Program, Step, StepReply, tolerance_for
+from normkata.grading.checks.wording import Misconception, call_on, fail, value_text
+from normkata.grading.contract import TOLERANCES, Failure, Program, ProgramKind, Step, StepReply, tolerance_for
 
 #: Worded in katas/shared.yaml, as every misconception a shared check names.
 AUTOGRAD_IN_BACKWARD = shared_misconception("autograd-in-backward")
@@ -38,7 +38,7 @@ class FunctionCall:
     def program(self, harness: Harness, grad_output: torch.Tensor | None) -> Program:
         step = Step(list(self.tensors), input_grad=grad_output is not None, grad_output=grad_output,
                     extra=list(self.extra.values()))  # fmt: skip
-        return Program(self.cls, [], {}, device=harness.device, steps=[step], seed=RUN.seed, kind="function")
+        return Program(self.cls, [], {}, device=harness.device, steps=[step], seed=RUN.seed, kind=ProgramKind.FUNCTION)
 
     def run(self, harness: Harness, grad_output: torch.Tensor | None,
             error_suspects: Sequence[ErrorSuspect] = ()) -> StepReply:  # fmt: skip
@@ -75,7 +75,7 @@ def backward_case(
     found = [*suspects, *([()] * (len(expected) - len(suspects)))]
     if not got.outputs:
         fail(say("{call} on {on}: forward returned nothing", "{call}，{on}：forward 没有返回值",
-                 call=call.text(), on=on))  # fmt: skip
+                 call=call.text(), on=on), call=call_on(call.text(), on))  # fmt: skip
     harness.assert_close(got.output, expected[0], tol=tolerance_for(dtype), own_error=lambda: errors()[0],
                          call=call.text(), on=on, suspects=found[0])  # fmt: skip
     tol = TOLERANCES["float64" if dtype == torch.float64 else "gradient"]
@@ -90,13 +90,14 @@ def backward_case(
                      "sum over every dimension {name} does not have)",
                      "{call}，{on}：backward 返回的 {name} 的梯度形状为 {got}，应为 {want}，即 {name} 的形状"
                      "（autograd 会替你求和，但题目要求 backward 自己给出：在 {name} 没有的维度上求和）",
-                     call=backward, on=on, name=name, got=tuple(shape), want=tuple(tensor.shape)))  # fmt: skip
+                     call=backward, on=on, name=name, got=tuple(shape), want=tuple(tensor.shape)),
+                          call=call_on(backward, on))  # fmt: skip
     for index, name in enumerate(call.names):
         grad = got.input_grads[index] if index < len(got.input_grads) else None
         if grad is None:
             fail(say("{call} on {on}: no gradient for {name} (did backward return None in its place?)",
                      "{call}，{on}：{name} 没有得到梯度（backward 是否在它的位置返回了 None？）",
-                     call=backward, on=on, name=name))  # fmt: skip
+                     call=backward, on=on, name=name), call=call_on(backward, on))  # fmt: skip
         what = say("gradient of {name}", "{name} 的梯度", name=name)
         harness.assert_close(grad, expected[index + 1], tol=tol, own_error=partial(at, errors, index + 1),
                              call=backward, on=on, what=what, suspects=found[index + 1])  # fmt: skip
@@ -110,7 +111,7 @@ def expect_no_autograd(harness: Harness, call: FunctionCall, got: StepReply) -> 
                  "for the gradients written out in backward. ",
                  "{call}：梯度并非只来自 backward 自己的公式（{found}）；本练习要求在 backward 中手写出梯度。",
                  call=call.text(), found=", ".join(got.autograd_in_backward))
-             + harness.diagnose(AUTOGRAD_IN_BACKWARD))  # fmt: skip
+             + harness.diagnose(AUTOGRAD_IN_BACKWARD), call=call.text())  # fmt: skip
 
 
 def invalid_gradient(index: int) -> Callable[[Failure], bool]:

@@ -19,12 +19,14 @@ import torch
 from normkata.content.names import shared_misconception
 from normkata.grading.checks.context import RUN, say
 from normkata.grading.checks.inputs import Input, own_errors, randn
-from normkata.grading.checks.wording import LearnerError, Misconception, call_text, explain, fail
+from normkata.grading.checks.wording import LearnerError, Misconception, call_on, call_text, explanation, fail
 from normkata.grading.contract import (
     TOLERANCES,
     Failure,
     Inspection,
+    Launch,
     Program,
+    ProgramKind,
     RunReply,
     StateLoad,
     Step,
@@ -91,7 +93,7 @@ class Harness:
         except TimeBudgetUsed:
             raise
         except SubmissionError as exc:
-            raise LearnerError(f"{call}: {exc.text(RUN.lang)}", exc.cause) from None
+            raise LearnerError(f"{call}: {exc.text(RUN.lang)}", exc.cause, call=call) from None
 
     def submit(self, program: Program, call: str, error_suspects: Sequence[ErrorSuspect] = (), *,
                sent: bool = False) -> Observed:  # fmt: skip
@@ -101,17 +103,17 @@ class Harness:
         reply = self.collect(call) if sent else self.send(program, call)
         if not reply.ok:
             failure = reply.failure or Failure("Error", "", 0, "run")
-            message = explain(failure, call)
+            lead, message = explanation(failure, call)
             for misconception, matches in error_suspects:
                 if matches(failure):
                     message += " " + self.diagnose(misconception)
                     break
-            raise LearnerError(message)
+            raise LearnerError(message, call=lead)
         if not program.inspect:
             return Observed(reply.steps, None, program)
         if reply.inspect is None:
             raise LearnerError(say("{call}: the module's parameters and buffers did not come back",
-                                   "{call}：模块的参数和 buffer 没有返回", call=call))  # fmt: skip
+                                   "{call}：模块的参数和 buffer 没有返回", call=call), call=call)  # fmt: skip
         return Observed(reply.steps, Inspection.observe(reply.inspect), program)
 
     def run(self, program: Program, error_suspects: Sequence[ErrorSuspect] = (), *, sent: bool = False) -> Observed:
@@ -129,6 +131,8 @@ class Harness:
         mode: str = "train",
         steps: Sequence[Step] = (),
         inspect: bool = False,
+        kind: ProgramKind = ProgramKind.MODULE,
+        launch: Launch | None = None,
     ) -> Program:
         return Program(
             cls=cls,
@@ -141,6 +145,8 @@ class Harness:
             steps=list(steps),
             inspect=inspect,
             seed=RUN.seed,
+            kind=kind,
+            launch=launch,
         )
 
     def inspect(self, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None,
@@ -280,7 +286,7 @@ class Harness:
         if not got.input_grads or got.input_grads[0] is None:
             fail(say("{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)",
                      "{call}，{on}：输入没有得到梯度（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
-                     call=call, on=on))  # fmt: skip
+                     call=call, on=on), call=call_on(call, on))  # fmt: skip
         found = once(lambda: _gradient_suspects(suspects, x.tensor, state or {}, names, grad_output)
                      if suspects else {})  # fmt: skip
         what = say("gradient of the input", "输入的梯度")
@@ -296,7 +302,8 @@ class Harness:
                         call=call,
                         on=on,
                         name=name,
-                    )
+                    ),
+                    call=call_on(call, on),
                 )
             what = say("gradient of {name}", "{name} 的梯度", name=name)
             self.assert_close(learner_grad, want[index], tol=tol, own_error=partial(at, errors, index), call=call,
@@ -331,7 +338,7 @@ class Harness:
             fail(say("{call} on {on}: {what} has shape {got}, expected {expected}",
                      "{call}，{on}：{what}的形状是 {got}，应为 {expected}",
                      call=call, on=on, what=what or say("output", "输出"), got=tuple(got.shape),
-                     expected=tuple(expected.shape)))  # fmt: skip
+                     expected=tuple(expected.shape)), call=call_on(call, on))  # fmt: skip
         got64, expected64 = got.double(), expected.double()
         close = torch.isclose(got64, expected64, rtol=tol.rtol, atol=tol.atol)
         if bool(close.all()):
@@ -374,7 +381,7 @@ class Harness:
                 break
         if cause is not None:
             message += " " + self.diagnose(cause)
-        fail(message)
+        fail(message, call=call_on(call, on))
 
     def diagnose(self, misconception: Misconception) -> str:
         """Record `misconception` for this case and the sentence that names it to the learner."""
@@ -394,7 +401,8 @@ class Harness:
                     on=on,
                     got=dtype_name(got.dtype),
                     expected=dtype_name(expected),
-                )
+                ),
+                call=call_on(call, on),
             )
 
 

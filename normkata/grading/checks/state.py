@@ -54,11 +54,12 @@ def expect_keys(call: str, what: str, got: Sequence[str], expected: Sequence[str
                 call=call,
                 what=what,
                 parts="; ".join(parts),
-            )
+            ),
+            call=call,
         )
     fail(say("{call}: {what}: {parts}. Fix: use exactly these names: {expected}.",
              "{call}：{what}：{parts}。修改：名称应恰好是 {expected}。",
-             call=call, what=what, parts="; ".join(parts), expected=_names(expected)))  # fmt: skip
+             call=call, what=what, parts="; ".join(parts), expected=_names(expected)), call=call)  # fmt: skip
 
 
 def load_fix(load: StateLoad, naming: str) -> str:
@@ -84,7 +85,8 @@ def expect_contains(call: str, what: str, got: Sequence[str], required: Sequence
                 call=call,
                 what=what,
                 names=_names(missing),
-            )
+            ),
+            call=call,
         )
 
 

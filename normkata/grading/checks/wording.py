@@ -19,20 +19,31 @@ from normkata.grading.contract import Cause, Failure
 
 
 class CaseFailure(AssertionError):
-    """The learner's code ran but gave a wrong result: a failed case, explained."""
+    """The learner's code ran but gave a wrong result: a failed case, explained. `call`: the call
+    the case made, as the message begins with it (`CaseResult.call`); None where it names none."""
+
+    def __init__(self, message: str, call: str | None = None) -> None:
+        super().__init__(message)
+        self.call = call
 
 
-def fail(message: str) -> NoReturn:
-    """Fail the current case with a message for the learner."""
-    raise CaseFailure(message)
+def fail(message: str, *, call: str | None = None) -> NoReturn:
+    """Fail the current case with a message for the learner, which begins with `call` if given."""
+    raise CaseFailure(message, call)
 
 
 class LearnerError(Exception):
-    """The learner's code raised, crashed or hung: an errored case."""
+    """The learner's code raised, crashed or hung: an errored case (`call` as in CaseFailure)."""
 
-    def __init__(self, message: str, cause: Cause = Cause.RAISED) -> None:
+    def __init__(self, message: str, cause: Cause = Cause.RAISED, *, call: str | None = None) -> None:
         super().__init__(message)
         self.cause = cause
+        self.call = call
+
+
+def call_on(call: str, on: str) -> str:
+    """A call and its input as a failure begins with them: `RMSNorm(8).forward on N(0,1) input ...`."""
+    return say("{call} on {on}", "{call}，{on}", call=call, on=on)
 
 
 def misconceptions(kata_id: str) -> dict[str, Misconception]:
@@ -93,6 +104,11 @@ def exception_name(error: str, builtin: str) -> str:
 
 def explain(failure: Failure, call: str) -> str:
     """The learner's exception as a sentence: what was called, where, what went wrong."""
+    return explanation(failure, call)[1]
+
+
+def explanation(failure: Failure, call: str) -> tuple[str, str]:
+    """(the call as the sentence begins with it, the sentence) for the learner's exception."""
     en_stage, zh_stage = _STAGES.get(failure.stage, ("", ""))
     if failure.stage.startswith("method:"):  # a plain object's method: `in merge`
         method = failure.stage.removeprefix("method:")
@@ -104,21 +120,22 @@ def explain(failure: Failure, call: str) -> str:
     message = " ".join(failure.message.split())
     stage = say(en_stage, zh_stage)
     if failure.error == "NotImplementedError":
-        return say(
+        return call, say(
             "{call}: not implemented yet (NotImplementedError {stage}){where}",
             "{call}：尚未实现（{stage}抛出 NotImplementedError）{where}",
             call=call,
             stage=stage,
             where=where,
         )
+    at = f"{call} {stage}"
     if failure.error == "TritonUnsupported":  # the grade's own limit, said as it is (normkata.grading.kernels)
-        return say("{call} {stage}: {message}{where}", "{call} {stage}：{message}{where}", call=call, stage=stage,
-                   message=message, where=where)  # fmt: skip
+        return at, say("{call} {stage}: {message}{where}", "{call} {stage}：{message}{where}", call=call,
+                       stage=stage, message=message, where=where)  # fmt: skip
     if failure.error == "Forbidden":
-        return say("{call} {stage}: {message}", "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
-                   call=call, stage=stage, message=message)  # fmt: skip
+        return at, say("{call} {stage}: {message}", "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
+                       call=call, stage=stage, message=message)  # fmt: skip
     if failure.stage not in ("launcher", "kernel") and (match := _NO_ATTRIBUTE.search(message)):
-        return say(
+        return at, say(
             "{call} {stage}: the module has no attribute `{name}`{where}",
             "{call} {stage}：模块没有属性 `{name}`{where}",
             call=call,
@@ -127,14 +144,15 @@ def explain(failure: Failure, call: str) -> str:
             where=where,
         )
     if match := _BROADCAST.search(message):
-        return say(
+        return at, say(
             "{call} {stage}: shapes do not broadcast (a size-{a} dimension met a size-{b} one){where}",
             "{call} {stage}：形状无法广播（大小为 {a} 的维度遇到了大小为 {b} 的维度）{where}",
             call=call, stage=stage, a=match[1], b=match[2], where=where,
         )  # fmt: skip
-    return say("{call} {stage} raised {error}: {message}{where}", "{call} {stage}抛出 {error}：{message}{where}",
-               call=call, stage=stage, error=exception_name(failure.error, failure.builtin), message=message,
-               where=where)  # fmt: skip
+    raised = say("{call} {stage} raised {error}", "{call} {stage}抛出 {error}", call=call, stage=stage,
+                 error=exception_name(failure.error, failure.builtin))  # fmt: skip
+    return raised, say("{raised}: {message}{where}", "{raised}：{message}{where}", raised=raised, message=message,
+                       where=where)  # fmt: skip
 
 
 def is_broadcast_error(failure: Failure) -> bool:

@@ -11,8 +11,9 @@ every conclusion from the facts sent back (normkata.grading.kernel_checks). One 
 - `watch`: one launcher call's bookkeeping, and the sentinel margins around what it allocates;
 - `launcher`: running the launcher once per config and building the reply.
 
-The findings cross the pipe as text (`StepReply.findings`), `kind|tensor|program|lanes|where`,
-beside the launches, the written flags and the margins. Like every check in the worker, a
+The findings cross the pipe as the contract's dataclasses (`StepReply.out_of_bounds`,
+`nan_filled`, `guard`, `timing`), checked on receipt by the wire like every reply, beside the
+launches, the written flags and the margins. Like every check in the worker, a
 submission written to hide from it can; it cannot make wrong numbers right, and the margins
 and the written flags are judged by the runner, not here.
 """
@@ -20,7 +21,7 @@ and the written flags are judged by the runner, not here.
 from __future__ import annotations
 
 from normkata.grading.kernels.errors import TritonUnsupported
-from normkata.grading.kernels.guard import STATUS_ACTIVE, TESTED_TRITON, describe
+from normkata.grading.kernels.guard import TESTED_TRITON, describe
 from normkata.grading.kernels.launcher import (
     TIMED_SHAPE,
     compiles_on_gpu,
@@ -36,7 +37,6 @@ __all__ = [
     "MARGIN",
     "MAX_FINDINGS",
     "SENTINEL",
-    "STATUS_ACTIVE",
     "TESTED_TRITON",
     "TIMED_SHAPE",
     "TritonUnsupported",

@@ -34,12 +34,13 @@ from typing import Any
 
 import torch
 
+from normkata.grading.contract import Access, GuardState, GuardStatus, Side
 from normkata.grading.kernels import libdevice
-from normkata.grading.kernels.watch import ACTIVE, Extent, Watch, active
+from normkata.grading.kernels.watch import ACTIVE, Extent, GridIndex, Watch, active
 
 #: The Triton release the guard was written and tested against (pinned by the `triton` extra).
 TESTED_TRITON = "3.9.0"
-STATUS_ACTIVE = "active"
+ACTIVE_STATUS = GuardStatus(GuardState.ACTIVE)
 #: The interpreter's private names the guard replaces or calls (doctor checks they exist).
 HOOKS = [("InterpreterBuilder", "create_masked_load"), ("InterpreterBuilder", "create_extern_elementwise"),
          ("InterpreterBuilder", "binary_op"), ("ReduceOps", "sum"), ("GridExecutor", "_init_args_hst"),
@@ -49,7 +50,7 @@ HOOKS = [("InterpreterBuilder", "create_masked_load"), ("InterpreterBuilder", "c
 
 
 class _Guard:
-    status = "not installed"
+    status = GuardStatus(GuardState.UNAVAILABLE, "cannot run: not installed")
     installed = False
 
 
@@ -62,14 +63,14 @@ def _in_bounds(addresses: Any, size: int, extents: list[Extent]) -> Any:
     return ok
 
 
-def _program() -> str:
+def _program() -> GridIndex:
     from triton.runtime import interpreter
 
     idx = interpreter.interpreter_builder.grid_idx or (0, 0, 0)
-    return str(idx[0]) if idx[1:] == (0, 0) else f"({idx[0]}, {idx[1]}, {idx[2]})"
+    return (int(idx[0]), int(idx[1]), int(idx[2]))
 
 
-def _checked(ptrs: Any, mask: Any, size: int, kind: str) -> tuple[Any, Any]:
+def _checked(ptrs: Any, mask: Any, size: int, access: Access) -> tuple[Any, Any]:
     """(addresses, mask) with out-of-bounds lanes switched off and noted; writes recorded."""
     import numpy as np
 
@@ -82,9 +83,9 @@ def _checked(ptrs: Any, mask: Any, size: int, kind: str) -> tuple[Any, Any]:
     ok = _in_bounds(addresses, size, watch.extents)
     bad = on & ~ok
     if bad.any():
-        watch.note(kind, addresses[bad], _program())
+        watch.note(access, addresses[bad], _program())
         on = on & ok
-    if kind != "read":
+    if access is not Access.READ:
         watch.mark_written(addresses[on], size)
     return addresses, on
 
@@ -96,21 +97,21 @@ def _guarded_memory(raw: Any) -> dict[str, Any]:
     load, store, rmw, cas = raw.load, raw.store, raw.atomic_rmw, raw.atomic_cas
 
     def guarded_load(ptrs: Any, mask: Any, other: Any, dtype: Any) -> Any:
-        _, on = _checked(ptrs, mask, np.dtype(dtype).itemsize, "read")
+        _, on = _checked(ptrs, mask, np.dtype(dtype).itemsize, Access.READ)
         return load(ptrs, np.ascontiguousarray(on), other, dtype)
 
     def guarded_store(ptrs: Any, value: Any, mask: Any) -> Any:
-        _, on = _checked(ptrs, mask, np.asarray(value).dtype.itemsize, "write")
+        _, on = _checked(ptrs, mask, np.asarray(value).dtype.itemsize, Access.WRITE)
         return store(ptrs, value, np.ascontiguousarray(on))
 
     def guarded_rmw(op: Any, ptrs: Any, value: Any, mask: Any, sem: Any) -> Any:
-        _, on = _checked(ptrs, mask, np.asarray(value).dtype.itemsize, "atomic")
+        _, on = _checked(ptrs, mask, np.asarray(value).dtype.itemsize, Access.ATOMIC)
         return rmw(op, ptrs, value, np.ascontiguousarray(on), sem)
 
     def guarded_cas(ptrs: Any, cmp: Any, value: Any, sem: Any) -> Any:
         # No mask in the primitive: the lanes in bounds are swapped, the others read as `cmp`
         # would have been found (so a spin lock does not spin on memory that is not there).
-        addresses, on = _checked(ptrs, None, np.asarray(value).dtype.itemsize, "atomic")
+        addresses, on = _checked(ptrs, None, np.asarray(value).dtype.itemsize, Access.ATOMIC)
         if on.all():
             return cas(ptrs, cmp, value, sem)
         cmp_b, value_b = np.broadcast_to(cmp, addresses.shape), np.broadcast_to(value, addresses.shape)
@@ -146,8 +147,8 @@ def describe() -> str:
     return f"triton {version}{tested}: the bounds guard's hooks are present (it checks itself before each grade)"
 
 
-def install() -> str:
-    """Wrap the interpreter once; the guard's status ("active" or why not). Call only when
+def install() -> GuardStatus:
+    """Wrap the interpreter once; the guard's status (active, or why not). Call only when
     the interpreter is in use (TRITON_INTERPRET set before the learner's kernels were made)."""
     if _Guard.installed:
         return _Guard.status
@@ -157,7 +158,7 @@ def install() -> str:
 
         patches = _patches()
     except Exception as exc:  # no triton, or its private API moved
-        _Guard.status = f"cannot run: {type(exc).__name__}: {exc}"[:300]
+        _Guard.status = GuardStatus(GuardState.UNAVAILABLE, f"cannot run: {type(exc).__name__}: {exc}"[:300])
         return _Guard.status
     saved = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
     for owner, name, value in patches:
@@ -171,9 +172,10 @@ def install() -> str:
     if problem:
         for owner, name, value in saved:
             setattr(owner, name, value)
-        _Guard.status = f"cannot run with triton {version} (tested with {TESTED_TRITON}): {problem}"[:300]
+        reason = f"cannot run with triton {version} (tested with {TESTED_TRITON}): {problem}"[:300]
+        _Guard.status = GuardStatus(GuardState.UNAVAILABLE, reason)
     else:
-        _Guard.status = STATUS_ACTIVE
+        _Guard.status = ACTIVE_STATUS
     return _Guard.status
 
 
@@ -328,7 +330,11 @@ def _self_check() -> str:
     finally:
         ACTIVE.pop()
     found = {(k[0], k[1], k[3]): n for k, n in watch.findings.items()}
-    expected = {("read", "x", "after"): 4, ("write", "y", "after"): 4, ("atomic", "lock", "after"): 8}
+    expected = {
+        (Access.READ, "x", Side.AFTER): 4,
+        (Access.WRITE, "y", Side.AFTER): 4,
+        (Access.ATOMIC, "lock", Side.AFTER): 8,
+    }
     if found != expected:
         return f"the known-bad kernel was not caught as expected (found {found})"
     if watch.nan_filled != 6 or not bool(torch.isnan(y[2:]).all()):

@@ -14,10 +14,20 @@ from typing import Any
 
 import torch
 
-from normkata.grading.contract import KernelMargin, RunReply, StepReply
+from normkata.grading.contract import (
+    GuardState,
+    GuardStatus,
+    KernelMargin,
+    LauncherTiming,
+    OutOfBounds,
+    Program,
+    RunReply,
+    StepReply,
+)
 from normkata.grading.kernels import guard, tuning
 from normkata.grading.kernels.errors import TritonUnsupported
 from normkata.grading.kernels.watch import ACTIVE, MARGIN, MAX_ALLOCATIONS, LauncherMode, Watch
+from normkata.grading.stage import Stage
 
 
 def compiles_on_gpu() -> bool:
@@ -43,18 +53,18 @@ def interpreting() -> bool:
     return os.environ.get("TRITON_INTERPRET", "") not in ("", "0")
 
 
-def install_guard() -> str:
+def install_guard() -> GuardStatus:
     """Make Triton ready for the launcher: every autotune config graded, and under the
-    interpreter the bounds guard; its status ("active" or why not)."""
+    interpreter the bounds guard; its status (active, or why not)."""
     if "triton" not in sys.modules:
-        return "cannot run: triton is not imported"
+        return GuardStatus(GuardState.UNAVAILABLE, "cannot run: triton is not imported")
     try:
         tuning.install()
     except Exception as exc:  # its private API moved: autotuned kernels then run as Triton runs them
-        return f"cannot run: {type(exc).__name__}: {exc}"[:300]
+        return GuardStatus(GuardState.UNAVAILABLE, f"cannot run: {type(exc).__name__}: {exc}"[:300])
     if not interpreting():
         _record_compiled_launches()
-        return "off: kernels are compiled for the GPU (the interpreter is not in use)"
+        return GuardStatus(GuardState.OFF, "off: kernels are compiled for the GPU (the interpreter is not in use)")
     return guard.install()
 
 
@@ -86,12 +96,12 @@ def _watching(watch: Watch) -> Iterator[None]:
         ACTIVE.remove(watch)
 
 
-def run_launcher(fn: Any, inputs: list[torch.Tensor], extra: list[Any], names: list[str], output_names: list[str],
-                 stage: list[str] | None = None) -> tuple[Any, list[str], Watch]:  # fmt: skip
-    """Call `fn(*inputs, *extra)`: its result, the guard's findings
-    (`kind|tensor|program|lanes|where`) and the watch (launches, writes, allocations)."""
+def run_launcher(fn: Any, inputs: list[torch.Tensor], extra: list[Any], names: tuple[str, ...],
+                 output_names: tuple[str, ...], stage: Stage | None = None
+                 ) -> tuple[Any, GuardStatus, list[OutOfBounds], Watch]:  # fmt: skip
+    """Call `fn(*inputs, *extra)`: its result, the guard's status, the lanes it switched off (each
+    named after the input or output it ran past) and the watch (launches, writes, allocations)."""
     status = install_guard()
-    findings = [] if status == guard.STATUS_ACTIVE else [f"guard|{status}|||"]
     watch = Watch(list(zip(inputs, names, strict=False)))
     with _watching(watch):
         try:
@@ -99,14 +109,12 @@ def run_launcher(fn: Any, inputs: list[torch.Tensor], extra: list[Any], names: l
         except Exception as exc:
             raise _explained(exc, inputs, stage) from None
     rename = _allocation_names(watch, result, output_names)
-    for (kind, name, program, where), lanes in watch.findings.items():
-        findings.append(f"{kind}|{rename.get(name, name)}|{program}|{lanes}|{where}")
-    if watch.nan_filled:
-        findings.append(f"nan-fill|||{watch.nan_filled}|")
-    return result, findings, watch
+    found = [OutOfBounds(access, rename.get(name, name), program, lanes, side)
+             for (access, name, program, side), lanes in watch.findings.items()]  # fmt: skip
+    return result, status, found, watch
 
 
-def _allocation_names(watch: Watch, result: Any, output_names: list[str]) -> dict[str, str]:
+def _allocation_names(watch: Watch, result: Any, output_names: tuple[str, ...]) -> dict[str, str]:
     returned = list(result) if isinstance(result, (tuple, list)) else [result]
     rename = {}
     for index, (_base, view) in enumerate(watch.allocated):
@@ -118,7 +126,7 @@ def _allocation_names(watch: Watch, result: Any, output_names: list[str]) -> dic
     return rename
 
 
-def _explained(exc: Exception, inputs: list[torch.Tensor], stage: list[str] | None) -> BaseException:
+def _explained(exc: Exception, inputs: list[torch.Tensor], stage: Stage | None) -> BaseException:
     """Where the launcher's exception was raised, and a plain line where Triton is to blame.
 
     The stage is "kernel" for an exception inside a `@triton.jit` kernel (its traceback then
@@ -139,7 +147,7 @@ def _explained(exc: Exception, inputs: list[torch.Tensor], stage: list[str] | No
     if in_kernel:
         error = error.with_traceback(_joined(chain[1:]))
     if stage is not None:
-        stage[0] = "kernel" if in_kernel or isinstance(error, TritonUnsupported) else "launcher"
+        stage.name = "kernel" if in_kernel or isinstance(error, TritonUnsupported) else "launcher"
     frames = traceback.extract_tb(error.__traceback__)
     innermost = frames[-1].filename if frames else ""
     if isinstance(error, NotImplementedError) and f"{os.sep}triton{os.sep}" in innermost:
@@ -189,12 +197,13 @@ def _triton_version() -> str:
     return str(getattr(sys.modules.get("triton"), "__version__", ""))
 
 
-def run_program(fn: Any, program: Any, stage: list[str] | None = None) -> RunReply:
-    """A Program of kind "launcher": each step calls the launcher once per autotune config."""
-    names = [str(n) for n in program.args]
-    output_names = [str(n) for n in program.kwargs.get("outputs", [])]
+def run_program(fn: Any, program: Program, stage: Stage | None = None) -> RunReply:
+    """A launcher's Program: each step calls the launcher once per autotune config."""
+    if program.launch is None:
+        raise ValueError("a launcher's Program says how it is called (Program.launch)")
+    names, output_names = program.launch.inputs, program.launch.outputs
     if stage is not None:
-        stage[0] = "launcher"
+        stage.name = "launcher"
     replies = []
     for step in program.steps:
         inputs = [t if t.device.type == program.device else _moved(t, program.device) for t in step.inputs]
@@ -204,14 +213,15 @@ def run_program(fn: Any, program: Any, stage: list[str] | None = None) -> RunRep
             with tuning.tuning_pass(index) as current:
                 sent = inputs if index == 0 else [_copied(t) for t in pristine]
                 try:
-                    result, findings, watch = run_launcher(fn, sent, list(step.extra), names, output_names, stage)
+                    result, status, found, watch = run_launcher(fn, sent, list(step.extra), names, output_names, stage)
                 except Exception as exc:
                     raise _in_config(exc, current.label()) from None
             passes = current.configs
             outputs = _outputs(result, program.cls, output_names)
-            if program.kwargs.get("time") and index == 0 and sent and sent[0].is_cuda:
-                findings.append(_timings(fn, sent, list(step.extra)))
-            replies.append(_reply(outputs, output_names, findings, current.label(), watch))
+            reply = _reply(outputs, output_names, status, found, current.label(), watch)
+            if program.launch.timed and index == 0 and sent and sent[0].is_cuda:
+                reply.timing = _timings(fn, sent, list(step.extra))
+            replies.append(reply)
             index += 1
     return RunReply(True, replies)
 
@@ -223,7 +233,7 @@ def _in_config(exc: Exception, label: str) -> Exception:
     return exc
 
 
-def _outputs(result: Any, launcher: str, output_names: list[str]) -> list[torch.Tensor]:
+def _outputs(result: Any, launcher: str, output_names: tuple[str, ...]) -> list[torch.Tensor]:
     outputs = [] if result is None else list(result) if isinstance(result, (tuple, list)) else [result]
     for position, value in enumerate(outputs):
         if not isinstance(value, torch.Tensor):
@@ -234,17 +244,17 @@ def _outputs(result: Any, launcher: str, output_names: list[str]) -> list[torch.
     return outputs
 
 
-def _reply(outputs: list[torch.Tensor], output_names: list[str], findings: list[str], label: str, watch: Watch
-           ) -> StepReply:  # fmt: skip
-    guarded = guard.STATUS_ACTIVE == guard._Guard.status and interpreting()
+def _reply(outputs: list[torch.Tensor], output_names: tuple[str, ...], status: GuardStatus,
+           found: list[OutOfBounds], label: str, watch: Watch) -> StepReply:  # fmt: skip
+    guarded = status.state is GuardState.ACTIVE and interpreting()
     names = _allocation_names(watch, outputs, output_names)
     # The outputs' margins first: a launcher that allocates many tensors cannot push them out.
     order = sorted(range(len(watch.allocated)), key=lambda i: names[f"@{i}"] not in output_names)
     bases = [watch.allocated[i][0] for i in order[:MAX_ALLOCATIONS]]
     margins = [KernelMargin(names[f"@{i}"], _plain(base[:MARGIN]), _plain(base[-MARGIN:]))
                for i, base in zip(order, bases, strict=False)]  # fmt: skip
-    return StepReply(outputs=[_plain(t) for t in outputs], findings=findings, config=label,
-                     launches=list(watch.launches),
+    return StepReply(outputs=[_plain(t) for t in outputs], out_of_bounds=found, nan_filled=watch.nan_filled,
+                     guard=status, config=label, launches=list(watch.launches),
                      written=[watch.coverage(t) if guarded else None for t in outputs],
                      margins=margins)  # fmt: skip
 
@@ -273,8 +283,8 @@ def _moved(t: torch.Tensor, device: str) -> torch.Tensor:
 TIMED_SHAPE = (16384, 8192)
 
 
-def _timings(fn: Any, inputs: list[torch.Tensor], extra: list[Any], repeats: int = 30) -> str:
-    """`time|launcher ms|copy ms|eager ms|` on a TIMED_SHAPE input of x's dtype made on the GPU.
+def _timings(fn: Any, inputs: list[torch.Tensor], extra: list[Any], repeats: int = 30) -> LauncherTiming:
+    """The launcher's, a copy's and torch eager's times on a TIMED_SHAPE input of x's dtype made on the GPU.
 
     Medians of CUDA-event timings after a warm-up. The copy reads x and writes a tensor of x's
     size: the bytes a fused norm must move at least. Measured in the worker, so a submission
@@ -307,4 +317,4 @@ def _timings(fn: Any, inputs: list[torch.Tensor], extra: list[Any], repeats: int
 
     kernel = median_ms(lambda: fn(x, w, *extra))
     copy = median_ms(lambda: out.copy_(x))
-    return f"time|{kernel:.6f}|{copy:.6f}|{median_ms(eager):.6f}|"
+    return LauncherTiming(kernel, copy, median_ms(eager))

@@ -16,10 +16,14 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_leaves
 
+from normkata.grading.contract import Access, Side
+
 #: Elements of sentinel margin before and after every tensor the launcher allocates.
 MARGIN = 64
 #: Exactly representable in float32, float16 and bfloat16; no correct kernel writes it by chance.
 SENTINEL = -16384.0
+#: Grid index of a program (the interpreter runs one at a time).
+GridIndex = tuple[int, int, int]
 #: Findings kept per launch (a kernel without masks finds one per program).
 MAX_FINDINGS = 40
 #: Allocations whose margins are sent back (a launcher allocating in a loop sends the first ones).
@@ -66,7 +70,8 @@ class Watch:
     named: list[tuple[torch.Tensor, str]]  # the grader's inputs
     allocated: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)  # (margined base, view)
     extents: list[Extent] = field(default_factory=list)
-    findings: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+    #: (access, tensor, program, side) -> lanes the guard switched off.
+    findings: dict[tuple[Access, str, GridIndex, Side], int] = field(default_factory=dict)
     nan_filled: int = 0
     launches: list[str] = field(default_factory=list)
     #: storage_key -> one flag per byte of that storage: a kernel stored (or updated) there.
@@ -96,7 +101,7 @@ class Watch:
                 if isinstance(base, torch.Tensor) and isinstance(host_base, torch.Tensor):
                     self.extents.append(extent_of(host_base, self.name_of(base, name), base))
 
-    def note(self, kind: str, addresses: Any, program: str) -> None:
+    def note(self, access: Access, addresses: Any, program: GridIndex) -> None:
         """Out-of-bounds lanes of one access: grouped by the nearest tensor and the side."""
         import numpy as np
 
@@ -106,12 +111,12 @@ class Watch:
             address = int(address)
             below = [e for e in self.extents if e.start <= address]
             if below:
-                extent, where = max(below, key=lambda e: e.start), "after"
+                extent, side = max(below, key=lambda e: e.start), Side.AFTER
             elif self.extents:
-                extent, where = min(self.extents, key=lambda e: e.start), "before"
+                extent, side = min(self.extents, key=lambda e: e.start), Side.BEFORE
             else:
-                extent, where = Extent(0, 0, "?"), "after"
-            key = (kind, extent.name, program, where)
+                extent, side = Extent(0, 0, "?"), Side.AFTER
+            key = (access, extent.name, program, side)
             if key in self.findings or len(self.findings) < MAX_FINDINGS:
                 self.findings[key] = self.findings.get(key, 0) + 1
 

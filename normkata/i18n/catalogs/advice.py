@@ -185,6 +185,13 @@ CATALOG = catalog(
         "deadline.day.today": Text(" (today)", "，今天"),
         "deadline.day.empty": Text("  nothing planned: today's minutes are spent", "  没有安排：今天的时间已用完"),
         "deadline.col.recall": Text("On the day", "当天记得"),
+        "deadline.weekday.0": Text("Mon", "周一"),
+        "deadline.weekday.1": Text("Tue", "周二"),
+        "deadline.weekday.2": Text("Wed", "周三"),
+        "deadline.weekday.3": Text("Thu", "周四"),
+        "deadline.weekday.4": Text("Fri", "周五"),
+        "deadline.weekday.5": Text("Sat", "周六"),
+        "deadline.weekday.6": Text("Sun", "周日"),
         "deadline.step": Text(
             "{minutes} min · {recall} on the day · {why}", "{minutes} 分钟 · 当天记得 {recall} · {why}"
         ),
@@ -213,5 +220,9 @@ CATALOG = catalog(
         "dash.loop.reviewed": Text("reviewed since", "之后已复习"),
         "dash.loop.not_reviewed": Text("not reviewed since", "之后未复习"),
         "dash.loop.no_items": Text("no item teaches it yet", "暂无讲解它的题目或卡片"),
+        # -- a duration on the dashboard --
+        "dash.duration.hours": Text("{hours} h {minutes:02d} min", "{hours} 小时 {minutes:02d} 分钟"),
+        "dash.duration.minutes": Text("{minutes} min", "{minutes} 分钟"),
+        "dash.duration.seconds": Text("{seconds} s", "{seconds} 秒"),
     },
 )

@@ -15,6 +15,7 @@ CATALOG = catalog(
             "通过：{files} 个文件，共 {questions} 道题、{cards} 张面试卡片。",
         ),
         "content.katas": Text("OK: {n} kata(s): {names}.", "通过：{n} 个编程练习：{names}。"),
+        "content.katas.sep": Text(", ", "、"),
         "content.deep.running": Text("Grading references, starters and fixtures", "正在评测参考实现、初始代码和样例"),
         "content.deep.ok": Text(
             "OK: {n} kata(s) prove their suites (references pass, starters fail, every fixture and misconception "

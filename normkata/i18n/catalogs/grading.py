@@ -40,6 +40,7 @@ CATALOG = catalog(
             "torch {torch} · 种子 {seed} · 沙箱：{sandbox} · {seconds:.1f} 秒",
         ),
         "report.category": Text("Category", "类别"),
+        "report.paren": Text("({label})", "（{label}）"),
         "report.passed": Text("Passed", "通过"),
         "report.failed": Text("Failed", "失败"),
         "report.error": Text("Error", "出错"),

@@ -102,6 +102,14 @@ CATALOG = catalog(
             "在 `normkata review` 中再次出现：{groups}。",
         ),
         "back.group": Text("{n} {when}", "{when} {n} 项"),
+        # -- when an item is due again (srs.when) --
+        "when.now": Text("now", "现在"),
+        "when.day.one": Text("in {count} day", "{count} 天后"),
+        "when.day.many": Text("in {count} days", "{count} 天后"),
+        "when.hour.one": Text("in {count} hour", "{count} 小时后"),
+        "when.hour.many": Text("in {count} hours", "{count} 小时后"),
+        "when.min.one": Text("in {count} min", "{count} 分钟后"),
+        "when.min.many": Text("in {count} min", "{count} 分钟后"),
         "list.sep": Text(", ", "，"),
         "review.more": Text(
             "For more practice now: {cmd}  ({why})",

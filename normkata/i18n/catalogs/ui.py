@@ -17,5 +17,7 @@ CATALOG = catalog(
         # -- names: did-you-mean for commands, katas, topics; hint and solution ------------------
         "name.did_you_mean": Text(" (did you mean {names}?)", "（你是不是想输入 {names}？）"),
         "cli.unknown_command": Text("No such command {name!r}{hint}.", "没有命令 {name!r}{hint}。"),
+        # -- reading an answer: how a prompt ends (Chinese: a full-width colon, its own spacing) --
+        "prompt.end": Text(": ", "："),
     },
 )
