@@ -47,8 +47,10 @@ def main() -> None:
     print("held: the learner's later reviews (a quarter), log loss; future: 2000 reviews of other items, the")
     print("truth no gate sees. kept: the fit beat the defaults on held (plain: a lower mean, what review")
     print("--optimize asks; sure: by 1.645 standard errors); gain: future log loss of the defaults minus the fit's.")
-    print(f"{'learner':<8} {'reviews':>7} {'batch':>5} {'held def':>8} {'held fit':>8} {'plain':>5} {'gain':>7} "
-          f"{'sure':>5} {'gain':>7} {'all':>7} {'oracle':>7} {'fit s':>6}")  # fmt: skip
+    print(
+        f"{'learner':<8} {'reviews':>7} {'batch':>5} {'held def':>8} {'held fit':>8} {'plain':>5} {'gain':>7} "
+        f"{'sure':>5} {'gain':>7} {'all':>7} {'oracle':>7} {'fit s':>6}"
+    )
     for kind in args.learner or ["fast", "default"]:
         future = synthetic_history(kind, 2000, seed=10_000)
         oracle = predict(future, None).log_loss - predict(future, learner_parameters(kind)).log_loss
@@ -71,10 +73,13 @@ def main() -> None:
                     if surely_better(before, after):
                         sure.append(gain)
                 mean = statistics.mean
-                print(f"{kind:<8} {reviews:>7} {batch:>5} {mean(held_def):8.4f} {mean(held_fit):8.4f} "
-                      f"{len(plain):>2}/{args.seeds:<2} {mean(plain) if plain else 0:7.4f} "
-                      f"{len(sure):>2}/{args.seeds:<2} {mean(sure) if sure else 0:7.4f} {mean(gains):7.4f} "
-                      f"{oracle:7.4f} {statistics.median(seconds):6.1f}", flush=True)  # fmt: skip
+                print(
+                    f"{kind:<8} {reviews:>7} {batch:>5} {mean(held_def):8.4f} {mean(held_fit):8.4f} "
+                    f"{len(plain):>2}/{args.seeds:<2} {mean(plain) if plain else 0:7.4f} "
+                    f"{len(sure):>2}/{args.seeds:<2} {mean(sure) if sure else 0:7.4f} {mean(gains):7.4f} "
+                    f"{oracle:7.4f} {statistics.median(seconds):6.1f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

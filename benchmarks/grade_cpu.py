@@ -71,8 +71,12 @@ def main() -> None:
         rows.append(("rmsnorm, a syntax error", *cpu_per_grade(grader, "rmsnorm", broken, args.grades)))
         reference = Path(scratch, "rmsnorm", "rmsnorm.py")
         if reference.exists():
-            rows.append(("rmsnorm, one case (-k)", *cpu_per_grade(grader, "rmsnorm", reference, args.grades,
-                                                                 select=["loads torch"])))  # fmt: skip
+            rows.append(
+                (
+                    "rmsnorm, one case (-k)",
+                    *cpu_per_grade(grader, "rmsnorm", reference, args.grades, select=["loads torch"]),
+                )
+            )
     for name, seconds, cases in rows:
         print(f"{name:<28} {seconds * 1000:6.0f} ms  {seconds / floor:5.3f}x  ({cases} cases)")
 

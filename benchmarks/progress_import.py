@@ -26,17 +26,41 @@ def main() -> None:
     start = utcnow() - timedelta(minutes=n + 60)
     stamps = [iso(start + timedelta(minutes=i)) for i in range(n)]
     document = {
-        "format": "normkata-progress", "version": 1, "schema": [step.__name__ for step in MIGRATIONS],
+        "format": "normkata-progress",
+        "version": 1,
+        "schema": [step.__name__ for step in MIGRATIONS],
         "tables": {
-            "sessions": [{"id": i, "kind": "quiz", "lang": "en", "started_at": at, "ended_at": at}
-                         for i, at in enumerate(stamps, start=1)],
-            "answers": [{"id": i, "session_id": i, "item_id": "rms-formula", "topic": "rmsnorm", "given": "B",
-                         "correct": 1, "answered_at": at} for i, at in enumerate(stamps, start=1)],
-            "review_logs": [{"id": i, "item_id": "rms-formula", "kind": "question", "topic": "rmsnorm", "rating": 3,
-                             "state_before": 2, "reviewed_at": at, "duration_ms": 1000}
-                            for i, at in enumerate(stamps, start=1)],
+            "sessions": [
+                {"id": i, "kind": "quiz", "lang": "en", "started_at": at, "ended_at": at}
+                for i, at in enumerate(stamps, start=1)
+            ],
+            "answers": [
+                {
+                    "id": i,
+                    "session_id": i,
+                    "item_id": "rms-formula",
+                    "topic": "rmsnorm",
+                    "given": "B",
+                    "correct": 1,
+                    "answered_at": at,
+                }
+                for i, at in enumerate(stamps, start=1)
+            ],
+            "review_logs": [
+                {
+                    "id": i,
+                    "item_id": "rms-formula",
+                    "kind": "question",
+                    "topic": "rmsnorm",
+                    "rating": 3,
+                    "state_before": 2,
+                    "reviewed_at": at,
+                    "duration_ms": 1000,
+                }
+                for i, at in enumerate(stamps, start=1)
+            ],
         },
-    }  # fmt: skip
+    }
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "progress.json"
         path.write_text(json.dumps(document), encoding="utf-8")

@@ -56,8 +56,18 @@ def run_tier(tier: str, floor: float, top: int, busy: int) -> bool:
     selection, target = TIERS[tier]
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "NORMKATA_HOME": home}
-        command = [sys.executable, "-m", "pytest", "-n", "auto", *selection, "-q", "-p", "no:cacheprovider",
-                   "--durations=0"]  # fmt: skip
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-n",
+            "auto",
+            *selection,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--durations=0",
+        ]
         cpu_before, started = machine_cpu_seconds(), time.perf_counter()
         run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
         wall, cpu = time.perf_counter() - started, machine_cpu_seconds() - cpu_before

@@ -25,10 +25,19 @@ sys.path.insert(0, str(ROOT))
 from normkata.grading.kernels import TIMED_SHAPE, _timings  # noqa: E402
 
 TOL = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3}
-CASES = [((4, 8), torch.float32, 0, 1.0), ((3, 300), torch.float32, 0, 1.0), ((5, 1), torch.float32, 0, 1.0),
-         ((6, 7), torch.float32, 0, 1.0), ((4, 100), torch.float32, 24, 1.0), ((37, 12), torch.float32, 0, 1.0),
-         ((4, 96), torch.bfloat16, 0, 1.0), ((4, 96), torch.float16, 0, 1.0), ((3, 48), torch.float16, 0, 300.0),
-         ((64, 4096), torch.float16, 0, 1.0), ((8, 5000), torch.bfloat16, 8, 1.0)]  # fmt: skip
+CASES = [
+    ((4, 8), torch.float32, 0, 1.0),
+    ((3, 300), torch.float32, 0, 1.0),
+    ((5, 1), torch.float32, 0, 1.0),
+    ((6, 7), torch.float32, 0, 1.0),
+    ((4, 100), torch.float32, 24, 1.0),
+    ((37, 12), torch.float32, 0, 1.0),
+    ((4, 96), torch.bfloat16, 0, 1.0),
+    ((4, 96), torch.float16, 0, 1.0),
+    ((3, 48), torch.float16, 0, 300.0),
+    ((64, 4096), torch.float16, 0, 1.0),
+    ((8, 5000), torch.bfloat16, 8, 1.0),
+]
 
 
 def load(path: Path) -> object:
@@ -53,8 +62,9 @@ def check(fn: object, shape: tuple[int, int], dtype: torch.dtype, pad: int, scal
     want = x64 * r64[:, None] * w.double()
     tol = TOL[dtype]
     ok_y = y.dtype == dtype and torch.allclose(y.double().cpu(), want, rtol=tol, atol=tol)
-    ok_r = rstd.dtype == torch.float32 and torch.allclose(rstd.double().cpu(), r64, rtol=max(tol, 1e-5),
-                                                          atol=max(tol, 1e-5))  # fmt: skip
+    ok_r = rstd.dtype == torch.float32 and torch.allclose(
+        rstd.double().cpu(), r64, rtol=max(tol, 1e-5), atol=max(tol, 1e-5)
+    )
     err = (y.double().cpu() - want).abs().max().item()
     return f"{'ok ' if ok_y and ok_r else 'BAD'} {shape} {str(dtype)[6:]} pad={pad} scale={scale:g} max|err|={err:.2e}"
 

@@ -34,8 +34,9 @@ COLD_TARGET = 1.5
 def save_to_verdict(kata_id: str, file: Path, saves: int, env: dict[str, str]) -> list[float]:
     source = file.read_text(encoding="utf-8")
     command = [sys.executable, "-m", "normkata", "watch", kata_id, "--file", str(file), "--jsonl"]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               text=True, env=env)  # fmt: skip
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+    )
     assert process.stdout is not None and process.stdin is not None
 
     def verdict() -> dict:
@@ -82,14 +83,26 @@ def main() -> None:
             median = statistics.median(samples)
             target = KERNEL_WATCH_TARGET_S if kata.requires else WATCH_TARGET_S
             verdict = "ok" if median <= target else f"over the target ({target * 1000:.0f} ms)"
-            print(f"  {kata.id:<20} {median * 1000:6.0f} ms  (range {min(samples) * 1000:.0f}-"
-                  f"{max(samples) * 1000:.0f} ms)  {verdict}")  # fmt: skip
+            print(
+                f"  {kata.id:<20} {median * 1000:6.0f} ms  (range {min(samples) * 1000:.0f}-"
+                f"{max(samples) * 1000:.0f} ms)  {verdict}"
+            )
         floor = median_seconds([sys.executable, "-c", "import torch, pytest"], runs=args.runs, env=env)
         rows = []
         for kata in katas:
             learner = Path(scratch) / kata.id / kata.file
-            command = [sys.executable, "-m", "normkata", "grade", kata.id, "--file", str(learner), "--json",
-                       "--seed", "1"]  # fmt: skip
+            command = [
+                sys.executable,
+                "-m",
+                "normkata",
+                "grade",
+                kata.id,
+                "--file",
+                str(learner),
+                "--json",
+                "--seed",
+                "1",
+            ]
             rows.append((f"cold normkata grade {kata.id}", median_seconds(command, runs=args.runs, env=env)))
     print_ratios('python -c "import torch, pytest"', floor, rows, target=COLD_TARGET)
 

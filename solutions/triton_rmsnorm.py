@@ -8,8 +8,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _rmsnorm_fwd_kernel(x_ptr, w_ptr, y_ptr, rstd_ptr, x_row_stride, y_row_stride, n_cols, eps,
-                        BLOCK_SIZE: tl.constexpr):  # fmt: skip
+def _rmsnorm_fwd_kernel(
+    x_ptr, w_ptr, y_ptr, rstd_ptr, x_row_stride, y_row_stride, n_cols, eps, BLOCK_SIZE: tl.constexpr
+):
     row = tl.program_id(0)  # one program per row
     cols = tl.arange(0, BLOCK_SIZE)  # BLOCK_SIZE >= n_cols, a power of two
     mask = cols < n_cols  # lanes past the row's end do nothing
@@ -26,6 +27,7 @@ def rmsnorm_forward(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[
     n_rows, n_cols = x.shape  # (rows, d); rows may be strided, each row contiguous
     y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
     rstd = torch.empty(n_rows, dtype=torch.float32, device=x.device)
-    _rmsnorm_fwd_kernel[(n_rows,)](x, weight, y, rstd, x.stride(0), y.stride(0), n_cols, eps,
-                                   BLOCK_SIZE=triton.next_power_of_2(n_cols))  # fmt: skip
+    _rmsnorm_fwd_kernel[(n_rows,)](
+        x, weight, y, rstd, x.stride(0), y.stride(0), n_cols, eps, BLOCK_SIZE=triton.next_power_of_2(n_cols)
+    )
     return y, rstd

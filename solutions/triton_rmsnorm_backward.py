@@ -8,8 +8,19 @@ import triton.language as tl
 
 
 @triton.jit
-def _rmsnorm_bwd_kernel(dy_ptr, x_ptr, w_ptr, rstd_ptr, dx_ptr, dw_ptr, dy_row_stride, x_row_stride,
-                        dx_row_stride, n_cols, BLOCK_SIZE: tl.constexpr):  # fmt: skip
+def _rmsnorm_bwd_kernel(
+    dy_ptr,
+    x_ptr,
+    w_ptr,
+    rstd_ptr,
+    dx_ptr,
+    dw_ptr,
+    dy_row_stride,
+    x_row_stride,
+    dx_row_stride,
+    n_cols,
+    BLOCK_SIZE: tl.constexpr,
+):
     row = tl.program_id(0)  # one program per row
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
@@ -26,11 +37,13 @@ def _rmsnorm_bwd_kernel(dy_ptr, x_ptr, w_ptr, rstd_ptr, dx_ptr, dw_ptr, dy_row_s
     tl.atomic_add(dw_ptr + cols, dy * x * rstd, mask=mask)
 
 
-def rmsnorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
-                     ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+def rmsnorm_backward(
+    dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     n_rows, n_cols = x.shape  # (rows, d); rows may be strided, each row contiguous
     dx = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
     dweight = torch.zeros(n_cols, dtype=torch.float32, device=x.device)  # accumulated in float32
-    _rmsnorm_bwd_kernel[(n_rows,)](dy, x, weight, rstd, dx, dweight, dy.stride(0), x.stride(0), dx.stride(0), n_cols,
-                                   BLOCK_SIZE=triton.next_power_of_2(n_cols))  # fmt: skip
+    row_strides = dy.stride(0), x.stride(0), dx.stride(0)
+    block = triton.next_power_of_2(n_cols)  # one block covers the row
+    _rmsnorm_bwd_kernel[(n_rows,)](dy, x, weight, rstd, dx, dweight, *row_strides, n_cols, BLOCK_SIZE=block)
     return dx, dweight.to(weight.dtype)

@@ -99,8 +99,14 @@ def grading_service(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
     home, workspace = tmp_path_factory.mktemp("service-home"), tmp_path_factory.mktemp("service-workspace")
     # It may start (or restart) inside any test, whose own settings are in os.environ then: every
     # variable normkata reads is set here, an empty one meaning the default.
-    env = {"NORMKATA_HOME": str(home), "NORMKATA_WORKSPACE": str(workspace), "NORMKATA_LANG": "en",
-           "NORMKATA_KATAS": "", "NORMKATA_QUIZZES": "", "NORMKATA_SANDBOX": ""}  # fmt: skip
+    env = {
+        "NORMKATA_HOME": str(home),
+        "NORMKATA_WORKSPACE": str(workspace),
+        "NORMKATA_LANG": "en",
+        "NORMKATA_KATAS": "",
+        "NORMKATA_QUIZZES": "",
+        "NORMKATA_SANDBOX": "",
+    }
     with Grader(env=env) as service:
         yield service
 

@@ -20,5 +20,12 @@ def spawn_normkata(args: list[str], env: dict[str, str], *, timeout: float = 30)
     """`python -m normkata ARGS` in a 40x100 terminal; the pexpect child."""
     import pexpect
 
-    return pexpect.spawn(sys.executable, ["-m", "normkata", *args], env=env, encoding="utf-8", timeout=timeout,
-                         dimensions=(40, 100), preexec_fn=_signals_as_a_shell_leaves_them)  # fmt: skip
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "normkata", *args],
+        env=env,
+        encoding="utf-8",
+        timeout=timeout,
+        dimensions=(40, 100),
+        preexec_fn=_signals_as_a_shell_leaves_them,
+    )

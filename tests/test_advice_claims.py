@@ -31,8 +31,14 @@ def answer(store: Store, item_id: str, correct: bool, minutes_ago: float = 0.0) 
     assert question is not None
     session = store.start_session("quiz", "en")
     moment = utcnow() - timedelta(minutes=minutes_ago)
-    store.record_answer(session, item_id, question.topic, "x", correct,
-                        schedule(store, item_id, 3 if correct else 1, now=moment, duration_ms=5000))  # fmt: skip
+    store.record_answer(
+        session,
+        item_id,
+        question.topic,
+        "x",
+        correct,
+        schedule(store, item_id, 3 if correct else 1, now=moment, duration_ms=5000),
+    )
 
 
 # -- "weakest first" is sorted by the number shown ------------------------------------------------
@@ -83,8 +89,16 @@ def hint_events(store: Store) -> list[str]:
 def test_hint_gives_the_hint_for_the_mistake_the_last_grade_named_first(runner, store) -> None:
     """after a grade named "eps outside the square root", hint 1 was about keepdim."""
     log = KataLog(store)
-    log.attempt(named_grade("rmsnorm", [("rms-wrong-axis", "statistics over the wrong dimension", 2),
-                                        ("rms-eps-outside-sqrt", "eps added outside the square root", 9)]), "cpu")  # fmt: skip
+    log.attempt(
+        named_grade(
+            "rmsnorm",
+            [
+                ("rms-wrong-axis", "statistics over the wrong dimension", 2),
+                ("rms-eps-outside-sqrt", "eps added outside the square root", 9),
+            ],
+        ),
+        "cpu",
+    )
     first = invoke(runner, ["hint", "rmsnorm"])
     assert first.exit_code == 0
     assert first.stdout.startswith(
@@ -178,8 +192,10 @@ def test_grade_now_due_names_the_mistake_and_the_card_by_its_question(store) -> 
 
     result = named_grade("rmsnorm", [("rms-eps-outside-sqrt", "eps added outside the square root", 9)])
     notes = [note.text for note in after_attempt(store, result, "en")]
-    assert notes == ["Now due, to learn why (eps added outside the square root): the card “How do you choose "
-                     "RMSNorm's eps, and what can go wrong with it?” and 1 more  "
-                     "(`normkata interview --id card-rms-eps`)"]  # fmt: skip
+    assert notes == [
+        "Now due, to learn why (eps added outside the square root): the card “How do you choose "
+        "RMSNorm's eps, and what can go wrong with it?” and 1 more  "
+        "(`normkata interview --id card-rms-eps`)"
+    ]
     zh = [note.text for note in after_attempt(store, result, "zh")]
     assert zh[0].startswith("已设为到期，讲清原因（eps 加在了平方根外面）的是卡片“如何选择 RMSNorm 的 eps？")

@@ -37,8 +37,10 @@ def attempts(db) -> list[dict]:  # type: ignore[no-untyped-def]
 
 
 def events(db, kata: str) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
-    return [(r["kind"], r["detail"]) for r in db.execute("SELECT kind, detail FROM kata_events WHERE kata = ? "
-                                                         "ORDER BY id", (kata,))]  # fmt: skip
+    return [
+        (r["kind"], r["detail"])
+        for r in db.execute("SELECT kind, detail FROM kata_events WHERE kata = ? ORDER BY id", (kata,))
+    ]
 
 
 # -- grading: the same request, report and rows as `normkata grade` -------------------------------

@@ -60,8 +60,9 @@ def run_grade_all(runner, folder: Path, out: Path, *extra: str):  # type: ignore
 # -- 1. submissions are regular files, read without following links ---------------------------------------
 
 
-def test_links_fifos_devices_huge_files_and_deep_folders_are_error_rows(runner, fake: FakeGrader,
-                                                                         tmp_path: Path) -> None:  # fmt: skip
+def test_links_fifos_devices_huge_files_and_deep_folders_are_error_rows(
+    runner, fake: FakeGrader, tmp_path: Path
+) -> None:
     folder = a_class(tmp_path / "class", alice="pass", bob__="eps")
     (folder / "to_reference.py").symlink_to(REFERENCE)  # a link to the installed reference: was 45/45
     (folder / "carol").mkdir()
@@ -161,13 +162,14 @@ def test_run_autograder_grades_no_link_fifo_or_huge_file(runner, tmp_path: Path,
     (fake_bin / "normkata").write_text(f"#!/bin/sh\ntouch {marker}\nexit 3\n")
     (fake_bin / "normkata").chmod(0o755)
     env = {**os.environ, "NORMKATA_AUTOGRADER_ROOT": str(root), "PATH": f"{fake_bin}:{os.environ['PATH']}"}
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
-    expected = {"link": "Your rmsnorm.py is a symbolic link: upload the file itself.",
-                "fifo": "Your rmsnorm.py is not a regular file: upload the file itself.",
-                "huge": "Your rmsnorm.py is larger than 1024 kB: upload the kata's file only."}[make]  # fmt: skip
+    expected = {
+        "link": "Your rmsnorm.py is a symbolic link: upload the file itself.",
+        "fifo": "Your rmsnorm.py is not a regular file: upload the file itself.",
+        "huge": "Your rmsnorm.py is larger than 1024 kB: upload the kata's file only.",
+    }[make]
     assert results == {"score": 0.0, "tests": [], "output": expected}
     assert not marker.exists()  # no grader ever saw it
 
@@ -199,8 +201,19 @@ def test_a_forged_passing_row_is_graded_again(runner, fake: FakeGrader, tmp_path
     text = (out / "gradebook.csv").read_text()
     mallory_line = next(line for line in text.splitlines() if line.startswith("mallory,"))
     alice = rows["alice"]
-    forged = ",".join(["mallory", "true", alice["score"], alice["max_score"], "", alice["duration_s"], alice["seed"],
-                       rows["mallory"]["sha256"], ""])  # fmt: skip
+    forged = ",".join(
+        [
+            "mallory",
+            "true",
+            alice["score"],
+            alice["max_score"],
+            "",
+            alice["duration_s"],
+            alice["seed"],
+            rows["mallory"]["sha256"],
+            "",
+        ]
+    )
     (out / "gradebook.csv").write_text(text.replace(mallory_line, forged))
     fake.graded.clear()
     result = run_grade_all(runner, folder, out)

@@ -41,10 +41,22 @@ def _console_script(tmp_path: Path) -> Path:
 
 
 def _run(script: Path, args: list[str], cwd: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MARKER_DIR": str(tmp_path / "markers"), "NORMKATA_HOME": str(tmp_path / "home"),
-           "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "COLUMNS": "100"}  # fmt: skip
-    return subprocess.run([sys.executable, str(script), *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=600, stdin=subprocess.DEVNULL)  # fmt: skip
+    env = {
+        **os.environ,
+        "MARKER_DIR": str(tmp_path / "markers"),
+        "NORMKATA_HOME": str(tmp_path / "home"),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        "COLUMNS": "100",
+    }
+    return subprocess.run(
+        [sys.executable, str(script), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_grading_from_inside_a_class_folder_imports_nothing_of_it(tmp_path: Path) -> None:

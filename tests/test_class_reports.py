@@ -29,8 +29,12 @@ def result(*cases: CaseResult, named: tuple[Diagnosis, ...] = (), lang: str = "e
     return GradeResult("rmsnorm", "alice.py", list(cases), list(named), 7, "full", 0.5, "2.13.0", lang)
 
 
-def erred(cause: Cause, category: Category = Category.FORWARD, message: str = "RMSNorm(8): it broke",
-          status: Status = Status.ERROR) -> CaseResult:  # fmt: skip
+def erred(
+    cause: Cause,
+    category: Category = Category.FORWARD,
+    message: str = "RMSNorm(8): it broke",
+    status: Status = Status.ERROR,
+) -> CaseResult:
     return CaseResult("forward [2x5x8-cpu]", category, status, message, None, None, cause)
 
 
@@ -38,37 +42,96 @@ EPS = Diagnosis("rms-eps-outside-sqrt", "eps added outside the square root", "Pu
 FORBIDDEN = erred(Cause.FORBIDDEN, Category.INTEGRITY, "rmsnorm.py uses rms_norm: write it yourself.", Status.FAILED)
 
 
-@pytest.mark.parametrize(("graded", "files", "text", "kinds"), [
-    (result(PASSED), {"": b""}, "", []),
-    (result(CaseResult("import", Category.STATE, Status.ERROR, "SYNTAX ERROR in rmsnorm.py line 3: ...", None, None,
-                       Cause.SYNTAX)),
-     {"": b"import torch\n\nclass RMSNorm(:\n"}, "syntax error at line 3", ["syntax-error"]),
-    # In a folder submission the file that does not parse may be a helper module.
-    (result(CaseResult("import", Category.STATE, Status.ERROR, "IMPORT ERROR ...", None, None, Cause.SYNTAX)),
-     {"rmsnorm.py": b"from helper import f\n", "helper.py": b"def f(:\n"}, "syntax error at line 1 of helper.py",
-     ["syntax-error"]),
-    (result(CaseResult("import", Category.STATE, Status.ERROR,
-                       "IMPORT ERROR in rmsnorm.py line 1: ValueError: boom\n   1 | raise ValueError", None, None,
-                       Cause.IMPORT)),
-     {"": b"raise ValueError('boom')\n"}, "IMPORT ERROR in rmsnorm.py line 1: ValueError: boom", ["import-error"]),
-    (result(PASSED, erred(Cause.RAISED), FORBIDDEN),
-     {"": b"import torch.nn.functional as F\nx = F.rms_norm\nfrom torch.nn.functional import rms_norm\n"},
-     "forbidden API `F.rms_norm`, `rms_norm`", ["forbidden-api"]),
-    # Reached by a built name: the spelling is not in the source, the runner's name is.
-    (result(PASSED, FORBIDDEN), {"": b"import torch\nf = getattr(torch, 'rms' + '_norm')\n"},
-     "forbidden API `rms_norm`", ["forbidden-api"]),
-    (result(PASSED, erred(Cause.TIMEOUT), erred(Cause.TIMEOUT), erred(Cause.NOT_RUN)), {"": b""},
-     "timed out (2 case(s))", ["timed-out"]),
-    (result(erred(Cause.CRASH), erred(Cause.NOT_RUN), named=(EPS,)), {"": b""},
-     "crashed (1 case(s)); eps added outside the square root", ["crashed", "rms-eps-outside-sqrt"]),
-    (result(PASSED, erred(Cause.GLOBAL_STATE, Category.INTEGRITY, status=Status.FAILED)), {"": b""},
-     "changed torch's global state on import", ["global-state"]),
-    (result(erred(Cause.RAISED), erred(Cause.RAISED)), {"": b""}, "raised an exception (2 case(s))", ["raised"]),
-    (result(PASSED, CaseResult("a", Category.STATE, Status.FAILED, "x"), CaseResult("b", Category.GRADIENTS,
-            Status.FAILED, "y")), {"": b""}, "2 cases failed (module state, gradients)", ["wrong-results"]),
-])  # fmt: skip
-def test_every_failing_grade_says_why(graded: GradeResult, files: dict[str, bytes], text: str,
-                                      kinds: list[str]) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("graded", "files", "text", "kinds"),
+    [
+        (result(PASSED), {"": b""}, "", []),
+        (
+            result(
+                CaseResult(
+                    "import",
+                    Category.STATE,
+                    Status.ERROR,
+                    "SYNTAX ERROR in rmsnorm.py line 3: ...",
+                    None,
+                    None,
+                    Cause.SYNTAX,
+                )
+            ),
+            {"": b"import torch\n\nclass RMSNorm(:\n"},
+            "syntax error at line 3",
+            ["syntax-error"],
+        ),
+        # In a folder submission the file that does not parse may be a helper module.
+        (
+            result(CaseResult("import", Category.STATE, Status.ERROR, "IMPORT ERROR ...", None, None, Cause.SYNTAX)),
+            {"rmsnorm.py": b"from helper import f\n", "helper.py": b"def f(:\n"},
+            "syntax error at line 1 of helper.py",
+            ["syntax-error"],
+        ),
+        (
+            result(
+                CaseResult(
+                    "import",
+                    Category.STATE,
+                    Status.ERROR,
+                    "IMPORT ERROR in rmsnorm.py line 1: ValueError: boom\n   1 | raise ValueError",
+                    None,
+                    None,
+                    Cause.IMPORT,
+                )
+            ),
+            {"": b"raise ValueError('boom')\n"},
+            "IMPORT ERROR in rmsnorm.py line 1: ValueError: boom",
+            ["import-error"],
+        ),
+        (
+            result(PASSED, erred(Cause.RAISED), FORBIDDEN),
+            {"": b"import torch.nn.functional as F\nx = F.rms_norm\nfrom torch.nn.functional import rms_norm\n"},
+            "forbidden API `F.rms_norm`, `rms_norm`",
+            ["forbidden-api"],
+        ),
+        # Reached by a built name: the spelling is not in the source, the runner's name is.
+        (
+            result(PASSED, FORBIDDEN),
+            {"": b"import torch\nf = getattr(torch, 'rms' + '_norm')\n"},
+            "forbidden API `rms_norm`",
+            ["forbidden-api"],
+        ),
+        (
+            result(PASSED, erred(Cause.TIMEOUT), erred(Cause.TIMEOUT), erred(Cause.NOT_RUN)),
+            {"": b""},
+            "timed out (2 case(s))",
+            ["timed-out"],
+        ),
+        (
+            result(erred(Cause.CRASH), erred(Cause.NOT_RUN), named=(EPS,)),
+            {"": b""},
+            "crashed (1 case(s)); eps added outside the square root",
+            ["crashed", "rms-eps-outside-sqrt"],
+        ),
+        (
+            result(PASSED, erred(Cause.GLOBAL_STATE, Category.INTEGRITY, status=Status.FAILED)),
+            {"": b""},
+            "changed torch's global state on import",
+            ["global-state"],
+        ),
+        (result(erred(Cause.RAISED), erred(Cause.RAISED)), {"": b""}, "raised an exception (2 case(s))", ["raised"]),
+        (
+            result(
+                PASSED,
+                CaseResult("a", Category.STATE, Status.FAILED, "x"),
+                CaseResult("b", Category.GRADIENTS, Status.FAILED, "y"),
+            ),
+            {"": b""},
+            "2 cases failed (module state, gradients)",
+            ["wrong-results"],
+        ),
+    ],
+)
+def test_every_failing_grade_says_why(
+    graded: GradeResult, files: dict[str, bytes], text: str, kinds: list[str]
+) -> None:
     reason = reason_of(graded, files, KATA, "en")
     assert (reason.text, reason.kinds) == (text, kinds)
 
@@ -81,8 +144,9 @@ def test_reasons_in_chinese() -> None:
 
 
 def test_only_a_file_that_never_imported_is_out_of_the_reference_max() -> None:
-    assert stopped_at_import(result(CaseResult("import", Category.STATE, Status.ERROR, "", None, None,
-                                               Cause.MISSING_CLASS)))  # fmt: skip
+    assert stopped_at_import(
+        result(CaseResult("import", Category.STATE, Status.ERROR, "", None, None, Cause.MISSING_CLASS))
+    )
     assert not stopped_at_import(result(PASSED, erred(Cause.CRASH)))
 
 
@@ -96,16 +160,27 @@ def test_the_summary_counts_each_kind_once_per_submission() -> None:
 
 
 def test_the_markdown_report_is_grades_terminal_report(tmp_path: Path) -> None:
-    graded = result(PASSED, CaseResult("forward [8-cpu]", Category.FORWARD, Status.FAILED,
-                                       "RMSNorm(8).forward on N(0,1): max abs error 0.5 at (0, 3)", "rms-eps-outside-sqrt"),
-                    named=(EPS,))  # fmt: skip
+    graded = result(
+        PASSED,
+        CaseResult(
+            "forward [8-cpu]",
+            Category.FORWARD,
+            Status.FAILED,
+            "RMSNorm(8).forward on N(0,1): max abs error 0.5 at (0, 3)",
+            "rms-eps-outside-sqrt",
+        ),
+        named=(EPS,),
+    )
     row = Row("alice", "false", "1", "2", "eps added outside the square root", seed="7", sha256="ab" * 32)
     text = markdown_report(row, graded, "en")
     body = terminal_report(graded)
     assert f"```text\n{body}\n```\n" in text
-    for line in ("Grading alice.py (kata rmsnorm)  torch 2.13.0 · seed 7 · sandbox: full · 0.5 s",
-                 "Recognised mistake: eps added outside the square root (3 case(s)).", "  Hint: Put eps inside.",
-                 "NOT YET: 1 of 2 cases pass."):  # fmt: skip
+    for line in (
+        "Grading alice.py (kata rmsnorm)  torch 2.13.0 · seed 7 · sandbox: full · 0.5 s",
+        "Recognised mistake: eps added outside the square root (3 case(s)).",
+        "  Hint: Put eps inside.",
+        "NOT YET: 1 of 2 cases pass.",
+    ):
         assert line in body.splitlines()
     assert text.startswith("# rmsnorm\\: alice\n\n| Gradebook | |\n|---|---|\n| score | 1 / 2 |\n")
     assert "| reason | eps added outside the square root |" in text and "| seed | 7 |" in text
@@ -140,8 +215,21 @@ def test_the_bundle_grades_with_its_seed_and_visibility(runner, tmp_path: Path) 
     wheel = tmp_path / "normkata-0.0.0-py3-none-any.whl"
     wheel.write_bytes(b"not a real wheel")
     bundle = tmp_path / "autograder.zip"
-    result_ = invoke(runner, ["gradescope-bundle", "rmsnorm", "--out", str(bundle), "--wheel", str(wheel), "--seed",
-                              "7", "--visibility", "hidden"])  # fmt: skip
+    result_ = invoke(
+        runner,
+        [
+            "gradescope-bundle",
+            "rmsnorm",
+            "--out",
+            str(bundle),
+            "--wheel",
+            str(wheel),
+            "--seed",
+            "7",
+            "--visibility",
+            "hidden",
+        ],
+    )
     assert result_.exit_code == 0, result_.output
     root = tmp_path / "autograder"
     for part in ("submission", "results"):
@@ -154,8 +242,7 @@ def test_the_bundle_grades_with_its_seed_and_visibility(runner, tmp_path: Path) 
     (fake_bin / "normkata").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {tmp_path}/args\nexit 3\n')
     (fake_bin / "normkata").chmod(0o755)
     env = {**os.environ, "NORMKATA_AUTOGRADER_ROOT": str(root), "PATH": f"{fake_bin}:{os.environ['PATH']}"}
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=60)  # fmt: skip
+    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     args = (tmp_path / "args").read_text().split("\n")
     assert args[args.index("--visibility") + 1] == "hidden" and args[args.index("--seed") + 1] == "7"

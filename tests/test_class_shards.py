@@ -32,21 +32,34 @@ class ClassGrader(FakeGrader):
 
     def grade(self, kata_id: str, file: Path, **options: object) -> GradeResult:
         text = file.read_text()
-        kinds = {"syntax": (Cause.SYNTAX, Status.ERROR, Category.STATE), "hang": (Cause.TIMEOUT, Status.ERROR,
-                 Category.FORWARD), "forbid": (Cause.FORBIDDEN, Status.FAILED, Category.INTEGRITY)}  # fmt: skip
+        kinds = {
+            "syntax": (Cause.SYNTAX, Status.ERROR, Category.STATE),
+            "hang": (Cause.TIMEOUT, Status.ERROR, Category.FORWARD),
+            "forbid": (Cause.FORBIDDEN, Status.FAILED, Category.INTEGRITY),
+        }
         word = text.split()[2] if len(text.split()) > 2 else ""
         if word not in kinds:
             return super().grade(kata_id, file, **options)
         self.graded.append(text.split()[1])
         self.options.append(options)
         cause, status, category = kinds[word]
-        cases = [CaseResult("import" if cause is Cause.SYNTAX else "forward", category, status, "no", None, None,
-                            cause)]  # fmt: skip
+        cases = [
+            CaseResult("import" if cause is Cause.SYNTAX else "forward", category, status, "no", None, None, cause)
+        ]
         if cause is Cause.FORBIDDEN:
             cases.insert(0, CaseResult("forward", Category.FORWARD, Status.PASSED))
         seed = options.get("seed")
-        return GradeResult(kata_id, str(file), cases, [], seed if isinstance(seed, int) else 7, "full", 1.25,
-                           "2.13.0", str(options["lang"]))  # fmt: skip
+        return GradeResult(
+            kata_id,
+            str(file),
+            cases,
+            [],
+            seed if isinstance(seed, int) else 7,
+            "full",
+            1.25,
+            "2.13.0",
+            str(options["lang"]),
+        )
 
 
 @pytest.fixture
@@ -63,8 +76,19 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> ClassGrader:
 
 def a_big_class(root: Path) -> Path:
     """12 submissions, files and folders, of every kind the fake grades, two of them identical."""
-    folder = a_class(root, alice="pass", bob__="eps", carol="grader-error", dave="crash", frank="pass",
-                     grace__="eps", heidi="pass", ivan="eps", judy="pass", mallory="pass")  # fmt: skip
+    folder = a_class(
+        root,
+        alice="pass",
+        bob__="eps",
+        carol="grader-error",
+        dave="crash",
+        frank="pass",
+        grace__="eps",
+        heidi="pass",
+        ivan="eps",
+        judy="pass",
+        mallory="pass",
+    )
     (folder / "syntaxer.py").write_text("# syntaxer syntax\nclass RMSNorm(:\n")
     (folder / "copier.py").write_text("# copier forbid\nimport torch.nn.functional as F\nF.rms_norm\n")
     return folder
@@ -100,36 +124,68 @@ def test_a_name_goes_to_sha256_of_it_modulo_n() -> None:
         assert [Shard(k, 3).holds(name) for k in (1, 2, 3)].count(True) == 1
 
 
-@pytest.mark.parametrize(("text", "env", "expected"), [
-    ("2/3", {}, Shard(2, 3)),
-    ("1/1", {}, Shard(1, 1)),
-    # Slurm: --array=4-6 is shard (5 - 4) + 1 of 3 for task 5; --array=2-6:2 counts in steps.
-    ("auto", {"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "4", "SLURM_ARRAY_TASK_MAX": "6",
-              "SLURM_ARRAY_TASK_COUNT": "3"}, Shard(2, 3)),
-    ("auto", {"SLURM_ARRAY_TASK_ID": "6", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_MAX": "6",
-              "SLURM_ARRAY_TASK_STEP": "2", "SLURM_ARRAY_TASK_COUNT": "3"}, Shard(3, 3)),
-    ("auto", {"JOB_COMPLETION_INDEX": "0", "NORMKATA_SHARD_COUNT": "3"}, Shard(1, 3)),
-    ("auto", {"NORMKATA_SHARD_INDEX": "2", "NORMKATA_SHARD_COUNT": "3"}, Shard(3, 3)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "env", "expected"),
+    [
+        ("2/3", {}, Shard(2, 3)),
+        ("1/1", {}, Shard(1, 1)),
+        # Slurm: --array=4-6 is shard (5 - 4) + 1 of 3 for task 5; --array=2-6:2 counts in steps.
+        (
+            "auto",
+            {
+                "SLURM_ARRAY_TASK_ID": "5",
+                "SLURM_ARRAY_TASK_MIN": "4",
+                "SLURM_ARRAY_TASK_MAX": "6",
+                "SLURM_ARRAY_TASK_COUNT": "3",
+            },
+            Shard(2, 3),
+        ),
+        (
+            "auto",
+            {
+                "SLURM_ARRAY_TASK_ID": "6",
+                "SLURM_ARRAY_TASK_MIN": "2",
+                "SLURM_ARRAY_TASK_MAX": "6",
+                "SLURM_ARRAY_TASK_STEP": "2",
+                "SLURM_ARRAY_TASK_COUNT": "3",
+            },
+            Shard(3, 3),
+        ),
+        ("auto", {"JOB_COMPLETION_INDEX": "0", "NORMKATA_SHARD_COUNT": "3"}, Shard(1, 3)),
+        ("auto", {"NORMKATA_SHARD_INDEX": "2", "NORMKATA_SHARD_COUNT": "3"}, Shard(3, 3)),
+    ],
+)
 def test_a_shard_from_k_of_n_or_the_engine(text: str, env: dict[str, str], expected: Shard) -> None:
     assert parse_shard(text, env) == expected
 
 
-@pytest.mark.parametrize(("text", "env", "message"), [
-    ("0/3", {}, "--shard 0/3: shard 0 of 3 does not exist (shards are 1 to 3)"),
-    ("4/3", {}, "shard 4 of 3 does not exist"),
-    ("2/0", {}, "the number of shards must be between 1 and 10000"),
-    ("two", {}, "--shard two: expected K/N (shard K of N, e.g. 2/3) or auto"),
-    ("auto", {}, "none of SLURM_ARRAY_TASK_ID (Slurm), JOB_COMPLETION_INDEX (Kubernetes) or NORMKATA_SHARD_INDEX"),
-    ("auto", {"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "5",
-              "SLURM_ARRAY_TASK_COUNT": "3"}, "the array is not evenly spaced (1 to 5, step 1, 3 tasks)"),
-    ("auto", {"SLURM_ARRAY_TASK_ID": "1"}, "SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT"),
-    ("auto", {"JOB_COMPLETION_INDEX": "1"}, "JOB_COMPLETION_INDEX is set but not NORMKATA_SHARD_COUNT"),
-    ("auto", {"JOB_COMPLETION_INDEX": "3", "NORMKATA_SHARD_COUNT": "3"}, "shard 4 of 3 does not exist"),
-    ("auto", {"NORMKATA_SHARD_INDEX": "x", "NORMKATA_SHARD_COUNT": "3"}, "NORMKATA_SHARD_INDEX='x' is not a whole"),
-])  # fmt: skip
-def test_a_bad_shard_is_one_line(runner, fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str,
-                                 env: dict[str, str], message: str) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "env", "message"),
+    [
+        ("0/3", {}, "--shard 0/3: shard 0 of 3 does not exist (shards are 1 to 3)"),
+        ("4/3", {}, "shard 4 of 3 does not exist"),
+        ("2/0", {}, "the number of shards must be between 1 and 10000"),
+        ("two", {}, "--shard two: expected K/N (shard K of N, e.g. 2/3) or auto"),
+        ("auto", {}, "none of SLURM_ARRAY_TASK_ID (Slurm), JOB_COMPLETION_INDEX (Kubernetes) or NORMKATA_SHARD_INDEX"),
+        (
+            "auto",
+            {
+                "SLURM_ARRAY_TASK_ID": "3",
+                "SLURM_ARRAY_TASK_MIN": "1",
+                "SLURM_ARRAY_TASK_MAX": "5",
+                "SLURM_ARRAY_TASK_COUNT": "3",
+            },
+            "the array is not evenly spaced (1 to 5, step 1, 3 tasks)",
+        ),
+        ("auto", {"SLURM_ARRAY_TASK_ID": "1"}, "SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT"),
+        ("auto", {"JOB_COMPLETION_INDEX": "1"}, "JOB_COMPLETION_INDEX is set but not NORMKATA_SHARD_COUNT"),
+        ("auto", {"JOB_COMPLETION_INDEX": "3", "NORMKATA_SHARD_COUNT": "3"}, "shard 4 of 3 does not exist"),
+        ("auto", {"NORMKATA_SHARD_INDEX": "x", "NORMKATA_SHARD_COUNT": "3"}, "NORMKATA_SHARD_INDEX='x' is not a whole"),
+    ],
+)
+def test_a_bad_shard_is_one_line(
+    runner, fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, env: dict[str, str], message: str
+) -> None:
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_shard(text, env)
     for name in ("SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "NORMKATA_SHARD_INDEX"):
@@ -154,8 +210,9 @@ def test_three_shards_merged_are_the_unsharded_gradebook(runner, fake, tmp_path:
         result = grade(runner, folder, out, "--seed", "7", "--shard", f"{k}/3")
         assert result.exit_code in (0, 1) and f"Shard {k}/3: " in result.stdout
         shards.append(out)
-    assert sorted(name for s in shards for name in (r["submission"] for r in gradebook(s))) == \
-        sorted(r["submission"] for r in gradebook(whole))  # fmt: skip
+    assert sorted(name for s in shards for name in (r["submission"] for r in gradebook(s))) == sorted(
+        r["submission"] for r in gradebook(whole)
+    )
     result = merge(runner, tmp_path / "merged", *shards)
     assert result.exit_code == 0 and "Merged 3 shards of rmsnorm: 12 submissions into" in result.stdout
     assert (tmp_path / "merged" / "gradebook.csv").read_bytes() == (whole / "gradebook.csv").read_bytes()
@@ -173,8 +230,9 @@ def test_three_shards_merged_are_the_unsharded_gradebook(runner, fake, tmp_path:
     assert rows["bob"]["reason"] == "eps added outside the square root"
     assert rows["carol"]["reason"] == "could not be graded (see error)"
     # Files graded alike, rows alike (but for the name, the report and the content's digest).
-    assert {k: v for k, v in rows["alice"].items() if k not in ("submission", "report", "sha256")} == \
-        {k: v for k, v in rows["frank"].items() if k not in ("submission", "report", "sha256")}  # fmt: skip
+    assert {k: v for k, v in rows["alice"].items() if k not in ("submission", "report", "sha256")} == {
+        k: v for k, v in rows["frank"].items() if k not in ("submission", "report", "sha256")
+    }
 
 
 def test_an_empty_shard_is_a_signed_empty_gradebook(runner, fake, tmp_path: Path) -> None:
@@ -188,8 +246,11 @@ def test_an_empty_shard_is_a_signed_empty_gradebook(runner, fake, tmp_path: Path
 def test_the_summary_counts_every_reason(runner, fake, tmp_path: Path) -> None:
     result = grade(runner, a_big_class(tmp_path / "class"), tmp_path / "g")
     text = " ".join(result.stdout.split())
-    for line in ("eps added outside the square root │ rms-eps-outside-sqrt │ 3",
-                 "syntax error │ syntax-error │ 1", "forbidden API used │ forbidden-api │ 1"):  # fmt: skip
+    for line in (
+        "eps added outside the square root │ rms-eps-outside-sqrt │ 3",
+        "syntax error │ syntax-error │ 1",
+        "forbidden API used │ forbidden-api │ 1",
+    ):
         assert line in text
 
 
@@ -239,8 +300,10 @@ def test_missing_duplicate_and_foreign_shards_are_refused(runner, shards: list[P
     )
     copy = tmp_path / "copy"
     shutil.copytree(s2, copy)
-    assert one_line(merge(runner, out, s1, s2, copy, s3)) == f"Error: {s2} and {copy} are both shard 2/3: each " \
-        "shard is merged once"  # fmt: skip
+    assert (
+        one_line(merge(runner, out, s1, s2, copy, s3)) == f"Error: {s2} and {copy} are both shard 2/3: each "
+        "shard is merged once"
+    )
     assert "no gradebook.signed.json" in one_line(merge(runner, out, s1, s2, tmp_path / "class"))
     assert "is one of the shards" in one_line(merge(runner, s1, s1, s2, s3))
     assert not out.exists()  # nothing written
@@ -266,8 +329,9 @@ def test_a_forged_or_tampered_shard_is_refused(runner, shards: list[Path], tmp_p
     assert not (tmp_path / "m").exists()
 
 
-def test_a_shard_signed_with_another_key_is_refused(runner, shards: list[Path], tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_shard_signed_with_another_key_is_refused(
+    runner, shards: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NORMKATA_HOME", str(tmp_path / "another-machine"))
     assert "signature does not verify with this grading key" in one_line(merge(runner, tmp_path / "m", *shards))
 
@@ -365,8 +429,20 @@ def test_canvas_and_moodle_exports(runner, fake, tmp_path: Path) -> None:
     folder = a_class(tmp_path / "class", alice="pass", bob="eps", carol="grader-error")
     (folder / "copier.py").write_text("# copier forbid\nimport torch.nn.functional as F\nF.rms_norm\n")
     grade(runner, folder, tmp_path / "g", "--seed", "7")
-    result = invoke(runner, ["gradebook", "export", str(tmp_path / "g"), "--lms", "canvas", "--out",
-                             str(tmp_path / "canvas.csv"), "--assignment", "RMSNorm kata"])  # fmt: skip
+    result = invoke(
+        runner,
+        [
+            "gradebook",
+            "export",
+            str(tmp_path / "g"),
+            "--lms",
+            "canvas",
+            "--out",
+            str(tmp_path / "canvas.csv"),
+            "--assignment",
+            "RMSNorm kata",
+        ],
+    )
     assert result.exit_code == 0 and "3 grades for Canvas, 1 left blank (not graded)." in " ".join(
         result.stdout.split()
     )
@@ -378,8 +454,20 @@ def test_canvas_and_moodle_exports(runner, fake, tmp_path: Path) -> None:
         "carol,,,carol,,\n"
         "copier,,,copier,,0\n"
     )  # a rule broken costs the points, as on Gradescope
-    invoke(runner, ["gradebook", "export", str(tmp_path / "g"), "--lms", "moodle", "--out", str(tmp_path / "m.csv"),
-                    "--points", "10"])  # fmt: skip
+    invoke(
+        runner,
+        [
+            "gradebook",
+            "export",
+            str(tmp_path / "g"),
+            "--lms",
+            "moodle",
+            "--out",
+            str(tmp_path / "m.csv"),
+            "--points",
+            "10",
+        ],
+    )
     assert (tmp_path / "m.csv").read_text() == (
         "Username,normkata rmsnorm,normkata rmsnorm feedback\n"
         "alice,10,\n"

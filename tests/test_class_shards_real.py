@@ -36,8 +36,9 @@ class RMSNorm(nn.Module):
         return h.to(x.dtype) * self.weight
 """
 HANG = BUFFER_EPS.replace("        h = x.float()\n", "        while True:\n            pass\n")
-CRASH = BUFFER_EPS.replace('        self.register_buffer("eps", torch.tensor(eps))\n',
-                           "        import os\n        os._exit(3)\n")  # fmt: skip
+CRASH = BUFFER_EPS.replace(
+    '        self.register_buffer("eps", torch.tensor(eps))\n', "        import os\n        os._exit(3)\n"
+)
 
 
 def a_class_of_24(root: Path) -> Path:
@@ -60,8 +61,10 @@ def a_class_of_24(root: Path) -> Path:
     }
     for name, source in files.items():
         (root / name).write_text(source)
-    for folder, source in {"carol": (FIXTURES / "correct_sqrt_divide.py").read_text(),
-                           "erin": mutants["buggy_no_keepdim"]}.items():  # fmt: skip
+    for folder, source in {
+        "carol": (FIXTURES / "correct_sqrt_divide.py").read_text(),
+        "erin": mutants["buggy_no_keepdim"],
+    }.items():
         (root / folder).mkdir()
         (root / folder / "rmsnorm.py").write_text(source)
     assert len(list(root.iterdir())) == 24
@@ -117,8 +120,10 @@ def test_24_submissions_whole_and_in_3_shards(runner, tmp_path: Path) -> None:
     assert graded["hang"]["reason"].startswith("timed out (")
     assert graded["crash"]["reason"].startswith("crashed (")
     assert graded["m_eps_outside_sqrt"]["reason"] == "eps added outside the square root"
-    assert graded["erin.py"]["note"] == graded["erin/"]["note"] == "erin/, erin.py share the name erin: graded as " \
-        "separate rows"  # fmt: skip
+    assert (
+        graded["erin.py"]["note"] == graded["erin/"]["note"] == "erin/, erin.py share the name erin: graded as "
+        "separate rows"
+    )
     for first, second in (("alice", "dan"), ("m_eps_outside_sqrt", "twin"), ("alice", "erin.py")):
         same = ("passed", "score", "max_score", "reason", "misconceptions", "sha256")
         assert [graded[first][k] for k in same] == [graded[second][k] for k in same]
@@ -130,7 +135,22 @@ def test_24_submissions_whole_and_in_3_shards(runner, tmp_path: Path) -> None:
 
     # The Gradescope path grades a file as grade-all does with the same seed.
     gradescope = tmp_path / "results.json"
-    invoke(runner, ["grade", "rmsnorm", "--file", str(folder / "twin.py"), "--seed", SEED, "--timeout", "1",
-                    "--format", "gradescope", "--output", str(gradescope)])  # fmt: skip
+    invoke(
+        runner,
+        [
+            "grade",
+            "rmsnorm",
+            "--file",
+            str(folder / "twin.py"),
+            "--seed",
+            SEED,
+            "--timeout",
+            "1",
+            "--format",
+            "gradescope",
+            "--output",
+            str(gradescope),
+        ],
+    )
     payload = json.loads(gradescope.read_text())
     assert payload["extra_data"]["seed"] == int(SEED) and payload["score"] == float(graded["twin"]["score"])

@@ -198,8 +198,10 @@ def test_content_check_names_the_file_and_line_of_a_follow_up_without_key_points
     result = invoke(runner, ["content", "check", str(folder)])
     assert result.exit_code == 2
     (line,) = [x for x in result.stderr.splitlines() if "follow_up_key_points" in x]
-    assert line == (f"{folder / 't.yaml'}:10: cards[0].follow_up_key_points: "
-                    "missing: each of the 2 follow-up(s) needs its key points, in order")  # fmt: skip
+    assert line == (
+        f"{folder / 't.yaml'}:10: cards[0].follow_up_key_points: "
+        "missing: each of the 2 follow-up(s) needs its key points, in order"
+    )
 
 
 def test_follow_up_key_points_are_loaded_in_order() -> None:

@@ -263,6 +263,26 @@ def test_the_order_of_study_reports_each_problem_at_its_line(
     assert folder.is_dir()
 
 
+def test_one_file_is_checked_against_the_bank_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner
+) -> None:
+    """`content check quizzes/b.yaml`: b's prerequisite lives in a.yaml beside it, and a.yaml's own
+    missing prerequisite is a.yaml's to tell, not b.yaml's."""
+    _bank(tmp_path / "bank", {"a": "order: 10\nrequires: [nosuch]\n", "b": "order: 20\nrequires: [a]\n"})
+    monkeypatch.chdir(tmp_path)
+    alone = invoke(runner, ["content", "check", "bank/b.yaml"])
+    assert alone.exit_code == 0, alone.stderr
+    (tmp_path / "bank" / "b.yaml").write_text(
+        "format_version: 1\ntopic: b\ntitle: {en: B, zh: b}\norder: 10\nrequires: [aa]\n", encoding="utf-8"
+    )
+    typo = invoke(runner, ["content", "check", "bank/b.yaml"])
+    assert typo.exit_code == 2
+    assert typo.stderr.splitlines()[:-1] == [
+        "bank/b.yaml:4: order: order 10 is already 'a''s",
+        "bank/b.yaml:5: requires: no topic 'aa' in the bank",
+    ]
+
+
 def test_a_topic_the_order_does_not_name_comes_after_every_named_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -31,8 +31,9 @@ def answer(store: Store, item_id: str, correct: bool) -> None:
     question = load_bank().question(item_id)
     assert question is not None
     session = store.start_session("quiz", "en")
-    store.record_answer(session, item_id, question.topic, "x", correct,
-                        schedule(store, item_id, 3 if correct else 1, duration_ms=5000))  # fmt: skip
+    store.record_answer(
+        session, item_id, question.topic, "x", correct, schedule(store, item_id, 3 if correct else 1, duration_ms=5000)
+    )
 
 
 def next_and_plan(runner, minutes: int = 60) -> tuple[dict, list[dict]]:  # type: ignore[no-untyped-def]

@@ -77,8 +77,14 @@ def busy_record() -> None:
     store = Store(database_path())
     session = store.start_session("quiz", "en")
     for n, question in enumerate(q for q in load_bank().questions if q.topic in ("why", "layernorm", "rmsnorm")):
-        store.record_answer(session, question.id, question.topic, "x", n % 3 == 0,
-                            schedule(store, question.id, 3 if n % 3 == 0 else 1, now=utcnow() - timedelta(days=2)))  # fmt: skip
+        store.record_answer(
+            session,
+            question.id,
+            question.topic,
+            "x",
+            n % 3 == 0,
+            schedule(store, question.id, 3 if n % 3 == 0 else 1, now=utcnow() - timedelta(days=2)),
+        )
     log = KataLog(store)
     named = {"rms-eps-outside-sqrt": "eps added outside the square root", "rms-no-eps": "no eps in the denominator"}
     log.attempt(grade_result("rmsnorm", {"forward": "failed"}, named=named), "cpu")

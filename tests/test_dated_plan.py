@@ -82,9 +82,11 @@ def test_until_none_forgets_and_bad_dates_are_one_line_errors(runner) -> None:
     bare = invoke(runner, ["plan"])
     assert bare.exit_code == 2 and "plan needs --minutes N (one sitting) or --until YYYY-MM-DD" in bare.stderr
     yesterday = ahead(-1)
-    for value, message in (("soon", "--until soon: not a date; give it as YYYY-MM-DD"),
-                           (yesterday, f"--until {yesterday}: that day has passed (today is {ahead(0)})"),
-                           (ahead(400), "more than 366 days ahead")):  # fmt: skip
+    for value, message in (
+        ("soon", "--until soon: not a date; give it as YYYY-MM-DD"),
+        (yesterday, f"--until {yesterday}: that day has passed (today is {ahead(0)})"),
+        (ahead(400), "more than 366 days ahead"),
+    ):
         result = invoke(runner, ["plan", "--until", value])
         assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.output, value
         assert len(result.stderr.strip().splitlines()) == 1
@@ -95,8 +97,10 @@ def test_minutes_per_day_given_is_remembered_else_the_habit(runner, store) -> No
     with store.transaction():  # three evenings of 30 minutes in the last week
         for days in (2, 3, 5):
             start = now - timedelta(days=days)
-            store._conn.execute("INSERT INTO sessions (kind, lang, started_at, ended_at) VALUES ('quiz', 'en', ?, ?)",
-                             (iso(start), iso(start + timedelta(minutes=30))))  # fmt: skip
+            store._conn.execute(
+                "INSERT INTO sessions (kind, lang, started_at, ended_at) VALUES ('quiz', 'en', ?, ?)",
+                (iso(start), iso(start + timedelta(minutes=30))),
+            )
     plan = plan_json(runner, "--until", ahead(4))
     assert (plan["minutes_per_day"], plan["minutes_from"]) == (30, "habit")
     assert all(day["minutes"] == 30 for day in plan["days"][1:])
@@ -122,8 +126,10 @@ def test_forgotten_by_the_day_is_reviewed_before_it_solid_is_left_alone_new_is_s
     with store.transaction():
         for item, (stability, ago) in {"mini-single": (400.0, 1.0), "mini-tf": (2.0, 1.0)}.items():
             card, due = _card(stability, ago, now)
-            store._conn.execute("INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, 'question', 'mini', ?, ?)",
-                             (item, card, due))  # fmt: skip
+            store._conn.execute(
+                "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, 'question', 'mini', ?, ?)",
+                (item, card, due),
+            )
     bank = load_bank()
     standing = replace(load_standing(bank, store, now), katas=[])  # the bank's items alone: five days are enough
     deadline = Deadline(today(now) + timedelta(days=5), 30)
@@ -137,8 +143,11 @@ def test_forgotten_by_the_day_is_reviewed_before_it_solid_is_left_alone_new_is_s
     new_days = {day.day for day in plan.days for step in day.steps if step.why_key.startswith("dated.new_")}
     assert new_days and max(new_days) < plan.days[-1].day and len(new_days) >= 2
     assert plan.new_left == 0 and plan.left_over == 0
-    reviewed_twice = [item for item in ("mini-multiple", "mini-numeric", "mini-order", "mini-card")
-                      if sum(item in step.items for day in plan.days for step in day.steps) >= 2]  # fmt: skip
+    reviewed_twice = [
+        item
+        for item in ("mini-multiple", "mini-numeric", "mini-order", "mini-card")
+        if sum(item in step.items for day in plan.days for step in day.steps) >= 2
+    ]
     assert reviewed_twice == ["mini-multiple", "mini-numeric", "mini-order", "mini-card"]
     assert plan.recall_planned >= TARGET > plan.recall_now
     assert [step.why_key for step in plan.days[-1].steps][-1] == "dated.mock"
@@ -151,8 +160,11 @@ def test_recall_on_the_day_is_fsrs_retrievability_at_the_interview(store) -> Non
     now = utcnow()
     card_json, due = _card(3.0, 1.0, now)
     with store.transaction():
-        store._conn.execute("INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
-                         "('ln-torch-var-default', 'question', 'layernorm', ?, ?)", (card_json, due))  # fmt: skip
+        store._conn.execute(
+            "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES "
+            "('ln-torch-var-default', 'question', 'layernorm', ?, ?)",
+            (card_json, due),
+        )
     standing = load_standing(load_bank(), store, now)
     day = today(now) + timedelta(days=6)
     from normkata.advice.dated import item_recall_on_the_day

@@ -146,14 +146,17 @@ def test_an_optional_extra_not_installed_is_a_note_not_a_problem(runner, confine
     """The README's quick start installs no extra: doctor there exits 0, saying what the extra
     would enable and the one command that adds it, and grades every other kata."""
     monkeypatch.setattr("normkata.extras.Extra.installed", lambda self: self.name != "triton")
-    code, report = doctor_json(runner, "--kata", "triton_rmsnorm", "--kata", "triton_rmsnorm_backward",
-                               "--kata", "rmsnorm", "--device", "cpu")  # fmt: skip
+    code, report = doctor_json(
+        runner, "--kata", "triton_rmsnorm", "--kata", "triton_rmsnorm_backward", "--kata", "rmsnorm", "--device", "cpu"
+    )
     assert code == 0, report["problems"]
-    assert report["notes"] == [{
-        "what": "optional extra 'triton' not installed: it would enable the kernel katas (Triton 3.9.0's interpreter "
-                "runs them on any CPU); not graded here: triton_rmsnorm, triton_rmsnorm_backward",
-        "how": 'pip install "normkata[triton]"',
-    }]  # fmt: skip
+    assert report["notes"] == [
+        {
+            "what": "optional extra 'triton' not installed: it would enable the kernel katas (Triton 3.9.0's interpreter "
+            "runs them on any CPU); not graded here: triton_rmsnorm, triton_rmsnorm_backward",
+            "how": 'pip install "normkata[triton]"',
+        }
+    ]
     assert {k["kata"] for k in report["katas"]} == {"rmsnorm"}
     monkeypatch.setattr("normkata.extras.Extra.installed", lambda self: False)
     shown = invoke(runner, ["doctor", "--kata", "triton_rmsnorm"])
@@ -161,12 +164,15 @@ def test_an_optional_extra_not_installed_is_a_note_not_a_problem(runner, confine
     assert shown.stdout.count("note: optional extra") == 2 and 'pip install "normkata[mcp]"' in shown.stdout
 
 
-@pytest.mark.parametrize(("error", "advice"), [
-    ("input", "run `normkata content check --deep --kata rmsnorm`"),
-    ("grading took longer than 60 s and was stopped", "this machine was too busy for the grade's time limit"),
-    ("the grading service did not start: ImportError", 'check that `python -c "import torch, pytest"` works'),
-    ("the grader failed: worker died", "report this with the output of `normkata doctor --kata rmsnorm --json`"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("error", "advice"),
+    [
+        ("input", "run `normkata content check --deep --kata rmsnorm`"),
+        ("grading took longer than 60 s and was stopped", "this machine was too busy for the grade's time limit"),
+        ("the grading service did not start: ImportError", 'check that `python -c "import torch, pytest"` works'),
+        ("the grader failed: worker died", "report this with the output of `normkata doctor --kata rmsnorm --json`"),
+    ],
+)
 def test_each_grading_failure_gets_its_own_advice(runner, confined, monkeypatch, error: str, advice: str) -> None:
     from normkata.errors import InputError
     from normkata.grading.errors import GraderError

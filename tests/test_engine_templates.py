@@ -114,6 +114,8 @@ def test_the_actions_matrix_sets_the_shard_convention() -> None:
     grade = workflow["jobs"]["grade"]
     shards = grade["strategy"]["matrix"]["shard"]
     assert shards == list(range(len(shards)))  # 0-based, as NORMKATA_SHARD_INDEX counts
-    assert grade["env"] == {"NORMKATA_SHARD_INDEX": "${{ matrix.shard }}",
-                            "NORMKATA_SHARD_COUNT": "${{ strategy.job-total }}"}  # fmt: skip
+    assert grade["env"] == {
+        "NORMKATA_SHARD_INDEX": "${{ matrix.shard }}",
+        "NORMKATA_SHARD_COUNT": "${{ strategy.job-total }}",
+    }
     assert workflow["jobs"]["merge"]["needs"] == "grade"

@@ -34,8 +34,14 @@ def _spawn(args: list[str], home: Path, **extra: str) -> pexpect.spawn:
 
 
 def _run(args: list[str], home: Path) -> str:
-    done = subprocess.run([sys.executable, "-m", "normkata", *args], env=_env(home), capture_output=True,
-                          text=True, timeout=60, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "normkata", *args],
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return done.stdout
 
 

@@ -26,14 +26,19 @@ HINT = "Use x * rsqrt(mean(x_sq) + eps)"
 def a_result(lang: str = "en") -> GradeResult:
     cases = [
         CaseResult("weight parameter and state dict", Category.STATE, Status.PASSED),
-        CaseResult("forward [2x5x8-cpu]", Category.FORWARD, Status.FAILED, EPS_MESSAGE, "rms-eps-outside-sqrt",
-                   EPS_CALL),
+        CaseResult(
+            "forward [2x5x8-cpu]", Category.FORWARD, Status.FAILED, EPS_MESSAGE, "rms-eps-outside-sqrt", EPS_CALL
+        ),
         CaseResult("forward [3x16-cpu]", Category.FORWARD, Status.ERROR, HOSTILE, call="RMSNorm(16) in forward"),
         CaseResult("forward [2x5x8-cuda]", Category.CUDA, Status.SKIPPED, "CUDA is not available on this machine"),
         CaseResult("uses no forbidden API", Category.INTEGRITY, Status.PASSED),
-        CaseResult("leaves torch's global defaults alone", Category.INTEGRITY, Status.FAILED,
-                   "importing your file changed torch's global state (default dtype)"),
-    ]  # fmt: skip
+        CaseResult(
+            "leaves torch's global defaults alone",
+            Category.INTEGRITY,
+            Status.FAILED,
+            "importing your file changed torch's global state (default dtype)",
+        ),
+    ]
     diagnosis = [Diagnosis("rms-eps-outside-sqrt", "eps added outside the square root", HINT, 1)]
     return GradeResult("rmsnorm", "/class/alice/rmsnorm.py", cases, diagnosis, 42, "full", 2.5, "2.13.0", lang)
 
@@ -96,10 +101,32 @@ def test_junit_drops_characters_xml_cannot_hold() -> None:
 
 # -- Gradescope: https://gradescope-autograders.readthedocs.io/en/latest/specs/ -----------------
 
-GRADESCOPE_TOP = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
-                  "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}  # fmt: skip
-GRADESCOPE_TEST = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
-                   "tags", "visibility", "extra_data"}  # fmt: skip
+GRADESCOPE_TOP = {
+    "score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+}
+GRADESCOPE_TEST = {
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+}
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
 OUTPUT_FORMATS = {"text", "html", "simple_format", "md", "ansi"}
 
@@ -190,7 +217,9 @@ def test_exercism_results_version_3() -> None:
     assert len(hostile["output"]) == 500 and hostile["output"].endswith("…\n" + EXERCISM_TRUNCATED)
     assert hostile["output"].startswith("RMSNorm(16) in forward: ValueError: \\x1b[31mboom\\x00 ")
     assert tests["module state: weight parameter and state dict"] == {
-        "name": "module state: weight parameter and state dict", "status": "pass"}  # fmt: skip
+        "name": "module state: weight parameter and state dict",
+        "status": "pass",
+    }
 
 
 def test_exercism_error_when_the_file_does_not_import() -> None:

@@ -51,12 +51,28 @@ class FakeGrader:
         if "crash" in text:
             raise RuntimeError("unexpected\nfailure")
         ok = "pass" in text
-        cases = [CaseResult("forward", Category.FORWARD, Status.PASSED if ok else Status.FAILED, "",
-                            None if ok else "rms-eps-outside-sqrt")]  # fmt: skip
+        cases = [
+            CaseResult(
+                "forward",
+                Category.FORWARD,
+                Status.PASSED if ok else Status.FAILED,
+                "",
+                None if ok else "rms-eps-outside-sqrt",
+            )
+        ]
         named = [] if ok else [Diagnosis("rms-eps-outside-sqrt", "eps added outside the square root", "hint", 1)]
         seed = options.get("seed")
-        return GradeResult(kata_id, str(file), cases, named, seed if isinstance(seed, int) else 7, "full", 1.25,
-                           "2.13.0", str(options["lang"]))  # fmt: skip
+        return GradeResult(
+            kata_id,
+            str(file),
+            cases,
+            named,
+            seed if isinstance(seed, int) else 7,
+            "full",
+            1.25,
+            "2.13.0",
+            str(options["lang"]),
+        )
 
 
 @pytest.fixture
@@ -96,10 +112,32 @@ def test_every_submission_is_a_row_and_a_report(runner, fake, tmp_path: Path) ->
     assert lines[0] == HEADER
     rows = {r["submission"]: r for r in gradebook(out)}
     assert list(rows) == ["alice", "bob", "carol", "dave", "erin"]
-    assert {k: rows["alice"][k] for k in ("passed", "score", "max_score", "reason", "misconceptions", "duration_s",
-                                          "seed", "report", "note", "error")} == {
-        "passed": "true", "score": "1", "max_score": "1", "reason": "", "misconceptions": "", "duration_s": "1.250",
-        "seed": "7", "report": "alice", "note": "", "error": ""}  # fmt: skip
+    assert {
+        k: rows["alice"][k]
+        for k in (
+            "passed",
+            "score",
+            "max_score",
+            "reason",
+            "misconceptions",
+            "duration_s",
+            "seed",
+            "report",
+            "note",
+            "error",
+        )
+    } == {
+        "passed": "true",
+        "score": "1",
+        "max_score": "1",
+        "reason": "",
+        "misconceptions": "",
+        "duration_s": "1.250",
+        "seed": "7",
+        "report": "alice",
+        "note": "",
+        "error": "",
+    }
     assert rows["bob"]["passed"] == "false" and rows["bob"]["misconceptions"] == "rms-eps-outside-sqrt"
     assert rows["bob"]["reason"] == "eps added outside the square root"
     assert rows["carol"]["passed"] == "" and rows["carol"]["error"] == "the grader failed: worker vanished"
@@ -177,13 +215,19 @@ def test_default_out_and_chinese_summary(runner, fake, tmp_path: Path, monkeypat
     ("make", "args", "message"),
     [
         (lambda root: None, ["grade-all", "rmsnorm", "{root}/missing"], "Directory '{root}/missing' does not exist"),
-        (lambda root: (root / "c").mkdir(), ["grade-all", "rmsnorm", "{root}/c"],
-         "{root}/c: no submission matches * (a .py file, or a folder holding rmsnorm.py)"),
+        (
+            lambda root: (root / "c").mkdir(),
+            ["grade-all", "rmsnorm", "{root}/c"],
+            "{root}/c: no submission matches * (a .py file, or a folder holding rmsnorm.py)",
+        ),
         (lambda root: (root / "c").mkdir(), ["grade-all", "nosuch", "{root}/c"], "unknown kata 'nosuch'"),
-        (lambda root: a_class(root / "c", alice="pass"), ["grade-all", "rmsnorm", "{root}/c", "--jobs", "0"],
-         "Invalid value for '--jobs'"),
+        (
+            lambda root: a_class(root / "c", alice="pass"),
+            ["grade-all", "rmsnorm", "{root}/c", "--jobs", "0"],
+            "Invalid value for '--jobs'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_input_is_one_line_and_exit_2(runner, fake, tmp_path: Path, make, args: list[str], message: str) -> None:
     make(tmp_path)
     result = invoke(runner, [a.format(root=tmp_path) for a in args])

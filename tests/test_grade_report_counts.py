@@ -15,8 +15,9 @@ def result(lang: str = "en") -> GradeResult:
     """A grade: 37 of 45 scored cases pass, two rules pass, 16 CUDA cases skipped."""
     cases = [CaseResult(f"forward [{n}]", Category.FORWARD, Status.PASSED) for n in range(30)]
     cases += [CaseResult(f"low precision [{n}]", Category.LOW_PRECISION, Status.PASSED) for n in range(7)]
-    cases += [CaseResult(f"low precision [f{n}]", Category.LOW_PRECISION, Status.FAILED, "off by 0.1")
-              for n in range(8)]  # fmt: skip
+    cases += [
+        CaseResult(f"low precision [f{n}]", Category.LOW_PRECISION, Status.FAILED, "off by 0.1") for n in range(8)
+    ]
     cases += [CaseResult(rule, Category.INTEGRITY, Status.PASSED) for rule in ("forbidden_api", "global_defaults")]
     reason = "本机没有可用的 CUDA" if lang == "zh" else "CUDA is not available on this machine"
     cases += [CaseResult(f"cuda [{n}]", Category.CUDA, Status.SKIPPED, reason) for n in range(16)]

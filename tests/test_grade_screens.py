@@ -54,8 +54,9 @@ def test_solution_has_a_heading_and_after_a_pass_a_diff(runner, isolated_home: P
     assert "+++ reference" in result.stdout
 
 
-def test_a_grade_without_a_verdict_is_one_line_and_exit_2(runner, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_grade_without_a_verdict_is_one_line_and_exit_2(
+    runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from normkata.grading import client
     from normkata.grading.errors import GraderError
 

@@ -20,11 +20,15 @@ from tests.grading.test_fixtures import fixture_source
 
 def run_autograder(root: Path) -> dict:
     """Run it as Gradescope does, with this environment's normkata on PATH instead of setup.sh's."""
-    env = {**os.environ, "NORMKATA_AUTOGRADER_ROOT": str(root),
-           "PATH": os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))}  # fmt: skip
+    env = {
+        **os.environ,
+        "NORMKATA_AUTOGRADER_ROOT": str(root),
+        "PATH": os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", ""))),
+    }
     env.pop("NORMKATA_HOME", None)  # run_autograder chooses its own
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=600)  # fmt: skip
+    done = subprocess.run(
+        [str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr
     return json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
 
@@ -53,8 +57,11 @@ def test_bundle_grades_a_submission_like_gradescope(runner, tmp_path: Path) -> N
     (root / "results").mkdir()
 
     missing = run_autograder(root)
-    assert missing == {"score": 0.0, "tests": [],
-                       "output": "Your submission has no rmsnorm.py: upload a file with exactly that name."}  # fmt: skip
+    assert missing == {
+        "score": 0.0,
+        "tests": [],
+        "output": "Your submission has no rmsnorm.py: upload a file with exactly that name.",
+    }
 
     learner = fixture_source("rmsnorm", "buggy_eps_outside_sqrt")
     (root / "submission" / "rmsnorm.py").write_text(learner)
@@ -80,8 +87,9 @@ def test_bundle_without_a_wheel_outside_a_checkout_is_exit_2(runner, tmp_path: P
     assert result.exit_code == 2 and f"--wheel: {not_a_wheel} is not a normkata wheel" in result.stderr
 
 
-@pytest.mark.parametrize(("kata", "extras"), [("triton_rmsnorm", "[triton]"), ("triton_rmsnorm_backward", "[triton]"),
-                                              ("rmsnorm", "")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kata", "extras"), [("triton_rmsnorm", "[triton]"), ("triton_rmsnorm_backward", "[triton]"), ("rmsnorm", "")]
+)
 def test_setup_installs_the_extras_the_kata_requires(runner, tmp_path: Path, kata: str, extras: str) -> None:
     """without the triton extra in the image, every kernel-kata submission was graded
     "needs the triton extra". The wheel is installed as `normkata-….whl[triton]`, one argument to pip."""
@@ -93,6 +101,11 @@ def test_setup_installs_the_extras_the_kata_requires(runner, tmp_path: Path, kat
     setup = zipfile.ZipFile(bundle).read("setup.sh").decode()
     (line,) = [x for x in setup.splitlines() if '"$ROOT/source/"' in x]
     # What pip receives, word by word, when bash runs that line (pip replaced by printf).
-    echoed = subprocess.run(["bash", "-c", line.replace('"$ROOT/normkata-venv/bin/pip"', "printf '%s\\n'")],
-                            env={"ROOT": "/autograder"}, capture_output=True, text=True, check=True)  # fmt: skip
+    echoed = subprocess.run(
+        ["bash", "-c", line.replace('"$ROOT/normkata-venv/bin/pip"', "printf '%s\\n'")],
+        env={"ROOT": "/autograder"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert echoed.stdout.splitlines() == ["install", f"/autograder/source/{wheel.name}{extras}"]

@@ -17,8 +17,21 @@ from tests.grading.test_fixtures import fixture_source
 
 FIXTURES = Path(__file__).parents[1] / "katas"
 CATALOG = [kata.id for kata in load_katas()[0]]
-SPEC_KEYS = {"kata", "file", "passed", "score", "max_score", "counts", "cases", "diagnosis", "seed", "sandbox",
-             "duration_s", "torch", "lang"}  # fmt: skip
+SPEC_KEYS = {
+    "kata",
+    "file",
+    "passed",
+    "score",
+    "max_score",
+    "counts",
+    "cases",
+    "diagnosis",
+    "seed",
+    "sandbox",
+    "duration_s",
+    "torch",
+    "lang",
+}
 
 
 @pytest.fixture
@@ -128,8 +141,10 @@ def test_json_gradescope_and_junit(runner, tmp_path: Path) -> None:
     learner = tmp_path / "layernorm.py"
     learner.write_text(fixture_source("layernorm", "buggy_unbiased_variance"))
     gradescope = tmp_path / "results.json"
-    result = invoke(runner, ["grade", "layernorm", "--file", str(learner), "--json", "--format", "gradescope",
-                             "--output", str(gradescope)])  # fmt: skip
+    result = invoke(
+        runner,
+        ["grade", "layernorm", "--file", str(learner), "--json", "--format", "gradescope", "--output", str(gradescope)],
+    )
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     assert set(report) == SPEC_KEYS
@@ -177,9 +192,41 @@ def test_device_cpu_skips_cuda_with_reason(runner, tmp_path: Path) -> None:
 
 #: Words a Chinese grading report may contain: code, identifiers, formulas and units of the
 #: learner's own file and of torch, never an English sentence.
-CODE_WORDS = {"RMSNorm", "forward", "backward", "eps", "rsqrt", "mean", "keepdim", "True", "weight", "torch", "cpu",
-              "cuda", "CUDA", "float", "fp", "bf", "rtol", "atol", "rmsnorm", "py", "pow", "sqrt", "x", "e", "N",
-              "state_dict", "nn", "Parameter", "dtype", "seed", "json", "grade", "normkata"}  # fmt: skip
+CODE_WORDS = {
+    "RMSNorm",
+    "forward",
+    "backward",
+    "eps",
+    "rsqrt",
+    "mean",
+    "keepdim",
+    "True",
+    "weight",
+    "torch",
+    "cpu",
+    "cuda",
+    "CUDA",
+    "float",
+    "fp",
+    "bf",
+    "rtol",
+    "atol",
+    "rmsnorm",
+    "py",
+    "pow",
+    "sqrt",
+    "x",
+    "e",
+    "N",
+    "state_dict",
+    "nn",
+    "Parameter",
+    "dtype",
+    "seed",
+    "json",
+    "grade",
+    "normkata",
+}
 
 
 @pytest.mark.slow

@@ -142,8 +142,11 @@ def _hidden(plot: Plot, text: str) -> list[list[str]]:
 
 
 def test_coinciding_series_are_named_never_hidden() -> None:
-    twins = {"layernorm": ([1, 2, 3], [0.63, 0.629, 0.63]), "rmsnorm": ([1, 2, 3], [0.63, 0.63, 0.629]),
-             "none": ([1, 2, 3], [0.4, 0.1, 0.01])}  # fmt: skip
+    twins = {
+        "layernorm": ([1, 2, 3], [0.63, 0.629, 0.63]),
+        "rmsnorm": ([1, 2, 3], [0.63, 0.63, 0.629]),
+        "none": ([1, 2, 3], [0.4, 0.1, 0.01]),
+    }
     plot = Plot("twins", twins, "activation std per layer", "layer", "std")
     assert plots.coinciding(twins) == [["layernorm", "rmsnorm"]]
     text = _render(plot)

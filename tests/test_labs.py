@@ -63,8 +63,10 @@ def test_lab_model_sandwich_and_dyt_structure() -> None:
     from normkata.labs.common import norm_factory
     from normkata.labs.model import CharTransformer, Config, DyT
 
-    sandwich = CharTransformer(Config(vocab=10, block=8, layers=2, d_model=8, heads=2, placement="sandwich",
-                                      norm="rmsnorm"), norm_factory("rmsnorm", LabOptions()))  # fmt: skip
+    sandwich = CharTransformer(
+        Config(vocab=10, block=8, layers=2, d_model=8, heads=2, placement="sandwich", norm="rmsnorm"),
+        norm_factory("rmsnorm", LabOptions()),
+    )
     names = {n for n, _ in sandwich.named_modules()}
     assert {"blocks.0.norm1", "blocks.0.post1", "blocks.0.norm2", "blocks.0.post2", "final_norm"} <= names
     dyt = norm_factory("dyt", LabOptions())(8)

@@ -86,16 +86,18 @@ def test_each_file_let_off_still_branches(where: str) -> None:
 
 
 def test_the_branch_check_names_file_and_line_of_each_form() -> None:
-    sample = "\n".join([
-        "a = zh if lang == 'zh' else en",  # 1
-        "if self.lang != 'zh':",  # 2
-        "    pass",
-        "b = words[lang == 'zh']",  # 4
-        "c = 'en' == result.lang",  # 5
-        "d = 'now' if target_lang == 'en' else '现在'",  # 6
-        "e = lang in ('zh', 'en')",  # 7: membership (validation), not a branch
-        "f = kind == 'zh'",  # 8: not a language variable
-    ])  # fmt: skip
+    sample = "\n".join(
+        [
+            "a = zh if lang == 'zh' else en",  # 1
+            "if self.lang != 'zh':",  # 2
+            "    pass",
+            "b = words[lang == 'zh']",  # 4
+            "c = 'en' == result.lang",  # 5
+            "d = 'now' if target_lang == 'en' else '现在'",  # 6
+            "e = lang in ('zh', 'en')",  # 7: membership (validation), not a branch
+            "f = kind == 'zh'",  # 8: not a language variable
+        ]
+    )
     assert language_branches(sample, "normkata/x.py") == [f"normkata/x.py:{n}" for n in (1, 2, 4, 5, 6)]
 
 
@@ -107,16 +109,18 @@ def test_the_one_class_with_en_and_zh_fields_is_i18n_text() -> None:
 
 
 def test_the_class_check_finds_a_second_pair_type() -> None:
-    sample = "\n".join([
-        "class TextList:",
-        "    en: tuple[str, ...]",
-        "    zh: tuple[str, ...]",
-        "class Hint(NamedTuple):",
-        "    level: int",
-        "    en: str",
-        "    zh: str",
-        "class Words:",
-        "    title_en: str",
-        "    title_zh: str",
-    ])  # fmt: skip
+    sample = "\n".join(
+        [
+            "class TextList:",
+            "    en: tuple[str, ...]",
+            "    zh: tuple[str, ...]",
+            "class Hint(NamedTuple):",
+            "    level: int",
+            "    en: str",
+            "    zh: str",
+            "class Words:",
+            "    title_en: str",
+            "    title_zh: str",
+        ]
+    )
     assert bilingual_classes(sample, "normkata/y.py") == ["normkata/y.py:TextList", "normkata/y.py:Hint"]

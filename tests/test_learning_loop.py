@@ -34,8 +34,15 @@ def store() -> Iterator[Store]:
 
 def grade_json(kata: str, passed: bool, seed: int, diagnosis: tuple[str, ...] = ()) -> GradeResult:
     """What `grade` gives, as far as the record keeps it."""
-    return grade_result(kata, {"forward": "passed" if passed else "failed"}, score=10 if passed else 4, max_score=10,
-                        seed=seed, named=dict.fromkeys(diagnosis, EPS_TITLE), file=f"/ws/{kata}.py")  # fmt: skip
+    return grade_result(
+        kata,
+        {"forward": "passed" if passed else "failed"},
+        score=10 if passed else 4,
+        max_score=10,
+        seed=seed,
+        named=dict.fromkeys(diagnosis, EPS_TITLE),
+        file=f"/ws/{kata}.py",
+    )
 
 
 def graded(store: Store, kata: str, passed: bool, seed: int, diagnosis: tuple[str, ...] = ()) -> None:
@@ -220,8 +227,11 @@ def test_content_check_proves_the_links_and_reports_misconceptions_without_items
     assert suite_misconceptions(katas) and unlinked == []  # every mistake a suite names leads to something to study
 
     bad = tmp_path / "misconceptions.yaml"
-    bad.write_text("format_version: 1\nlinks:\n  rms-eps-outside-sqrt: [card-rms-eps, card-nowhere]\n"
-                   "  rms-made-up: [card-rms-eps]\n", encoding="utf-8")  # fmt: skip
+    bad.write_text(
+        "format_version: 1\nlinks:\n  rms-eps-outside-sqrt: [card-rms-eps, card-nowhere]\n"
+        "  rms-made-up: [card-rms-eps]\n",
+        encoding="utf-8",
+    )
     issues, unlinked = check_links(bank, katas, bad)
     assert [(i.line, i.message) for i in issues] == [
         (3, "no question or card 'card-nowhere'"),
@@ -276,8 +286,11 @@ def test_optimize_keeps_parameters_that_predict_the_later_reviews_better(
     result = invoke(runner, ["review", "--optimize"])
     assert result.exit_code == 0, result.output
     text = " ".join(result.stdout.split())
-    found = re.search(r"tested on the (\d+) after them: log loss ([\d.]+) with the default parameters, ([\d.]+) "
-                      r"with yours", text)  # fmt: skip
+    found = re.search(
+        r"tested on the (\d+) after them: log loss ([\d.]+) with the default parameters, ([\d.]+) "
+        r"with yours",
+        text,
+    )
     assert found, text
     assert int(found.group(1)) >= 100 and float(found.group(3)) < float(found.group(2))
     assert "Yours predict your later reviews better: saved" in text
@@ -345,10 +358,14 @@ def prepared_record(store: Store) -> None:
         "UPDATE srs SET due = ? WHERE item_id = ?", (iso(utcnow() - timedelta(hours=1)), item_id("rmsnorm"))
     )
     with store.transaction():
-        store._conn.execute("INSERT INTO mock_interviews (session_id, topic, minutes, started_at) VALUES (?, NULL, 20, ?)",
-                         (cards, iso(utcnow())))  # fmt: skip
-        store._conn.execute("INSERT INTO mock_answers (mock_id, position, card_id, answer, seconds, points) "
-                         "VALUES (1, 1, 'card-rms-eps', 'inside', 40, 3)")  # fmt: skip
+        store._conn.execute(
+            "INSERT INTO mock_interviews (session_id, topic, minutes, started_at) VALUES (?, NULL, 20, ?)",
+            (cards, iso(utcnow())),
+        )
+        store._conn.execute(
+            "INSERT INTO mock_answers (mock_id, position, card_id, answer, seconds, points) "
+            "VALUES (1, 1, 'card-rms-eps', 'inside', 40, 3)"
+        )
 
 
 def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
@@ -376,8 +393,10 @@ def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
     laptop = Store(tmp_path / "laptop" / "normkata.db")
     try:
         assert KataLog(laptop).last_kata() == last_kata
-        counts = {t: laptop._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-                  for t in ("answers", "review_logs", "kata_attempts", "kata_events", "mock_answers", "srs")}  # fmt: skip
+        counts = {
+            t: laptop._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+            for t in ("answers", "review_logs", "kata_attempts", "kata_events", "mock_answers", "srs")
+        }
         again = invoke(runner, ["progress", "import", str(exported)])  # twice = once
         assert "nothing new" in again.stdout
         assert counts == {t: laptop._conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in counts}
@@ -484,9 +503,11 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
     learner.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
     failed = invoke(runner, ["grade"])
     assert failed.exit_code == 1
-    assert ("Now due, to learn why (eps added outside the square root): the card “How do you choose RMSNorm's eps, "
-            "and what can go wrong with it?” and 1 more (`normkata interview --id card-rms-eps`)"
-            in " ".join(failed.stdout.split()))  # fmt: skip
+    assert (
+        "Now due, to learn why (eps added outside the square root): the card “How do you choose RMSNorm's eps, "
+        "and what can go wrong with it?” and 1 more (`normkata interview --id card-rms-eps`)"
+        in " ".join(failed.stdout.split())
+    )
     assert json.loads(invoke(runner, ["next", "--json"]).stdout)["command"] == "normkata interview --id card-rms-eps"
 
     shutil.copy(GRADING_FIXTURES / "rmsnorm" / "fixtures" / "correct_llama_style.py", learner)
@@ -526,8 +547,11 @@ def test_katas_passed_before_the_loop_are_scheduled_from_their_first_pass(tmp_pa
         db.execute("INSERT INTO _migrations VALUES (?, 'then')", (step.__name__,))
     first = utcnow() - timedelta(days=60)
     for passed, at in ((0, first - timedelta(hours=1)), (1, first), (1, first + timedelta(days=1))):
-        db.execute("INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at) "
-                   "VALUES ('layernorm', 'f', ?, 1, 1, '{}', 'cpu', 0.1, ?)", (passed, iso(at)))  # fmt: skip
+        db.execute(
+            "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at) "
+            "VALUES ('layernorm', 'f', ?, 1, 1, '{}', 'cpu', 0.1, ?)",
+            (passed, iso(at)),
+        )
     db.close()
     upgraded = Store(path)
     try:

@@ -19,8 +19,17 @@ from tests.grading.test_fixtures import fixture_source
 
 pytestmark = pytest.mark.extra("mcp")
 
-TOOLS = ["list_katas", "instructions", "start_kata", "grade", "hint", "solution", "quiz_question", "check_answer",
-         "standing"]  # fmt: skip
+TOOLS = [
+    "list_katas",
+    "instructions",
+    "start_kata",
+    "grade",
+    "hint",
+    "solution",
+    "quiz_question",
+    "check_answer",
+    "standing",
+]
 #: Seconds one call may take: a grade starts the grading service (torch imported twice) on a busy machine.
 CALL_TIMEOUT = 300.0
 
@@ -44,8 +53,9 @@ def test_an_assistant_grades_hints_and_gets_the_solution_only_after_a_pass(runne
     workspace = Path(os.environ["NORMKATA_WORKSPACE"])
     wrong = tmp_path / "wrong_rmsnorm.py"
     wrong.write_text(fixture_source("rmsnorm", "buggy_eps_outside_sqrt"))
-    params = StdioServerParameters(command=sys.executable, args=["-m", "normkata", "mcp"], env=server_environment(),
-                                   cwd=tmp_path)  # fmt: skip
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "normkata", "mcp"], env=server_environment(), cwd=tmp_path
+    )
 
     async def session() -> None:
         with (tmp_path / "server-stderr.txt").open("w") as errors:
@@ -92,17 +102,24 @@ def test_an_assistant_grades_hints_and_gets_the_solution_only_after_a_pass(runne
     # The same file, with the same seed, graded by `normkata grade`: the same row but for when and how long.
     assert invoke(runner, ["grade", "rmsnorm", "--file", str(wrong), "--seed", "7"]).exit_code == 1
     rows = db.execute("SELECT * FROM kata_attempts ORDER BY id").fetchall()
-    by_tool, by_command = ({key: row[key] for key in row.keys() if key not in ("id", "at", "duration_s")}
-                           for row in (rows[0], rows[2]))  # fmt: skip
+    by_tool, by_command = (
+        {key: row[key] for key in row.keys() if key not in ("id", "at", "duration_s")} for row in (rows[0], rows[2])
+    )
     assert by_tool == by_command and by_tool["passed"] == 0 and rows[1]["passed"] == 1
 
 
 def test_stdout_carries_only_protocol_messages(tmp_path: Path) -> None:
     """Every line the server writes on stdout is a JSON-RPC message, whatever the tools do; an
     error is a tool error of one line; nothing reaches stderr as a traceback."""
-    server = subprocess.Popen([sys.executable, "-m", "normkata", "mcp"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, **server_environment()}, cwd=tmp_path)  # fmt: skip
+    server = subprocess.Popen(
+        [sys.executable, "-m", "normkata", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **server_environment()},
+        cwd=tmp_path,
+    )
     assert server.stdin is not None and server.stdout is not None
 
     def send(message: dict[str, Any]) -> None:
@@ -121,20 +138,26 @@ def test_stdout_carries_only_protocol_messages(tmp_path: Path) -> None:
         return ask(number, "tools/call", {"name": name, "arguments": arguments})["result"]
 
     try:
-        ask(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                              "clientInfo": {"name": "test", "version": "1"}})  # fmt: skip
+        ask(
+            1,
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
+        )
         send({"method": "notifications/initialized"})
         assert "RMSNorm from scratch" in tool(2, "start_kata", kata="rmsnorm")["content"][0]["text"]
         assert not tool(3, "list_katas")["isError"]
         assert not tool(4, "hint")["isError"]  # the kata worked on last
         assert not tool(5, "standing")["isError"]
-        for number, (name, arguments, said) in enumerate([
-            ("instructions", {"kata": "rmsnrom"}, "unknown kata 'rmsnrom' (did you mean rmsnorm?)"),
-            ("grade", {"kata": "rmsnorm", "seed": -1}, "greater than or equal to 0"),
-            ("grade", {"kata": "rmsnorm", "file": str(tmp_path / "missing.py")}, "missing.py: no such file"),
-            ("check_answer", {"id": "no-such-question", "answer": "A"}, "no question 'no-such-question'"),
-            ("solution", {"kata": "layernorm"}, "opens after a pass"),
-        ], start=6):  # fmt: skip
+        for number, (name, arguments, said) in enumerate(
+            [
+                ("instructions", {"kata": "rmsnrom"}, "unknown kata 'rmsnrom' (did you mean rmsnorm?)"),
+                ("grade", {"kata": "rmsnorm", "seed": -1}, "greater than or equal to 0"),
+                ("grade", {"kata": "rmsnorm", "file": str(tmp_path / "missing.py")}, "missing.py: no such file"),
+                ("check_answer", {"id": "no-such-question", "answer": "A"}, "no question 'no-such-question'"),
+                ("solution", {"kata": "layernorm"}, "opens after a pass"),
+            ],
+            start=6,
+        ):
             failed = tool(number, name, **arguments)
             shown = failed["content"][0]["text"]
             assert failed["isError"] and said in shown and "\n" not in shown and "Traceback" not in shown, shown
@@ -175,8 +198,13 @@ print("TORCH-LOADED=%s" % ("torch" in sys.modules))
 
 def test_the_server_answers_without_importing_torch(tmp_path: Path) -> None:
     """Torch runs in the grader's processes; the server stays light (its start is the assistant's wait)."""
-    run = subprocess.run([sys.executable, "-c", TORCH_PROBE, str(tmp_path / "workspace")], capture_output=True,
-                         text=True, timeout=120, env={**os.environ, **server_environment()})  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-c", TORCH_PROBE, str(tmp_path / "workspace")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **server_environment()},
+    )
     assert run.stdout.strip() == "TORCH-LOADED=False", run.stdout + run.stderr
 
 

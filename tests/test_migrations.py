@@ -121,11 +121,27 @@ def test_upgraded_history_keeps_the_last_kata(tmp_path: Path) -> None:
 #: Two attempts at rmsnorm as releases before m010 kept them: case names in the language of the
 #: grade (Chinese, then English), misconceptions by id with the title of that language.
 OLD_ATTEMPTS = [
-    ({"前向 [2x8-cpu]": "failed", "梯度 [2x8-cpu]": "failed", "未使用禁止的 API": "passed", "renamed case": "failed"},
-     [{"id": "rms-eps-outside-sqrt", "title": "eps 加在了平方根外面"}], 0),
-    ({"forward [2x8-cpu]": "passed", "gradients [2x8-cpu]": "failed", "uses no forbidden API": "passed",
-      "renamed case": "passed"}, [], 0),
-]  # fmt: skip
+    (
+        {
+            "前向 [2x8-cpu]": "failed",
+            "梯度 [2x8-cpu]": "failed",
+            "未使用禁止的 API": "passed",
+            "renamed case": "failed",
+        },
+        [{"id": "rms-eps-outside-sqrt", "title": "eps 加在了平方根外面"}],
+        0,
+    ),
+    (
+        {
+            "forward [2x8-cpu]": "passed",
+            "gradients [2x8-cpu]": "failed",
+            "uses no forbidden API": "passed",
+            "renamed case": "passed",
+        },
+        [],
+        0,
+    ),
+]
 
 
 #: The schemas from before attempts kept case ids (m010), each of which an upgrade converts.
@@ -149,13 +165,24 @@ def test_every_earlier_schema_keeps_kata_history_readable(tmp_path: Path, applie
     for number, (cases, named, passed) in enumerate(OLD_ATTEMPTS, start=1):
         if not columns:
             break  # a release before katas: nothing to carry
-        row = {"kata": "rmsnorm", "file": "rmsnorm.py", "passed": passed, "score": number, "max_score": 4,
-               "counts": "{}", "device": "cpu", "duration_s": 1.0, "at": f"2025-01-0{number}T00:00:00+00:00",
-               "seed": number, "cases": json.dumps(cases, ensure_ascii=False),
-               "diagnosis": json.dumps(named, ensure_ascii=False)}  # fmt: skip
+        row = {
+            "kata": "rmsnorm",
+            "file": "rmsnorm.py",
+            "passed": passed,
+            "score": number,
+            "max_score": 4,
+            "counts": "{}",
+            "device": "cpu",
+            "duration_s": 1.0,
+            "at": f"2025-01-0{number}T00:00:00+00:00",
+            "seed": number,
+            "cases": json.dumps(cases, ensure_ascii=False),
+            "diagnosis": json.dumps(named, ensure_ascii=False),
+        }
         kept = {k: v for k, v in row.items() if k in columns}
-        db.execute(f"INSERT INTO kata_attempts ({', '.join(kept)}) VALUES ({', '.join('?' * len(kept))})",
-                   tuple(kept.values()))  # fmt: skip
+        db.execute(
+            f"INSERT INTO kata_attempts ({', '.join(kept)}) VALUES ({', '.join('?' * len(kept))})", tuple(kept.values())
+        )
     db.close()
     store = Store(path)
     attempts = KataLog(store).attempts("rmsnorm")
@@ -168,8 +195,12 @@ def test_every_earlier_schema_keeps_kata_history_readable(tmp_path: Path, applie
         assert all(a.cases is None and a.misconceptions == () for a in attempts)
         return
     first, second = attempts
-    assert first.cases == {"forward[2x8-cpu]": "failed", "gradients[2x8-cpu]": "failed", "forbidden_api": "passed",
-                           "renamed case": "failed"}  # fmt: skip
+    assert first.cases == {
+        "forward[2x8-cpu]": "failed",
+        "gradients[2x8-cpu]": "failed",
+        "forbidden_api": "passed",
+        "renamed case": "failed",
+    }
     assert set(second.cases or {}) == set(first.cases)
     found = base_for(attempts)
     assert found is not None

@@ -23,16 +23,29 @@ def mini_bank(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _card(card_id: str, difficulty: str, follow_ups: int) -> Card:
     asks = tuple(f"{card_id} follow-up {i}" for i in range(follow_ups))
-    return Card(card_id, "t", difficulty, Text(card_id, card_id), (Text("a", "a"), Text("b", "b")), Text("", ""),
-                tuple(Text(ask, ask) for ask in asks), "beyond")  # fmt: skip
+    return Card(
+        card_id,
+        "t",
+        difficulty,
+        Text(card_id, card_id),
+        (Text("a", "a"), Text("b", "b")),
+        Text("", ""),
+        tuple(Text(ask, ask) for ask in asks),
+        "beyond",
+    )
 
 
 def test_interviewer_order_easy_first_follow_ups_after_their_question() -> None:
     cards = [_card("hard", "hard", 1), _card("easy", "easy", 2), _card("medium", "medium", 0)]
     order = interview_order(cards, minutes=30, strength={})
     assert [(a.card.id, a.follow_up) for a in order] == [
-        ("easy", None), ("easy", 0), ("easy", 1), ("medium", None), ("hard", None), ("hard", 0),
-    ]  # fmt: skip
+        ("easy", None),
+        ("easy", 0),
+        ("easy", 1),
+        ("medium", None),
+        ("hard", None),
+        ("hard", 0),
+    ]
 
 
 def test_the_weakest_cards_are_chosen_when_time_is_short() -> None:
@@ -62,8 +75,10 @@ def test_piped_mock_saves_the_scorecard_and_feeds_fsrs(runner, db) -> None:
     mock = db.execute("SELECT topic, minutes, ended_at FROM mock_interviews").fetchone()
     assert mock["topic"] is None and mock["minutes"] == 5 and mock["ended_at"]
     assert tuple(db.execute("SELECT item_id, response, rating FROM ratings").fetchone()) == (
-        "mini-card", "small\ntidy too", 3,
-    )  # fmt: skip
+        "mini-card",
+        "small\ntidy too",
+        3,
+    )
     log = db.execute("SELECT kind, rating, state_before, duration_ms FROM review_logs").fetchone()
     assert (log["kind"], log["rating"], log["state_before"]) == ("card", 3, 1) and log["duration_ms"] is not None
     history = invoke(runner, ["mock", "--history"])
@@ -133,8 +148,14 @@ def test_bad_options_and_empty_history(runner) -> None:
 def test_mock_in_a_real_terminal(isolated_home: Path) -> None:
     """A pasted two-line answer with a `3` typed ahead, then a `2` typed ahead of the debrief: both dropped."""
     pexpect = pytest.importorskip("pexpect")
-    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_QUIZZES": str(FIXTURES / "good"),
-           "NORMKATA_LANG": "en", "TERM": "xterm", "COLUMNS": "100"}  # fmt: skip
+    env = {
+        **os.environ,
+        "NORMKATA_HOME": str(isolated_home),
+        "NORMKATA_QUIZZES": str(FIXTURES / "good"),
+        "NORMKATA_LANG": "en",
+        "TERM": "xterm",
+        "COLUMNS": "100",
+    }
     child = spawn_normkata(["mock", "--minutes", "5"], env)
     child.expect("Explain minis.")
     child.expect(r"Your answer \(\d:\d\d left\):")
@@ -161,8 +182,14 @@ def test_mock_in_a_real_terminal(isolated_home: Path) -> None:
 def test_interview_in_a_real_terminal(isolated_home: Path) -> None:
     """The issue's two findings: a pasted second line is not the rating, a `3` typed ahead rates nothing."""
     pexpect = pytest.importorskip("pexpect")
-    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_QUIZZES": str(FIXTURES / "good"),
-           "NORMKATA_LANG": "en", "TERM": "xterm", "COLUMNS": "100"}  # fmt: skip
+    env = {
+        **os.environ,
+        "NORMKATA_HOME": str(isolated_home),
+        "NORMKATA_QUIZZES": str(FIXTURES / "good"),
+        "NORMKATA_LANG": "en",
+        "TERM": "xterm",
+        "COLUMNS": "100",
+    }
     child = spawn_normkata(["interview"], env)
     child.expect("Your answer")
     child.send("first line\nsecond line\n\n3\n")  # pasted, with a rating typed before the key points were shown
@@ -183,13 +210,18 @@ def test_interview_in_a_real_terminal(isolated_home: Path) -> None:
 
 
 def _topic_card(card_id: str, topic: str, difficulty: str = "easy") -> Card:
-    return Card(card_id, topic, difficulty, Text(card_id, card_id), (Text("a", "a"), Text("b", "b")), Text("", ""),
-                (), "beyond")  # fmt: skip
+    return Card(
+        card_id, topic, difficulty, Text(card_id, card_id), (Text("a", "a"), Text("b", "b")), Text("", ""), (), "beyond"
+    )
 
 
 def test_a_required_topic_is_planned_even_where_the_order_of_study_leaves_it_out() -> None:
-    cards = [_topic_card("why-1", "why"), _topic_card("bn-1", "batchnorm"), _topic_card("ln-1", "layernorm"),
-             _topic_card("kern-1", "kernels", "hard")]  # fmt: skip
+    cards = [
+        _topic_card("why-1", "why"),
+        _topic_card("bn-1", "batchnorm"),
+        _topic_card("ln-1", "layernorm"),
+        _topic_card("kern-1", "kernels", "hard"),
+    ]
     assert [a.card.id for a in interview_order(cards, minutes=5, strength={})] == ["why-1", "bn-1"]
     planned = interview_order(cards, minutes=5, strength={}, must="kernels")
     assert [a.card.id for a in planned] == ["why-1", "kern-1"]  # one card fewer from the rest, easy first

@@ -33,8 +33,14 @@ def store() -> Iterator[Store]:
 
 def answer(store: Store, item_id: str, correct: bool) -> None:
     session = store.start_session("quiz", "en")
-    store.record_answer(session, item_id, "mini", RIGHT[item_id] if correct else "x", correct,
-                        schedule(store, item_id, 3 if correct else 1, duration_ms=5000))  # fmt: skip
+    store.record_answer(
+        session,
+        item_id,
+        "mini",
+        RIGHT[item_id] if correct else "x",
+        correct,
+        schedule(store, item_id, 3 if correct else 1, duration_ms=5000),
+    )
 
 
 def rate(store: Store, rating: int, at: timedelta) -> None:
@@ -86,13 +92,23 @@ def test_due_reviews_come_first_then_the_weakest_topic(runner, store) -> None:
     assert min(kata_minutes().values()) > 9, "a kata that short would join this plan"
     assert plan_json(runner, 9) == {
         "steps": [
-            {"command": "normkata review", "minutes": 2, "why": "2 item(s) due: FSRS expects you to forget these first"},
-            {"command": "normkata quiz --topic mini -n 5", "minutes": 4,
-             "why": "Mini: 0% expected recall on the 2 item(s) you answered or rated, 3 question(s) never answered"},
-            {"command": "normkata interview --topic mini -n 1", "minutes": 3,
-             "why": "Mini: 0 of 1 interview card(s) rated Good or Easy"},
+            {
+                "command": "normkata review",
+                "minutes": 2,
+                "why": "2 item(s) due: FSRS expects you to forget these first",
+            },
+            {
+                "command": "normkata quiz --topic mini -n 5",
+                "minutes": 4,
+                "why": "Mini: 0% expected recall on the 2 item(s) you answered or rated, 3 question(s) never answered",
+            },
+            {
+                "command": "normkata interview --topic mini -n 1",
+                "minutes": 3,
+                "why": "Mini: 0 of 1 interview card(s) rated Good or Easy",
+            },
         ]
-    }  # fmt: skip
+    }
 
 
 def test_a_step_that_does_not_fit_is_cut_to_the_minutes_left(runner, store) -> None:
@@ -100,11 +116,18 @@ def test_a_step_that_does_not_fit_is_cut_to_the_minutes_left(runner, store) -> N
     answer(store, "mini-tf", correct=False)
     assert plan_json(runner, 3) == {
         "steps": [
-            {"command": "normkata review", "minutes": 2, "why": "2 item(s) due: FSRS expects you to forget these first"},
-            {"command": "normkata quiz --topic mini -n 1", "minutes": 1,
-             "why": "Mini: 0% expected recall on the 2 item(s) you answered or rated, 3 question(s) never answered"},
+            {
+                "command": "normkata review",
+                "minutes": 2,
+                "why": "2 item(s) due: FSRS expects you to forget these first",
+            },
+            {
+                "command": "normkata quiz --topic mini -n 1",
+                "minutes": 1,
+                "why": "Mini: 0% expected recall on the 2 item(s) you answered or rated, 3 question(s) never answered",
+            },
         ]
-    }  # fmt: skip
+    }
 
 
 def test_a_leech_is_flagged_first_in_next_and_plan(runner, store, db) -> None:
@@ -147,9 +170,13 @@ def test_strong_topics_leave_the_time_to_katas_and_a_mock(runner, store) -> None
     assert plan_json(runner, minutes) == {
         "steps": [
             *({"command": f"normkata kata {k.id}", "minutes": k.minutes, "why": why.format(k.title.en)} for k in fresh),
-            {"command": "normkata mock --minutes 20", "minutes": 20, "why": "every topic is strong: rehearse under time"},
+            {
+                "command": "normkata mock --minutes 20",
+                "minutes": 20,
+                "why": "every topic is strong: rehearse under time",
+            },
         ]
-    }  # fmt: skip
+    }
 
 
 def test_plan_table_and_bad_minutes(runner, store) -> None:

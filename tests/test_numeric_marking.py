@@ -152,9 +152,16 @@ def test_unreadable_number_says_why() -> None:
 
 @pytest.mark.parametrize(
     ("typed", "value"),
-    [("sqrt(128)", math.sqrt(128)), ("√128", math.sqrt(128)), ("1/√2", 1 / math.sqrt(2)),
-     ("√(2*64)", math.sqrt(128)), ("8 704", 8704.0), ("2 000 000", 2e6), ("８ ７０４", 8704.0)],
-)  # fmt: skip
+    [
+        ("sqrt(128)", math.sqrt(128)),
+        ("√128", math.sqrt(128)),
+        ("1/√2", 1 / math.sqrt(2)),
+        ("√(2*64)", math.sqrt(128)),
+        ("8 704", 8704.0),
+        ("2 000 000", 2e6),
+        ("８ ７０４", 8704.0),
+    ],
+)
 def test_square_roots_and_grouped_digits_are_read(typed: str, value: float) -> None:
     assert parse_number(typed) == pytest.approx(value)
 

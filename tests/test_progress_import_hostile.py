@@ -110,8 +110,15 @@ def add_review_event(document: Document) -> None:
     """A kata written again: a 'review' event naming the last attempt before its round."""
     attempts = document["tables"]["kata_attempts"]
     events = document["tables"]["kata_events"]
-    events.append({"id": max(e["id"] for e in events) + 1, "kata": "rmsnorm", "kind": "review",
-                   "detail": json.dumps({"after_attempt": attempts[-1]["id"]}), "at": attempts[-1]["at"]})  # fmt: skip
+    events.append(
+        {
+            "id": max(e["id"] for e in events) + 1,
+            "kata": "rmsnorm",
+            "kind": "review",
+            "detail": json.dumps({"after_attempt": attempts[-1]["id"]}),
+            "at": attempts[-1]["at"],
+        }
+    )
 
 
 FUTURE = "2999-01-01T00:00:00+00:00"
@@ -120,70 +127,160 @@ NAN_PARAMETERS = "[" + ", ".join(["NaN"] * 21) + "]"
 #: (attack, how the export is made hostile, what the refusal names). Field paths index from 0.
 ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
     ("counts not JSON", set_field("kata_attempts", "counts", "{passed: 3"), "kata_attempts[0].counts: is not JSON"),
-    ("cases not an object", set_field("kata_attempts", "cases", "[1, 2]"),
-     "kata_attempts[0].cases: must be an object of case id -> status"),
-    ("case status unknown", set_field("kata_attempts", "cases", '{"forward": "won"}'),
-     "kata_attempts[0].cases: must map a case id to one of passed, failed, error, skipped"),
-    ("diagnosis not JSON", set_field("kata_attempts", "diagnosis", "rms-eps"), "kata_attempts[0].diagnosis: is not JSON"),
-    ("diagnosis nested deep", set_field("kata_attempts", "diagnosis", "[" * 6 + "]" * 6),
-     "kata_attempts[0].diagnosis: nests arrays or objects deeper than 4 levels"),
-    ("FSRS parameters NaN", set_field("fsrs_parameters", "parameters", NAN_PARAMETERS),
-     "fsrs_parameters[0].parameters[0]: must be a finite number from -1e+06 to 1e+06, got NaN"),
-    ("FSRS parameters too few", set_field("fsrs_parameters", "parameters", "[0.2, 1.2]"),
-     "fsrs_parameters[0].parameters: must be a JSON list of 21 numbers"),
-    ("FSRS parameters out of fsrs's bounds", set_field("fsrs_parameters", "parameters", json.dumps([100.0] * 21)),
-     "fsrs_parameters[0].parameters: parameters[4] = 100.0 is out of bounds: (1.0, 10.0)"),
-    ("negative stability", card_edit("rms-formula", stability=-1), "srs[{rms-formula}].card_json.stability: "
-     "must be a positive finite number from 0.001 to 100000, got -1"),
-    ("NaN difficulty", card_edit("rms-formula", difficulty=float("nan")),
-     "srs[{rms-formula}].card_json.difficulty: must be a finite number from 1 to 10, got NaN"),
-    ("reviewed card without stability", card_edit("rms-formula", state=2, stability=None, difficulty=None),
-     "srs[{rms-formula}].card_json.stability: must be a positive finite number"),
-    ("card state unknown", card_edit("rms-formula", state=7), "srs[{rms-formula}].card_json.state: must be a whole number from 1 to 3"),
+    (
+        "cases not an object",
+        set_field("kata_attempts", "cases", "[1, 2]"),
+        "kata_attempts[0].cases: must be an object of case id -> status",
+    ),
+    (
+        "case status unknown",
+        set_field("kata_attempts", "cases", '{"forward": "won"}'),
+        "kata_attempts[0].cases: must map a case id to one of passed, failed, error, skipped",
+    ),
+    (
+        "diagnosis not JSON",
+        set_field("kata_attempts", "diagnosis", "rms-eps"),
+        "kata_attempts[0].diagnosis: is not JSON",
+    ),
+    (
+        "diagnosis nested deep",
+        set_field("kata_attempts", "diagnosis", "[" * 6 + "]" * 6),
+        "kata_attempts[0].diagnosis: nests arrays or objects deeper than 4 levels",
+    ),
+    (
+        "FSRS parameters NaN",
+        set_field("fsrs_parameters", "parameters", NAN_PARAMETERS),
+        "fsrs_parameters[0].parameters[0]: must be a finite number from -1e+06 to 1e+06, got NaN",
+    ),
+    (
+        "FSRS parameters too few",
+        set_field("fsrs_parameters", "parameters", "[0.2, 1.2]"),
+        "fsrs_parameters[0].parameters: must be a JSON list of 21 numbers",
+    ),
+    (
+        "FSRS parameters out of fsrs's bounds",
+        set_field("fsrs_parameters", "parameters", json.dumps([100.0] * 21)),
+        "fsrs_parameters[0].parameters: parameters[4] = 100.0 is out of bounds: (1.0, 10.0)",
+    ),
+    (
+        "negative stability",
+        card_edit("rms-formula", stability=-1),
+        "srs[{rms-formula}].card_json.stability: must be a positive finite number from 0.001 to 100000, got -1",
+    ),
+    (
+        "NaN difficulty",
+        card_edit("rms-formula", difficulty=float("nan")),
+        "srs[{rms-formula}].card_json.difficulty: must be a finite number from 1 to 10, got NaN",
+    ),
+    (
+        "reviewed card without stability",
+        card_edit("rms-formula", state=2, stability=None, difficulty=None),
+        "srs[{rms-formula}].card_json.stability: must be a positive finite number",
+    ),
+    (
+        "card state unknown",
+        card_edit("rms-formula", state=7),
+        "srs[{rms-formula}].card_json.state: must be a whole number from 1 to 3",
+    ),
     ("card not a card", card_edit("rms-formula", card_id="x"), "srs[{rms-formula}].card_json.card_id"),
-    ("schedule reviewed in 2999", card_edit("rms-formula", last_review=FUTURE),
-     "srs[{rms-formula}].card_json.last_review: is later than now"),
-    ("due 0000", set_field("srs", "due", "0000"), 'srs[0].due: must be an ISO 8601 time with its time zone, got "0000"'),
-    ("naive timestamp", set_field("answers", "answered_at", "2025-01-01T10:00:00"),
-     "answers[0].answered_at: must say its time zone (as +00:00)"),
-    ("before 2000", set_field("sessions", "started_at", "1970-01-01T00:00:00+00:00"),
-     "sessions[0].started_at: must not be before 2000"),
+    (
+        "schedule reviewed in 2999",
+        card_edit("rms-formula", last_review=FUTURE),
+        "srs[{rms-formula}].card_json.last_review: is later than now",
+    ),
+    (
+        "due 0000",
+        set_field("srs", "due", "0000"),
+        'srs[0].due: must be an ISO 8601 time with its time zone, got "0000"',
+    ),
+    (
+        "naive timestamp",
+        set_field("answers", "answered_at", "2025-01-01T10:00:00"),
+        "answers[0].answered_at: must say its time zone (as +00:00)",
+    ),
+    (
+        "before 2000",
+        set_field("sessions", "started_at", "1970-01-01T00:00:00+00:00"),
+        "sessions[0].started_at: must not be before 2000",
+    ),
     ("answered in 2999", set_field("answers", "answered_at", FUTURE), "answers[0].answered_at: is later than now"),
-    ("duration of 2**63-1", set_field("review_logs", "duration_ms", 2**63 - 1),
-     "review_logs[0].duration_ms: must be a whole number from 0 to 31622400000, got 9223372036854775807"),
-    ("grading duration infinite", set_field("kata_attempts", "duration_s", float("inf")),
-     "kata_attempts[0].duration_s: must be a finite number"),
-    ("score of 2**70", set_field("kata_attempts", "score", 2**70),
-     "kata_attempts[0].score: must be a whole number from 0 to 10000, got 1180591620717411303424"),
-    ("score above the maximum", set_field("kata_attempts", "score", 99), "kata_attempts[0].score: must not exceed max_score"),
+    (
+        "duration of 2**63-1",
+        set_field("review_logs", "duration_ms", 2**63 - 1),
+        "review_logs[0].duration_ms: must be a whole number from 0 to 31622400000, got 9223372036854775807",
+    ),
+    (
+        "grading duration infinite",
+        set_field("kata_attempts", "duration_s", float("inf")),
+        "kata_attempts[0].duration_s: must be a finite number",
+    ),
+    (
+        "score of 2**70",
+        set_field("kata_attempts", "score", 2**70),
+        "kata_attempts[0].score: must be a whole number from 0 to 10000, got 1180591620717411303424",
+    ),
+    (
+        "score above the maximum",
+        set_field("kata_attempts", "score", 99),
+        "kata_attempts[0].score: must not exceed max_score",
+    ),
     ("score NaN", set_field("kata_attempts", "score", float("nan")), "kata_attempts[0].score: must be a whole number"),
     ("rating 9", set_field("ratings", "rating", 9), "ratings[0].rating: must be a whole number from 1 to 4, got 9"),
     ("mock answer made not JSON", set_field("mock_answers", "made", "0, 2"), "mock_answers[0].made: is not JSON"),
-    ("mock answer ticks a point it lacks", set_field("mock_answers", "made", "[0, 7]"),
-     "mock_answers[0].made: ticks key point 7 of 3"),
-    ("round detail not a number", set_review_detail('{"after_attempt": "last"}'),
-     "kata_events[{review}].detail.after_attempt: must be a whole number"),
+    (
+        "mock answer ticks a point it lacks",
+        set_field("mock_answers", "made", "[0, 7]"),
+        "mock_answers[0].made: ticks key point 7 of 3",
+    ),
+    (
+        "round detail not a number",
+        set_review_detail('{"after_attempt": "last"}'),
+        "kata_events[{review}].detail.after_attempt: must be a whole number",
+    ),
     ("round detail not JSON", set_review_detail("after 2"), "kata_events[{review}].detail: is not JSON"),
-    ("round names no attempt", set_review_detail('{"after_attempt": 999}'),
-     "kata_events[{review}].detail.after_attempt: 999 is not in kata_attempts"),
-    ("hint level text", lambda d: d["tables"]["kata_events"].append(
-        {"id": 99, "kata": "rmsnorm", "kind": "hint", "detail": "all", "at": iso(utcnow())}),
-     "kata_events[{hint}].detail: must be the hint's level"),
-    ("escape sequence in an id", set_field("answers", "item_id", "rms\x1b[2Jformula"),
-     'answers[0].item_id: must be an id (lowercase letters, digits, \'_\', \'.\', \'-\'), got "rms\\u001b[2Jformula"'),
-    ("answer of 100 000 characters", set_field("answers", "given", "B" * 100_000),
-     "answers[0].given: must be at most 65536 characters, got 100000"),
-    ("kind unknown", set_field("sessions", "kind", "exam"), "sessions[0].kind: must be one of quiz, interview, review, mock"),
+    (
+        "round names no attempt",
+        set_review_detail('{"after_attempt": 999}'),
+        "kata_events[{review}].detail.after_attempt: 999 is not in kata_attempts",
+    ),
+    (
+        "hint level text",
+        lambda d: d["tables"]["kata_events"].append(
+            {"id": 99, "kata": "rmsnorm", "kind": "hint", "detail": "all", "at": iso(utcnow())}
+        ),
+        "kata_events[{hint}].detail: must be the hint's level",
+    ),
+    (
+        "escape sequence in an id",
+        set_field("answers", "item_id", "rms\x1b[2Jformula"),
+        "answers[0].item_id: must be an id (lowercase letters, digits, '_', '.', '-'), got \"rms\\u001b[2Jformula\"",
+    ),
+    (
+        "answer of 100 000 characters",
+        set_field("answers", "given", "B" * 100_000),
+        "answers[0].given: must be at most 65536 characters, got 100000",
+    ),
+    (
+        "kind unknown",
+        set_field("sessions", "kind", "exam"),
+        "sessions[0].kind: must be one of quiz, interview, review, mock",
+    ),
     ("schedule kind against its id", set_field("srs", "kind", "kata"), "srs[0].kind: must be 'kata' exactly"),
     ("unknown column", set_field("answers", "extra", 1), 'answers[0]: unknown column "extra"'),
     ("a row that is a list", lambda d: d["tables"]["answers"].append([1, 2]), "answers[2]: must be an object"),
-    ("the same id twice", lambda d: d["tables"]["sessions"].append(dict(d["tables"]["sessions"][0])),
-     "sessions[2]: the id 1 twice"),
+    (
+        "the same id twice",
+        lambda d: d["tables"]["sessions"].append(dict(d["tables"]["sessions"][0])),
+        "sessions[2]: the id 1 twice",
+    ),
     ("unknown top-level field", lambda d: d.update(signed_by="teacher"), 'unknown field "signed_by"'),
     ("exported in 2999", lambda d: d.update(exported_at=FUTURE), "exported_at: is later than now"),
-    ("100 000 nested arrays", set_field("answers", "given", "@@NESTED100000@@"),
-     "nests arrays or objects deeper than 8 levels"),
-]  # fmt: skip
+    (
+        "100 000 nested arrays",
+        set_field("answers", "given", "@@NESTED100000@@"),
+        "nests arrays or objects deeper than 8 levels",
+    ),
+]
 
 
 def write_hostile(path: Path, document: Document) -> Path:
@@ -198,8 +295,11 @@ def write_hostile(path: Path, document: Document) -> Path:
 
 def expected_text(document: Document, why: str) -> str:
     """`why` with its row placeholders ({rms-formula}, {review}, {hint}) as indexes in `document`."""
-    places = {"{rms-formula}": lambda: srs_index(document, "rms-formula"),
-              "{review}": lambda: event_index(document, "review"), "{hint}": lambda: event_index(document, "hint")}  # fmt: skip
+    places = {
+        "{rms-formula}": lambda: srs_index(document, "rms-formula"),
+        "{review}": lambda: event_index(document, "review"),
+        "{hint}": lambda: event_index(document, "hint"),
+    }
     for placeholder, index in places.items():
         if placeholder in why:
             why = why.replace(placeholder, str(index()))
@@ -259,8 +359,9 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(laptop: Store, runner, t
     path = tmp_path / "progress.json"
     os.mkfifo(path)
     outcome: dict[str, Any] = {}
-    worker = threading.Thread(target=lambda: outcome.update(result=invoke(runner, ["progress", "import", str(path)])),
-                              daemon=True)  # fmt: skip
+    worker = threading.Thread(
+        target=lambda: outcome.update(result=invoke(runner, ["progress", "import", str(path)])), daemon=True
+    )
     worker.start()
     worker.join(10)
     if worker.is_alive():  # unblock the reader, then fail
@@ -307,9 +408,18 @@ def _file_card(document: Document, minutes_ago: int, *, with_log: bool) -> str:
     row.update(card_json=card.to_json(), due=iso(card.due))
     logs = document["tables"]["review_logs"]
     if with_log:
-        logs.append({"id": max(r["id"] for r in logs) + 1, "item_id": "rms-formula", "kind": "question",
-                     "topic": "rmsnorm", "rating": 4, "state_before": 1, "reviewed_at": iso(moment),
-                     "duration_ms": 1000})  # fmt: skip
+        logs.append(
+            {
+                "id": max(r["id"] for r in logs) + 1,
+                "item_id": "rms-formula",
+                "kind": "question",
+                "topic": "rmsnorm",
+                "rating": 4,
+                "state_before": 1,
+                "reviewed_at": iso(moment),
+                "duration_ms": 1000,
+            }
+        )
     return str(row["card_json"])
 
 
@@ -331,10 +441,18 @@ def test_a_card_claiming_more_than_its_log_keeps_the_local_one(exported: Documen
     local = _laptop_reviewed(laptop, minutes_ago=30)
     document = copy.deepcopy(exported)
     card = _file_card(document, minutes_ago=5, with_log=False)
-    document["tables"]["review_logs"].append({"id": 999, "item_id": "rms-formula", "kind": "question",
-                                              "topic": "rmsnorm", "rating": 3, "state_before": 1,
-                                              "reviewed_at": iso(utcnow() - timedelta(minutes=20)),
-                                              "duration_ms": 1000})  # fmt: skip
+    document["tables"]["review_logs"].append(
+        {
+            "id": 999,
+            "item_id": "rms-formula",
+            "kind": "question",
+            "topic": "rmsnorm",
+            "rating": 3,
+            "state_before": 1,
+            "reviewed_at": iso(utcnow() - timedelta(minutes=20)),
+            "duration_ms": 1000,
+        }
+    )
     assert json.loads(card)["last_review"] > document["tables"]["review_logs"][-1]["reviewed_at"]
     import_document(laptop, document)
     assert _card_here(laptop) == local
@@ -422,11 +540,29 @@ def test_importing_the_same_file_again_costs_no_statement_per_row(tmp_path: Path
 
     start = utcnow() - timedelta(days=30)
     stamps = [iso(start + timedelta(minutes=i)) for i in range(2000)]
-    document = {"format": "normkata-progress", "version": 1, "schema": [m.__name__ for m in MIGRATIONS],
-                "tables": {"sessions": [{"id": i + 1, "kind": "quiz", "lang": "en", "started_at": at, "ended_at": at}
-                                        for i, at in enumerate(stamps)],
-                           "answers": [{"id": i + 1, "session_id": i + 1, "item_id": "rms-formula", "topic": "rmsnorm",
-                                        "given": "B", "correct": 1, "answered_at": at} for i, at in enumerate(stamps)]}}  # fmt: skip
+    document = {
+        "format": "normkata-progress",
+        "version": 1,
+        "schema": [m.__name__ for m in MIGRATIONS],
+        "tables": {
+            "sessions": [
+                {"id": i + 1, "kind": "quiz", "lang": "en", "started_at": at, "ended_at": at}
+                for i, at in enumerate(stamps)
+            ],
+            "answers": [
+                {
+                    "id": i + 1,
+                    "session_id": i + 1,
+                    "item_id": "rms-formula",
+                    "topic": "rmsnorm",
+                    "given": "B",
+                    "correct": 1,
+                    "answered_at": at,
+                }
+                for i, at in enumerate(stamps)
+            ],
+        },
+    }
     store = Store(tmp_path / "normkata.db")
     try:
         first = import_document(store, document)

@@ -45,8 +45,15 @@ READERS: list[tuple[list[str], str | None]] = [
     (["grade", "rmsnorm"], None),  # the grader replaced by a pass (`fake_grader`): what a pass reads and writes
 ]
 
-GOOD_CARD = {"card_id": 1, "state": 2, "step": None, "stability": 3.0, "difficulty": 5.0,
-             "due": "2024-01-10T00:00:00+00:00", "last_review": "2024-01-01T00:00:00+00:00"}  # fmt: skip
+GOOD_CARD = {
+    "card_id": 1,
+    "state": 2,
+    "step": None,
+    "stability": 3.0,
+    "difficulty": 5.0,
+    "due": "2024-01-10T00:00:00+00:00",
+    "last_review": "2024-01-01T00:00:00+00:00",
+}
 
 #: (case id, SQL run on the record). Each breaks what one reader parses; those in NOTED are skipped
 #: and said, the others read as something harmless (a due date of "0000" is simply due).

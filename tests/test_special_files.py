@@ -68,8 +68,10 @@ def test_doctor_with_a_fifo_for_a_database_answers_at_once(runner, confined, fif
     assert code == 1
     assert report["storage"]["database_check"] == "not a database file"
     (problem,) = report["problems"]
-    assert problem["what"] == (f"progress database: {fifo_database} is a FIFO, not a database: move it away, or set "
-                               "NORMKATA_HOME to another folder.")  # fmt: skip
+    assert problem["what"] == (
+        f"progress database: {fifo_database} is a FIFO, not a database: move it away, or set "
+        "NORMKATA_HOME to another folder."
+    )
     assert stat.S_ISFIFO(os.stat(fifo_database).st_mode)  # diagnosed, not moved
 
 
@@ -87,8 +89,9 @@ def test_the_store_refuses_a_fifo_by_the_same_check(fifo_database: Path) -> None
 def test_every_command_says_so_in_one_line(runner, fifo_database: Path) -> None:  # type: ignore[no-untyped-def]
     result = within(30, lambda: invoke(runner, ["progress"]))
     assert result.exit_code == 2
-    assert result.stderr == (f"Error: {fifo_database} is a FIFO, not a database: move it away, or set NORMKATA_HOME "
-                             "to another folder.\n")  # fmt: skip
+    assert result.stderr == (
+        f"Error: {fifo_database} is a FIFO, not a database: move it away, or set NORMKATA_HOME to another folder.\n"
+    )
 
 
 def test_a_fifo_where_the_bank_cache_is_kept_is_no_cache(runner, isolated_home: Path) -> None:  # type: ignore[no-untyped-def]

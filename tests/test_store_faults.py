@@ -99,15 +99,22 @@ def test_commands_started_together_on_a_fresh_home(tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = environment(home, bank)
     quizzes = [
-        subprocess.Popen(command("quiz", "-n", "2", "--seed", str(i)), stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO)
+        subprocess.Popen(
+            command("quiz", "-n", "2", "--seed", str(i)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=REPO,
+        )
         for i in range(5)
-    ]  # fmt: skip
+    ]
     readers = [
-        subprocess.Popen(command(*args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=env, cwd=REPO)
+        subprocess.Popen(
+            command(*args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO
+        )
         for args in (["progress", "--json"], [], ["kata"], ["review"], ["progress"])
-    ]  # fmt: skip
+    ]
     outcomes = [(p, *p.communicate(b"A\nB\n" if p in quizzes else None, timeout=60)) for p in quizzes + readers]
     for proc, out, err in outcomes:
         assert proc.returncode == 0, (proc.args, out[-500:], err[-2000:])

@@ -32,8 +32,12 @@ class Watch:
         env = {**os.environ, "NORMKATA_HOME": str(home), "NORMKATA_LANG": "en", "COLUMNS": "100"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "normkata", "watch", "rmsnorm", "--file", str(file), "--jsonl", *extra],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        )  # fmt: skip
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
 
     def verdict(self, timeout: float = LINE_TIMEOUT) -> dict:
         assert self.process.stdout is not None
@@ -141,8 +145,7 @@ def test_manual_mode_grades_on_r_only(learner_file: Path, isolated_home: Path) -
 
 def test_keys_in_a_terminal(learner_file: Path, isolated_home: Path) -> None:
     pexpect = pytest.importorskip("pexpect")
-    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100",
-           "NO_COLOR": "1"}  # fmt: skip
+    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100", "NO_COLOR": "1"}
     child = spawn_normkata(["watch", "rmsnorm", "--file", str(learner_file)], env, timeout=LINE_TIMEOUT)
     try:
         # a line while the grader warms up (28-30 s of nothing on a loaded machine before).
@@ -176,8 +179,7 @@ def test_keys_in_a_terminal(learner_file: Path, isolated_home: Path) -> None:
 
 def test_s_before_a_pass_gives_up_on_y_as_solution_does(learner_file: Path, isolated_home: Path, db: Database) -> None:
     pexpect = pytest.importorskip("pexpect")
-    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100",
-           "NO_COLOR": "1"}  # fmt: skip
+    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100", "NO_COLOR": "1"}
     child = spawn_normkata(["watch", "rmsnorm", "--file", str(learner_file)], env, timeout=LINE_TIMEOUT)
     try:
         child.expect(r"✗ NOT YET: \d+ of \d+ cases pass\.")
@@ -193,16 +195,16 @@ def test_s_before_a_pass_gives_up_on_y_as_solution_does(learner_file: Path, isol
     assert [row["kind"] for row in db.execute("SELECT kind FROM kata_events WHERE kata = 'rmsnorm'")] == ["gave_up"]
 
 
-def test_a_kata_passed_before_opens_its_solution_in_watch(runner, learner_file: Path, isolated_home: Path,
-                                                          tmp_path: Path) -> None:  # fmt: skip
+def test_a_kata_passed_before_opens_its_solution_in_watch(
+    runner, learner_file: Path, isolated_home: Path, tmp_path: Path
+) -> None:
     """One rule with `normkata solution`: once a kata has passed, s shows the solution, even while
     the file being watched (started over) fails."""
     pexpect = pytest.importorskip("pexpect")
     passing = tmp_path / "passing.py"
     passing.write_text(GOOD, encoding="utf-8")
     assert invoke(runner, ["grade", "rmsnorm", "--file", str(passing)]).exit_code == 0
-    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100",
-           "NO_COLOR": "1"}  # fmt: skip
+    env = {**os.environ, "NORMKATA_HOME": str(isolated_home), "NORMKATA_LANG": "en", "COLUMNS": "100", "NO_COLOR": "1"}
     child = spawn_normkata(["watch", "rmsnorm", "--file", str(learner_file)], env, timeout=LINE_TIMEOUT)
     try:
         child.expect(r"✗ NOT YET: \d+ of \d+ cases pass\.")

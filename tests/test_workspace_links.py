@@ -65,9 +65,11 @@ def rows() -> dict[str, list[tuple]]:
 
 def assert_refused_as_link(result, path: Path) -> None:  # type: ignore[no-untyped-def]
     assert result.exit_code == 2, result.output
-    assert result.stderr.strip() == (f"Error: {path} is a symbolic link: normkata neither reads nor writes through "
-                                     "links in the workspace. Put the file itself there (or remove the link to start "
-                                     "afresh).")  # fmt: skip
+    assert result.stderr.strip() == (
+        f"Error: {path} is a symbolic link: normkata neither reads nor writes through "
+        "links in the workspace. Put the file itself there (or remove the link to start "
+        "afresh)."
+    )
 
 
 # -- normkata kata --------------------------------------------------------------------------------
@@ -93,8 +95,9 @@ def test_kata_refuses_a_link_to_a_file_even_with_force(workspace: Path, outside:
 def test_kata_refuses_a_fifo_without_waiting(workspace: Path, runner) -> None:  # type: ignore[no-untyped-def]
     os.mkfifo(workspace / "rmsnorm.py")
     outcome: dict[str, object] = {}
-    worker = threading.Thread(target=lambda: outcome.update(result=invoke(runner, ["kata", "rmsnorm", "--force"])),
-                              daemon=True)  # fmt: skip
+    worker = threading.Thread(
+        target=lambda: outcome.update(result=invoke(runner, ["kata", "rmsnorm", "--force"])), daemon=True
+    )
     worker.start()
     worker.join(10)
     assert not worker.is_alive(), "normkata kata waited on a FIFO"

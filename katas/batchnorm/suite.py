@@ -60,8 +60,12 @@ def affine(key: int) -> dict[str, torch.Tensor]:
 
 def full_state(key: int) -> dict[str, torch.Tensor]:
     """A fresh module's complete state_dict with random weight and bias."""
-    return {**affine(key), "running_mean": torch.zeros(C), "running_var": torch.ones(C),
-            "num_batches_tracked": torch.tensor(0)}  # fmt: skip
+    return {
+        **affine(key),
+        "running_mean": torch.zeros(C),
+        "running_var": torch.ones(C),
+        "num_batches_tracked": torch.tensor(0),
+    }
 
 
 def trained_torch(key: int) -> torch.nn.BatchNorm1d:
@@ -93,8 +97,14 @@ def _view(x: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     return v.view(1, -1) if x.dim() == 2 else v.view(1, -1, 1)
 
 
-def simulate(xs: list[torch.Tensor], *, momentum: float | None = 0.1, unbiased: bool = True, keras: bool = False,
-             n_only: bool = False) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+def simulate(
+    xs: list[torch.Tensor],
+    *,
+    momentum: float | None = 0.1,
+    unbiased: bool = True,
+    keras: bool = False,
+    n_only: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Running stats after training on xs, computed with (or without) one mistake."""
     mean_run, var_run = torch.zeros(C, dtype=torch.float64), torch.ones(C, dtype=torch.float64)
     for step, x in enumerate(xs, start=1):
@@ -111,8 +121,9 @@ def simulate(xs: list[torch.Tensor], *, momentum: float | None = 0.1, unbiased: 
     return mean_run, var_run
 
 
-def output_suspects(x: torch.Tensor, state: dict[str, torch.Tensor], eps: float = 1e-5
-                    ) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
+def output_suspects(
+    x: torch.Tensor, state: dict[str, torch.Tensor], eps: float = 1e-5
+) -> list[tuple[Misconception, torch.Tensor]]:
     """A training forward's output with one mistake each."""
     x64 = x.double().cpu()
     dims = _dims(x)
@@ -129,8 +140,9 @@ def output_suspects(x: torch.Tensor, state: dict[str, torch.Tensor], eps: float 
     return found
 
 
-def check_train_forward(harness: Harness, x: Input, *, key: int, kwargs: dict[str, Any] | None = None,
-                        dtype: torch.dtype | None = None) -> None:  # fmt: skip
+def check_train_forward(
+    harness: Harness, x: Input, *, key: int, kwargs: dict[str, Any] | None = None, dtype: torch.dtype | None = None
+) -> None:
     kwargs = kwargs or {}
     state = affine(key) if kwargs.get("affine", True) else None
     eps = kwargs.get("eps", 1e-5)
@@ -141,11 +153,21 @@ def check_train_forward(harness: Harness, x: Input, *, key: int, kwargs: dict[st
 
     def in_dtype(x_in: torch.Tensor, st: dict[str, torch.Tensor]) -> torch.Tensor:
         """torch's own kernel in the input's dtype: what that precision delivers on this input."""
-        return torch.nn.functional.batch_norm(x_in, None, None, st.get("weight"), st.get("bias"), training=True,
-                                              eps=eps)  # fmt: skip
+        return torch.nn.functional.batch_norm(
+            x_in, None, None, st.get("weight"), st.get("bias"), training=True, eps=eps
+        )
 
-    harness.forward_case("BatchNorm1d", [C], kwargs, x, state=state, dtype=dtype, expected=expected,
-                         suspects=lambda x_in, st: output_suspects(x_in, st, eps), in_dtype=in_dtype)  # fmt: skip
+    harness.forward_case(
+        "BatchNorm1d",
+        [C],
+        kwargs,
+        x,
+        state=state,
+        dtype=dtype,
+        expected=expected,
+        suspects=lambda x_in, st: output_suspects(x_in, st, eps),
+        in_dtype=in_dtype,
+    )
 
 
 def fix_line(problems: list[str]) -> str:
@@ -194,39 +216,68 @@ def test_state_dict_matches_torch(harness: Harness) -> None:
         if load.mismatched:
             parts.append(say("shapes differ for {names}", "{names} 的形状不同", names=_names(load.mismatched)))
         if wrong_kind:
-            parts.append(say("{names} registered as the wrong kind (weight and bias are Parameters, the running "
-                             "statistics buffers)",
-                             "{names} 注册的类别不对（weight 和 bias 是 Parameter，运行统计量是 buffer）",
-                             names=_names(wrong_kind)))  # fmt: skip
+            parts.append(
+                say(
+                    "{names} registered as the wrong kind (weight and bias are Parameters, the running "
+                    "statistics buffers)",
+                    "{names} 注册的类别不对（weight 和 bias 是 Parameter，运行统计量是 buffer）",
+                    names=_names(wrong_kind),
+                )
+            )
         parts += wrong_dtype.values()
         problems = [*load.unexpected, *load.missing, *load.mismatched, *wrong_kind, *wrong_dtype]
-        fail(say("{call} does not have torch's structure (nn.BatchNorm1d({c}).state_dict() must load into it, and its "
-                 "state_dict into nn.BatchNorm1d({c})): {parts}. {fix}",
-                 "{call} 的结构与 torch 的不一致（nn.BatchNorm1d({c}).state_dict() 要能加载进来，它的 state_dict "
-                 "也要能加载进 nn.BatchNorm1d({c})）：{parts}。{fix}",
-                 call=call, c=C, parts=say("; ", "；").join(parts),
-                 fix=fix_line(problems)), call=call)  # fmt: skip
+        fail(
+            say(
+                "{call} does not have torch's structure (nn.BatchNorm1d({c}).state_dict() must load into it, and its "
+                "state_dict into nn.BatchNorm1d({c})): {parts}. {fix}",
+                "{call} 的结构与 torch 的不一致（nn.BatchNorm1d({c}).state_dict() 要能加载进来，它的 state_dict "
+                "也要能加载进 nn.BatchNorm1d({c})）：{parts}。{fix}",
+                call=call,
+                c=C,
+                parts=say("; ", "；").join(parts),
+                fix=fix_line(problems),
+            ),
+            call=call,
+        )
     # The other way: the learner's state_dict loads into torch's module (strict).
     learner_state = {k: (info.parameters.get(k) or info.buffers[k]).value for k in info.state_dict}  # type: ignore[union-attr]
     try:
         torch.nn.BatchNorm1d(C).load_state_dict(learner_state, strict=True)
     except RuntimeError as exc:
-        fail(say("nn.BatchNorm1d({c}).load_state_dict({call}.state_dict()) raised: {error}",
-                 "nn.BatchNorm1d({c}).load_state_dict({call}.state_dict()) 抛出：{error}",
-                 c=C, call=call, error=" ".join(str(exc).split())[:300]))  # fmt: skip
+        fail(
+            say(
+                "nn.BatchNorm1d({c}).load_state_dict({call}.state_dict()) raised: {error}",
+                "nn.BatchNorm1d({c}).load_state_dict({call}.state_dict()) 抛出：{error}",
+                c=C,
+                call=call,
+                error=" ".join(str(exc).split())[:300],
+            )
+        )
     fresh = harness.inspect("BatchNorm1d", [C])
     expect_parameters(call, fresh, {"weight": torch.ones(C), "bias": torch.zeros(C)})
     starts = {"running_mean": torch.zeros(C), "running_var": torch.ones(C), "num_batches_tracked": torch.tensor(0)}
     for name, value in starts.items():
         got = fresh.buffers.get(name)
         if got is None or not torch.equal(got.value, value):
-            fail(say("{call}.{name} should start as {value}", "{call}.{name} 的初始值应为 {value}",
-                     call=call, name=name, value=_tensor_text(value)))  # fmt: skip
+            fail(
+                say(
+                    "{call}.{name} should start as {value}",
+                    "{call}.{name} 的初始值应为 {value}",
+                    call=call,
+                    name=name,
+                    value=_tensor_text(value),
+                )
+            )
 
 
 def _wrong_dtypes(info: Inspection) -> dict[str, str]:
-    want = {"weight": "float32", "bias": "float32", "running_mean": "float32", "running_var": "float32",
-            "num_batches_tracked": "int64"}  # fmt: skip
+    want = {
+        "weight": "float32",
+        "bias": "float32",
+        "running_mean": "float32",
+        "running_var": "float32",
+        "num_batches_tracked": "int64",
+    }
     found = {}
     for name, dtype in want.items():
         got: TensorInfo | None = info.parameters.get(name) or info.buffers.get(name)
@@ -258,14 +309,26 @@ def test_buffers_never_require_grad(harness: Harness) -> None:
     for number, reply in enumerate(replies, start=1):
         # Observed from the gradient autograd gave each buffer, as torch holds it (the learner's
         # tensors answer `requires_grad` themselves, and `named_buffers` is theirs to override).
-        carrying = [name for name, value in reply.buffers.items()
-                    if requires_grad_from(value, reply.buffer_gradients.get(name))]  # fmt: skip
+        carrying = [
+            name for name, value in reply.buffers.items() if requires_grad_from(value, reply.buffer_gradients.get(name))
+        ]
         if carrying:
-            lead = say("BatchNorm1d({c}) after {n} training forward(s) on an input that requires grad",
-                       "BatchNorm1d({c}) 在需要梯度的输入上训练前向 {n} 次之后", c=C, n=number)  # fmt: skip
-            fail(say("{lead}: buffer(s) {names} require grad (they hold the autograd graph). {named}",
-                     "{lead}：buffer {names} 需要梯度（它们带着计算图）。{named}",
-                     lead=lead, names=_names(carrying), named=harness.diagnose(STATS_IN_GRAPH)), call=lead)  # fmt: skip
+            lead = say(
+                "BatchNorm1d({c}) after {n} training forward(s) on an input that requires grad",
+                "BatchNorm1d({c}) 在需要梯度的输入上训练前向 {n} 次之后",
+                c=C,
+                n=number,
+            )
+            fail(
+                say(
+                    "{lead}: buffer(s) {names} require grad (they hold the autograd graph). {named}",
+                    "{lead}：buffer {names} 需要梯度（它们带着计算图）。{named}",
+                    lead=lead,
+                    names=_names(carrying),
+                    named=harness.diagnose(STATS_IN_GRAPH),
+                ),
+                call=lead,
+            )
 
 
 @pytest.mark.category(Category.STATE)
@@ -273,9 +336,14 @@ def test_without_affine(harness: Harness) -> None:
     call = f"BatchNorm1d({C}, affine=False)"
     info = harness.inspect("BatchNorm1d", [C], {"affine": False})
     if info.parameters:
-        fail(say("{call} has parameters {names}; with affine=False it has none (weight and bias are None)",
-                 "{call} 有参数 {names}；affine=False 时不应有参数（weight 和 bias 为 None）",
-                 call=call, names=_names(list(info.parameters))))  # fmt: skip
+        fail(
+            say(
+                "{call} has parameters {names}; with affine=False it has none (weight and bias are None)",
+                "{call} 有参数 {names}；affine=False 时不应有参数（weight 和 bias 为 None）",
+                call=call,
+                names=_names(list(info.parameters)),
+            )
+        )
     extra = [k for k in ("weight", "bias") if k in info.state_dict]
     if extra:
         fail(
@@ -294,11 +362,16 @@ def test_without_running_stats(harness: Harness) -> None:
     info = harness.inspect("BatchNorm1d", [C], {"track_running_stats": False})
     buffers = [k for k in info.state_dict if k not in info.parameters]
     if buffers:
-        fail(say("{call}.state_dict() holds {names}; with track_running_stats=False the running statistics are None "
-                 "(register_buffer(name, None)) and the state_dict holds only weight and bias",
-                 "{call}.state_dict() 含有 {names}；track_running_stats=False 时运行统计量为 None"
-                 "（register_buffer(name, None)），state_dict 只含 weight 和 bias",
-                 call=call, names=_names(buffers)))  # fmt: skip
+        fail(
+            say(
+                "{call}.state_dict() holds {names}; with track_running_stats=False the running statistics are None "
+                "(register_buffer(name, None)) and the state_dict holds only weight and bias",
+                "{call}.state_dict() 含有 {names}；track_running_stats=False 时运行统计量为 None"
+                "（register_buffer(name, None)），state_dict 只含 weight 和 bias",
+                call=call,
+                names=_names(buffers),
+            )
+        )
 
 
 @pytest.mark.category(Category.STATE)
@@ -316,9 +389,18 @@ def test_dtype_argument_and_double(harness: Harness) -> None:
         for name, got in tensors.items():
             want = "int64" if name == "num_batches_tracked" else "float64"
             if name in checked and got.dtype != want:
-                fail(say("{call}: `{name}` is {got}, expected {want} (num_batches_tracked stays int64; the others "
-                         "follow the dtype)", "{call}：`{name}` 是 {got}，应为 {want}（num_batches_tracked 保持 int64，"
-                         "其他跟随 dtype）", call=call, name=name, got=got.dtype, want=want), call=call)  # fmt: skip
+                fail(
+                    say(
+                        "{call}: `{name}` is {got}, expected {want} (num_batches_tracked stays int64; the others "
+                        "follow the dtype)",
+                        "{call}：`{name}` 是 {got}，应为 {want}（num_batches_tracked 保持 int64，其他跟随 dtype）",
+                        call=call,
+                        name=name,
+                        got=got.dtype,
+                        want=want,
+                    ),
+                    call=call,
+                )
 
 
 # -- training forward --------------------------------------------------------------------------
@@ -346,8 +428,9 @@ def test_training_forward_drawn_shapes(harness: Harness, k: int) -> None:
 @pytest.mark.category(Category.FORWARD)
 @pytest.mark.parametrize("shape", [(8, C), (4, C, 5)], ids=["8x3", "4x3x5"])
 def test_training_forward_without_affine(harness: Harness, shape: tuple[int, ...]) -> None:
-    check_train_forward(harness, Input(randn(shape, 60, scale=2.0, shift=3.0), "2·N(0,1)+3"), key=61,
-                        kwargs={"affine": False})  # fmt: skip
+    check_train_forward(
+        harness, Input(randn(shape, 60, scale=2.0, shift=3.0), "2·N(0,1)+3"), key=61, kwargs={"affine": False}
+    )
 
 
 # -- numerical stability -----------------------------------------------------------------------
@@ -380,24 +463,34 @@ def test_custom_eps(harness: Harness, shape: tuple[int, ...]) -> None:
     call = call_text("BatchNorm1d", [C], kwargs)
     with torch.no_grad():
         for x, reply in zip(xs, replies, strict=False):
-            harness.assert_close(reply.output, ref(x.double()), tol=FP32, call=call,
-                                 on=Input(x, "0.3·N(0,1)+1").describe(harness.device),
-                                 suspects=output_suspects(x, state, eps=0.1))  # fmt: skip
+            harness.assert_close(
+                reply.output,
+                ref(x.double()),
+                tol=FP32,
+                call=call,
+                on=Input(x, "0.3·N(0,1)+1").describe(harness.device),
+                suspects=output_suspects(x, state, eps=0.1),
+            )
         ref.eval()
         ignored = reference({"momentum": 0.5}, state).train()
         for x in xs:
             ignored(x.double())
-        harness.assert_close(replies[-1].output, ref(x_eval.double()), tol=FP32,
-                             call=say("{call} in eval after 2 training steps", "{call} 训练 2 步后的 eval", call=call),
-                             on=Input(x_eval, "0.3·N(0,1)").describe(harness.device),
-                             suspects=[(EPS_IGNORED, ignored.eval()(x_eval.double()))])  # fmt: skip
+        harness.assert_close(
+            replies[-1].output,
+            ref(x_eval.double()),
+            tol=FP32,
+            call=say("{call} in eval after 2 training steps", "{call} 训练 2 步后的 eval", call=call),
+            on=Input(x_eval, "0.3·N(0,1)").describe(harness.device),
+            suspects=[(EPS_IGNORED, ignored.eval()(x_eval.double()))],
+        )
 
 
 # -- running statistics and train/eval ---------------------------------------------------------
 
 
-def check_running_stats(harness: Harness, xs: list[torch.Tensor], kwargs: dict[str, Any], label: str,
-                        *, no_grad: bool = False) -> None:  # fmt: skip
+def check_running_stats(
+    harness: Harness, xs: list[torch.Tensor], kwargs: dict[str, Any], label: str, *, no_grad: bool = False
+) -> None:
     steps = [Step([x], mode="train", buffers=True, no_grad=no_grad) for x in xs]
     replies = harness.run(harness.program("BatchNorm1d", [C], kwargs, steps=steps)).steps
     got = replies[-1].buffers
@@ -407,8 +500,12 @@ def check_running_stats(harness: Harness, xs: list[torch.Tensor], kwargs: dict[s
             ref(x.double())
     base = call_text("BatchNorm1d", [C], kwargs)
     if no_grad:
-        call = say("{call} after {n} training steps under torch.no_grad()",
-                   "{call} 在 torch.no_grad() 下训练 {n} 步之后", call=base, n=len(xs))  # fmt: skip
+        call = say(
+            "{call} after {n} training steps under torch.no_grad()",
+            "{call} 在 torch.no_grad() 下训练 {n} 步之后",
+            call=base,
+            n=len(xs),
+        )
     else:
         call = say("{call} after {n} training steps", "{call} 训练 {n} 步之后", call=base, n=len(xs))
     on = Input(xs[0], label).describe(harness.device)
@@ -439,15 +536,24 @@ def check_running_stats(harness: Harness, xs: list[torch.Tensor], kwargs: dict[s
         n_only = simulate(xs, momentum=momentum, n_only=True)
         suspects_mean.append((N_ONLY, n_only[0]))
         suspects_var.append((N_ONLY, n_only[1]))
-    harness.assert_close(got["running_mean"], ref.running_mean, tol=FP32, call=call, on=on,
-                         what="running_mean", suspects=suspects_mean)  # fmt: skip
-    harness.assert_close(got["running_var"], ref.running_var, tol=FP32, call=call, on=on,
-                         what="running_var", suspects=suspects_var)  # fmt: skip
+    harness.assert_close(
+        got["running_mean"], ref.running_mean, tol=FP32, call=call, on=on, what="running_mean", suspects=suspects_mean
+    )
+    harness.assert_close(
+        got["running_var"], ref.running_var, tol=FP32, call=call, on=on, what="running_var", suspects=suspects_var
+    )
     counter = got.get("num_batches_tracked")
     if counter is not None and counter.numel() == 1 and int(counter.item()) != len(xs):
-        fail(say("{call}: num_batches_tracked is {got}, expected {n} (one per training forward)",
-                 "{call}：num_batches_tracked 是 {got}，应为 {n}（每次训练前向加 1）",
-                 call=call, got=counter.item(), n=len(xs)), call=call)  # fmt: skip
+        fail(
+            say(
+                "{call}: num_batches_tracked is {got}, expected {n} (one per training forward)",
+                "{call}：num_batches_tracked 是 {got}，应为 {n}（每次训练前向加 1）",
+                call=call,
+                got=counter.item(),
+                n=len(xs),
+            ),
+            call=call,
+        )
 
 
 @pytest.mark.category(Category.TRAIN_EVAL)
@@ -485,8 +591,9 @@ def test_eval_uses_running_stats_and_updates_nothing(harness: Harness, shape: tu
         batch_stats = reference({}, state).train()(x_eval.double())
     call = say("BatchNorm1d({c}).eval() after 3 training steps", "BatchNorm1d({c}) 训练 3 步后 .eval()", c=C)
     on = Input(x_eval, "0.5·N(0,1)-1").describe(harness.device)
-    harness.assert_close(replies[-1].output, expected, tol=FP32, call=call, on=on,
-                         suspects=[(EVAL_BATCH_STATS, batch_stats)])  # fmt: skip
+    harness.assert_close(
+        replies[-1].output, expected, tol=FP32, call=call, on=on, suspects=[(EVAL_BATCH_STATS, batch_stats)]
+    )
     before, after = replies[-2].buffers, replies[-1].buffers
     for name in BUFFERS:
         if name in before and name in after and not torch.equal(before[name], after[name]):
@@ -504,8 +611,10 @@ def test_eval_uses_running_stats_and_updates_nothing(harness: Harness, shape: tu
 @pytest.mark.category(Category.TRAIN_EVAL)
 def test_called_several_times(harness: Harness) -> None:
     torch_module = trained_torch(125).double()
-    inputs = [Input(randn((5, C), 126, scale=2.0, shift=3.0), "2·N(0,1)+3"),
-              Input(randn((4, C, draw(127, 4, 9)), 128), "N(0,1)")]  # fmt: skip
+    inputs = [
+        Input(randn((5, C), 126, scale=2.0, shift=3.0), "2·N(0,1)+3"),
+        Input(randn((4, C, draw(127, 4, 9)), 128), "N(0,1)"),
+    ]
     inputs += [Input(randn((5, C), 129, scale=2.0, shift=3.0), "2·N(0,1)+3"), inputs[0]]  # same shape, new values
     state = {k: v.float() if v.is_floating_point() else v for k, v in torch_module.state_dict().items()}
 
@@ -524,10 +633,14 @@ def test_without_running_stats_eval_uses_batch(harness: Harness) -> None:
     got = harness.run(program).steps[0].output
     with torch.no_grad():
         expected = reference(kwargs).eval()(x.double())
-    harness.assert_close(got, expected, tol=FP32, call=say("{call} in eval", "{call}（eval 模式）",
-                                                           call=call_text("BatchNorm1d", [C], kwargs)),
-                         on=Input(x, "2·N(0,1)+3").describe(harness.device),
-                         suspects=output_suspects(x, {}))  # fmt: skip
+    harness.assert_close(
+        got,
+        expected,
+        tol=FP32,
+        call=say("{call} in eval", "{call}（eval 模式）", call=call_text("BatchNorm1d", [C], kwargs)),
+        on=Input(x, "2·N(0,1)+3").describe(harness.device),
+        suspects=output_suspects(x, {}),
+    )
 
 
 @pytest.mark.category(Category.TRAIN_EVAL)
@@ -540,10 +653,16 @@ def test_one_value_per_channel_raises_in_training(harness: Harness) -> None:
             if step.raised is None
             else say("raised {error}", "抛出了 {error}", error=exception_name(step.raised, step.raised_builtin or ""))
         )
-        fail(say("BatchNorm1d({c}) in training on an input of shape (1, {c}) {got}; it must raise ValueError "
-                 "(torch: Expected more than 1 value per channel when training)",
-                 "BatchNorm1d({c}) 在训练模式下对形状 (1, {c}) 的输入{got}；应抛出 ValueError",
-                 c=C, got=got), call=f"BatchNorm1d({C})")  # fmt: skip
+        fail(
+            say(
+                "BatchNorm1d({c}) in training on an input of shape (1, {c}) {got}; it must raise ValueError "
+                "(torch: Expected more than 1 value per channel when training)",
+                "BatchNorm1d({c}) 在训练模式下对形状 (1, {c}) 的输入{got}；应抛出 ValueError",
+                c=C,
+                got=got,
+            ),
+            call=f"BatchNorm1d({C})",
+        )
 
 
 # -- low precision and gradients ---------------------------------------------------------------

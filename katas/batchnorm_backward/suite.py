@@ -49,16 +49,23 @@ def _per_channel(t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     return t.view(1, -1) if x.dim() == 2 else t.view(1, -1, 1)
 
 
-def _batch_norm(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, dims: list[int], correction: int
-                ) -> torch.Tensor:  # fmt: skip
+def _batch_norm(
+    x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, dims: list[int], correction: int
+) -> torch.Tensor:
     mean = x.mean(dims, keepdim=True)
     var = x.var(dims, correction=correction, keepdim=True)
     return (x - mean) / torch.sqrt(var + eps) * _per_channel(w, x) + _per_channel(b, x)
 
 
-def _autograd(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, dy: torch.Tensor, eps: float,
-              variant: tuple[list[int], int] | None = None, dtype: torch.dtype = torch.float64
-              ) -> list[torch.Tensor]:  # fmt: skip
+def _autograd(
+    x: torch.Tensor,
+    w: torch.Tensor,
+    b: torch.Tensor,
+    dy: torch.Tensor,
+    eps: float,
+    variant: tuple[list[int], int] | None = None,
+    dtype: torch.dtype = torch.float64,
+) -> list[torch.Tensor]:
     """Output and the gradients of x, weight, bias in float64 (or `dtype`): torch's batch_norm in
     training mode, or the same computation over other dims (and variance correction) when `variant`."""
     leaves = [t.detach().to("cpu", dtype, copy=True).requires_grad_(True) for t in (x, w, b)]
@@ -81,11 +88,16 @@ def suspects(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, dy: torch.Tensor
     def mean_of(t: torch.Tensor) -> torch.Tensor:
         return t.mean(dims, keepdim=True)
 
-    found: list[list[tuple[Misconception, torch.Tensor]]] = [[], [
-        (MISSING_MEAN, r * (g - xhat * mean_of(g * xhat))),
-        (MISSING_XHAT, r * (g - mean_of(g))),
-        (DY_NOT_WEIGHTED, r * (dy64 - mean_of(dy64) - xhat * mean_of(dy64 * xhat))),
-    ], [], []]  # fmt: skip
+    found: list[list[tuple[Misconception, torch.Tensor]]] = [
+        [],
+        [
+            (MISSING_MEAN, r * (g - xhat * mean_of(g * xhat))),
+            (MISSING_XHAT, r * (g - mean_of(g))),
+            (DY_NOT_WEIGHTED, r * (dy64 - mean_of(dy64) - xhat * mean_of(dy64 * xhat))),
+        ],
+        [],
+        [],
+    ]
     variants = [(UNBIASED, (dims, 1))]
     if x.dim() == 3 and x.shape[0] > 1:
         variants.append((STATS_OVER_N_ONLY, ([0], 0)))
@@ -101,9 +113,15 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
     bias = randn([c], key + 2, scale=0.5).to(x.dtype)
     dy = randn(x.shape, key + 3).to(x.dtype)
     call = FunctionCall("BatchNormFunction", NAMES, [x, weight, bias], {"eps": eps}, label)
-    backward_case(harness, call, grad_output=dy, expected=_autograd(x, weight, bias, dy, eps),
-                  suspects=suspects(x, weight, bias, dy, eps), error_suspects=ERROR_SUSPECTS,
-                  truth=lambda t: _autograd(*t, eps, dtype=t[0].dtype))  # fmt: skip
+    backward_case(
+        harness,
+        call,
+        grad_output=dy,
+        expected=_autograd(x, weight, bias, dy, eps),
+        suspects=suspects(x, weight, bias, dy, eps),
+        error_suspects=ERROR_SUSPECTS,
+        truth=lambda t: _autograd(*t, eps, dtype=t[0].dtype),
+    )
 
 
 # -- gradients in float32 ----------------------------------------------------------------------
@@ -145,16 +163,21 @@ def test_float64(harness: Harness, shape: tuple[int, ...]) -> None:
 @pytest.mark.category(Category.STABILITY)
 @pytest.mark.parametrize("device", DEVICES)
 def test_small_variance(harness: Harness, device: str) -> None:
-    check(harness, randn((16, 4), 400, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"),
-          key=401)  # fmt: skip
+    check(
+        harness, randn((16, 4), 400, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"), key=401
+    )
 
 
 @pytest.mark.category(Category.STABILITY)
 def test_channel_offsets(harness: Harness) -> None:
     scale, shift = torch.tensor([0.5, 2.0, 1.0]).view(1, 3, 1), torch.tensor([3.0, -2.0, 0.0]).view(1, 3, 1)
     x = randn((10, 3, 6), 410) * scale + shift
-    check(harness, x, say("per-channel scale and mean (0.5/2/1, 3/−2/0)", "各通道缩放与均值不同（0.5/2/1，3/−2/0）"),
-          key=411)  # fmt: skip
+    check(
+        harness,
+        x,
+        say("per-channel scale and mean (0.5/2/1, 3/−2/0)", "各通道缩放与均值不同（0.5/2/1，3/−2/0）"),
+        key=411,
+    )
 
 
 @pytest.mark.category(Category.STABILITY)

@@ -81,16 +81,31 @@ def random_state(shape: tuple[int, ...], key: int, *, bias: bool = True) -> dict
     return state
 
 
-def check_forward(harness: Harness, x: Input, normalized_shape: int | tuple[int, ...], *, key: int,
-                  bias: bool = True, dtype: torch.dtype | None = None,
-                  tol: Tolerance | None = None) -> None:  # fmt: skip
+def check_forward(
+    harness: Harness,
+    x: Input,
+    normalized_shape: int | tuple[int, ...],
+    *,
+    key: int,
+    bias: bool = True,
+    dtype: torch.dtype | None = None,
+    tol: Tolerance | None = None,
+) -> None:
     shape = _shape(normalized_shape)
     state = random_state(shape, key, bias=bias)
     arg = normalized_shape if isinstance(normalized_shape, int) else list(normalized_shape)
     kwargs: dict[str, Any] = {} if bias else {"bias": False}
-    harness.forward_case("DyT", [arg], kwargs, x, state=state, dtype=dtype, tol=tol,
-                         expected=lambda t, st: reference_output(t, st, shape),
-                         suspects=lambda t, st: suspects(t, st))  # fmt: skip
+    harness.forward_case(
+        "DyT",
+        [arg],
+        kwargs,
+        x,
+        state=state,
+        dtype=dtype,
+        tol=tol,
+        expected=lambda t, st: reference_output(t, st, shape),
+        suspects=lambda t, st: suspects(t, st),
+    )
 
 
 def shape_text(shape: list[int]) -> str:
@@ -104,8 +119,12 @@ def check_alpha_shape(harness: Harness, call: str, info: Inspection) -> None:
     alpha = info.parameters.get("alpha")
     if alpha is None or alpha.shape == [1]:
         return
-    message = say("{call}.alpha has shape {shape}, expected (1,).", "{call}.alpha 的形状是 {shape}，应为 (1,)。",
-                  call=call, shape=shape_text(alpha.shape))  # fmt: skip
+    message = say(
+        "{call}.alpha has shape {shape}, expected (1,).",
+        "{call}.alpha 的形状是 {shape}，应为 (1,)。",
+        call=call,
+        shape=shape_text(alpha.shape),
+    )
     if alpha.shape == []:
         message += " " + harness.diagnose(ALPHA_ZERO_DIM)
     elif math.prod(alpha.shape) > 1:
@@ -113,25 +132,41 @@ def check_alpha_shape(harness: Harness, call: str, info: Inspection) -> None:
     fail(message)
 
 
-def expect_dyt_parameters(harness: Harness, call: str, args: list[Any], kwargs: dict[str, Any],
-                          expected: dict[str, torch.Tensor]) -> None:  # fmt: skip
+def expect_dyt_parameters(
+    harness: Harness, call: str, args: list[Any], kwargs: dict[str, Any], expected: dict[str, torch.Tensor]
+) -> None:
     """Exactly these parameters, naming the known mistakes before the generic message."""
     info = harness.inspect("DyT", args, kwargs)
     alpha = info.parameters.get("alpha")
     others = [name for name in info.parameters if name not in ("weight", "bias")]
     if alpha is None and ("alpha" in info.buffers or not others):  # a buffer, or a plain float
-        fail(say("{call}: `alpha` is not a parameter.", "{call}：`alpha` 不是参数。", call=call)
-             + " " + harness.diagnose(ALPHA_FIXED), call=call)  # fmt: skip
+        fail(
+            say("{call}: `alpha` is not a parameter.", "{call}：`alpha` 不是参数。", call=call)
+            + " "
+            + harness.diagnose(ALPHA_FIXED),
+            call=call,
+        )
     check_alpha_shape(harness, call, info)
     if alpha is not None and "alpha" in expected and not torch.equal(alpha.value.double(), expected["alpha"].double()):
         if abs(float(alpha.value.double().flatten()[0]) - 0.5) < 1e-6:
             want = float(expected["alpha"][0])
-            fail(say("{call}.alpha starts at 0.5, expected {want}.", "{call}.alpha 从 0.5 开始，应为 {want}。",
-                     call=call, want=want) + " " + harness.diagnose(ALPHA_INIT_IGNORED))  # fmt: skip
+            fail(
+                say(
+                    "{call}.alpha starts at 0.5, expected {want}.",
+                    "{call}.alpha 从 0.5 开始，应为 {want}。",
+                    call=call,
+                    want=want,
+                )
+                + " "
+                + harness.diagnose(ALPHA_INIT_IGNORED)
+            )
     bias = info.parameters.get("bias")
     if bias is not None and "bias" in expected and bool((bias.value == 1).all()):
-        fail(say("{call}.bias starts at ones, expected zeros.", "{call}.bias 从全 1 开始，应为全 0。", call=call)
-             + " " + harness.diagnose(BIAS_AT_ONES))  # fmt: skip
+        fail(
+            say("{call}.bias starts at ones, expected zeros.", "{call}.bias 从全 1 开始，应为全 0。", call=call)
+            + " "
+            + harness.diagnose(BIAS_AT_ONES)
+        )
     expect_parameters(call, info, expected)
     expect_keys(call, "state_dict", info.state_dict, list(expected))
 
@@ -173,33 +208,48 @@ def test_loads_dynamic_tanh_state_dict(harness: Harness) -> None:
     x = randn((3, 8), 6, scale=2.0)
     reply = harness.run(harness.program("DyT", [8], state=state, steps=[Step([x])], inspect=True))
     if not reply.state_load.clean:
-        message = say("DyT(8).load_state_dict(DynamicTanh(8, True).state_dict()) would fail: missing {missing}, "
-                      "unexpected {unexpected}, wrong shape {mismatched}. Fix: parameters `alpha` (1,), `weight` and "
-                      "`bias` (normalized_shape).",
-                      "DyT(8).load_state_dict(DynamicTanh(8, True).state_dict()) 会失败：缺少 {missing}，多出 "
-                      "{unexpected}，形状不对 {mismatched}。修改：参数为 `alpha` (1,)、`weight` 和 `bias`"
-                      "（normalized_shape）。",
-                      missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-",
-                      mismatched=reply.state_load.mismatched or "-")  # fmt: skip
+        message = say(
+            "DyT(8).load_state_dict(DynamicTanh(8, True).state_dict()) would fail: missing {missing}, "
+            "unexpected {unexpected}, wrong shape {mismatched}. Fix: parameters `alpha` (1,), `weight` and "
+            "`bias` (normalized_shape).",
+            "DyT(8).load_state_dict(DynamicTanh(8, True).state_dict()) 会失败：缺少 {missing}，多出 "
+            "{unexpected}，形状不对 {mismatched}。修改：参数为 `alpha` (1,)、`weight` 和 `bias`"
+            "（normalized_shape）。",
+            missing=reply.state_load.missing or "-",
+            unexpected=reply.state_load.unexpected or "-",
+            mismatched=reply.state_load.mismatched or "-",
+        )
         if "alpha" in reply.state_load.mismatched:
             message += " " + harness.diagnose(ALPHA_PER_CHANNEL)
         elif "alpha" in reply.state_load.unexpected:
             message += " " + harness.diagnose(ALPHA_FIXED)
         fail(message, call="DyT(8).load_state_dict(DynamicTanh(8, True).state_dict())")
-    harness.assert_close(reply.steps[0].output, reference_output(x, state, (8,)), tol=TOLERANCES["float32"],
-                         call=say("load_state_dict(DynamicTanh(8, True).state_dict()) then forward",
-                                  "load_state_dict(DynamicTanh(8, True).state_dict()) 后 forward"),
-                         on=Input(x, "2·N(0,1)").describe(), suspects=suspects(x, state))  # fmt: skip
+    harness.assert_close(
+        reply.steps[0].output,
+        reference_output(x, state, (8,)),
+        tol=TOLERANCES["float32"],
+        call=say(
+            "load_state_dict(DynamicTanh(8, True).state_dict()) then forward",
+            "load_state_dict(DynamicTanh(8, True).state_dict()) 后 forward",
+        ),
+        on=Input(x, "2·N(0,1)").describe(),
+        suspects=suspects(x, state),
+    )
 
 
 @pytest.mark.category(Category.STATE)
 @pytest.mark.parametrize("dtype", ["float64", "bfloat16"])
 def test_dtype_argument_and_to(harness: Harness, dtype: str) -> None:
     torch_dtype = getattr(torch, dtype)
-    expected = {"alpha": torch.full((1,), 0.5, dtype=torch_dtype), "weight": torch.ones(4, dtype=torch_dtype),
-                "bias": torch.zeros(4, dtype=torch_dtype)}  # fmt: skip
-    for call, info in ((f"DyT(4, dtype={dtype})", harness.inspect("DyT", [4], {"dtype": dtype})),
-                       (f"DyT(4).to({dtype})", harness.inspect("DyT", [4], dtype=torch_dtype))):  # fmt: skip
+    expected = {
+        "alpha": torch.full((1,), 0.5, dtype=torch_dtype),
+        "weight": torch.ones(4, dtype=torch_dtype),
+        "bias": torch.zeros(4, dtype=torch_dtype),
+    }
+    for call, info in (
+        (f"DyT(4, dtype={dtype})", harness.inspect("DyT", [4], {"dtype": dtype})),
+        (f"DyT(4).to({dtype})", harness.inspect("DyT", [4], dtype=torch_dtype)),
+    ):
         check_alpha_shape(harness, call, info)
         expect_parameters(call, info, expected)
 
@@ -219,9 +269,14 @@ def test_fresh_module_output(harness: Harness, alpha_init: float) -> None:
     found = suspects(x.tensor, initial, alpha_init)
     if alpha_init != 0.5:
         found.append((ALPHA_INIT_IGNORED, torch.tanh(0.5 * x.tensor.double())))
-    harness.assert_close(reply.steps[0].output, reference_output(x.tensor, initial, (d,)), tol=TOLERANCES["float32"],
-                         call=call_text("DyT", [d], kwargs) + say(" (freshly built)", "（新建）"),
-                         on=x.describe(harness.device), suspects=found)  # fmt: skip
+    harness.assert_close(
+        reply.steps[0].output,
+        reference_output(x.tensor, initial, (d,)),
+        tol=TOLERANCES["float32"],
+        call=call_text("DyT", [d], kwargs) + say(" (freshly built)", "（新建）"),
+        on=x.describe(harness.device),
+        suspects=found,
+    )
 
 
 SHAPES = [(2, 5, 8), (3, 16), (4, 1, 7), (8,), (5, 33), (2, 3, 1)]
@@ -241,12 +296,15 @@ def test_forward_without_bias(harness: Harness) -> None:
 def test_called_several_times(harness: Harness) -> None:
     d = draw(60, 3, 33)
     state = random_state((d,), 61)
-    inputs = [Input(randn((4, d), 62, scale=2.0, shift=1.0), "2·N(0,1)+1"),
-              Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
-              Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
+    inputs = [
+        Input(randn((4, d), 62, scale=2.0, shift=1.0), "2·N(0,1)+1"),
+        Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
+        Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)"),
+    ]
     inputs.append(inputs[0])
-    harness.repeated_calls_case("DyT", [d], {}, inputs, state=state,
-                                expected=lambda x: reference_output(x, state, (d,)))  # fmt: skip
+    harness.repeated_calls_case(
+        "DyT", [d], {}, inputs, state=state, expected=lambda x: reference_output(x, state, (d,))
+    )
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -266,8 +324,10 @@ def test_tuple_shapes(harness: Harness, shape: tuple[int, ...], normalized: tupl
 @pytest.mark.parametrize("device", DEVICES)
 def test_large_activations(harness: Harness, device: str) -> None:
     """tanh written by hand as (e^2z - 1) / (e^2z + 1) overflows to inf / inf = NaN here."""
-    x = Input(randn((4, 64), 11, scale=100.0), say("large (100·N(0,1)), where tanh saturates",
-                                                     "大数值（100·N(0,1)，tanh 饱和）"))  # fmt: skip
+    x = Input(
+        randn((4, 64), 11, scale=100.0),
+        say("large (100·N(0,1)), where tanh saturates", "大数值（100·N(0,1)，tanh 饱和）"),
+    )
     check_forward(harness, x, 64, key=12)
 
 
@@ -291,9 +351,17 @@ def test_half_precision(harness: Harness, dtype: torch.dtype, k: int, device: st
     with torch.no_grad():
         own_error = (low(x).double() - reference_output(x, quantised, (64,))).abs().max().item()
     tol = tolerance_for(dtype).at_least(Tolerance(tolerance_for(dtype).rtol, 2 * own_error))
-    harness.forward_case("DyT", [64], {}, Input(x, "2·N(0,1)+0.5"), state=state, dtype=dtype, tol=tol,
-                         expected=lambda t, st: reference_output(t, st, (64,)),
-                         suspects=lambda t, st: suspects(t, st))  # fmt: skip
+    harness.forward_case(
+        "DyT",
+        [64],
+        {},
+        Input(x, "2·N(0,1)+0.5"),
+        state=state,
+        dtype=dtype,
+        tol=tol,
+        expected=lambda t, st: reference_output(t, st, (64,)),
+        suspects=lambda t, st: suspects(t, st),
+    )
 
 
 # -- gradients ---------------------------------------------------------------------------------
@@ -301,11 +369,17 @@ def test_half_precision(harness: Harness, dtype: torch.dtype, k: int, device: st
 
 @pytest.mark.category(Category.GRADIENTS)
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize(("shape", "normalized"), [((2, 5, 8), (8,)), ((3, 4, 6), (4, 6))],
-                         ids=["2x5x8-over-8", "3x4x6-over-4x6"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("shape", "normalized"), [((2, 5, 8), (8,)), ((3, 4, 6), (4, 6))], ids=["2x5x8-over-8", "3x4x6-over-4x6"]
+)
 def test_gradients(harness: Harness, shape: tuple[int, ...], normalized: tuple[int, ...], device: str) -> None:
     from normkata_reference_dyt import DyT  # type: ignore[import-not-found]
 
-    harness.gradient_case("DyT", [list(normalized) if len(normalized) > 1 else normalized[0]], {},
-                          Input(randn(shape, 40, scale=1.5), "1.5·N(0,1)"), reference=DyT(normalized),
-                          state=random_state(normalized, 41))  # fmt: skip
+    harness.gradient_case(
+        "DyT",
+        [list(normalized) if len(normalized) > 1 else normalized[0]],
+        {},
+        Input(randn(shape, 40, scale=1.5), "1.5·N(0,1)"),
+        reference=DyT(normalized),
+        state=random_state(normalized, 41),
+    )

@@ -50,8 +50,9 @@ def _rms(s: torch.Tensor, eps: float, *, outside: bool = False) -> torch.Tensor:
     return s / (ms.sqrt() + eps) if outside else s * torch.rsqrt(ms + eps)
 
 
-def reference(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
-              ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+def reference(
+    x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The reference module in float64 on the (already quantised) inputs: (normed, sum in the residual's dtype).
 
     The sum is exact in float64; returning it in the residual's dtype rounds it once, as the contract says.
@@ -65,8 +66,9 @@ def reference(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps
     return normed, total.to(residual.dtype)
 
 
-def variants(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
-             ) -> dict[Misconception, tuple[torch.Tensor, torch.Tensor]]:  # fmt: skip
+def variants(
+    x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
+) -> dict[Misconception, tuple[torch.Tensor, torch.Tensor]]:
     """(normed, new residual) as each mistake computes them."""
     x64, r64, w = x.double().cpu(), residual.double().cpu(), weight.double().cpu()
     s = x64 + r64
@@ -99,18 +101,39 @@ def random_weight(d: int, key: int) -> torch.Tensor:
 
 
 def describe_pair(harness: Harness, x: Input, residual: Input) -> str:
-    return say("x: {x}; residual: {r}", "x：{x}；residual：{r}", x=x.describe(harness.device),
-               r=residual.describe(harness.device))  # fmt: skip
+    return say(
+        "x: {x}; residual: {r}",
+        "x：{x}；residual：{r}",
+        x=x.describe(harness.device),
+        r=residual.describe(harness.device),
+    )
 
 
-def check_outputs(harness: Harness, reply: StepReply, x: Input, residual: Input, weight: torch.Tensor, *, eps: float,
-                  call: str, tol: Tolerance | None = None, cause: Misconception | None = None) -> None:  # fmt: skip
+def check_outputs(
+    harness: Harness,
+    reply: StepReply,
+    x: Input,
+    residual: Input,
+    weight: torch.Tensor,
+    *,
+    eps: float,
+    call: str,
+    tol: Tolerance | None = None,
+    cause: Misconception | None = None,
+) -> None:
     """Both outputs of one forward against the reference, each mistake named by the output it explains."""
     on = describe_pair(harness, x, residual)
     if len(reply.outputs) != 2:
-        fail(say("{call} on {on}: returned {n} tensor(s), expected a tuple (normed, new_residual)",
-                 "{call}，{on}：返回了 {n} 个张量，应返回元组 (normed, new_residual)",
-                 call=call, on=on, n=len(reply.outputs)), call=call_on(call, on))  # fmt: skip
+        fail(
+            say(
+                "{call} on {on}: returned {n} tensor(s), expected a tuple (normed, new_residual)",
+                "{call}，{on}：返回了 {n} 个张量，应返回元组 (normed, new_residual)",
+                call=call,
+                on=on,
+                n=len(reply.outputs),
+            ),
+            call=call_on(call, on),
+        )
     normed, total = reply.outputs
     xt, rt = x.tensor, residual.tensor
     quantised = weight.to(xt.dtype) if xt.dtype in (torch.float16, torch.bfloat16) else weight
@@ -121,35 +144,72 @@ def check_outputs(harness: Harness, reply: StepReply, x: Input, residual: Input,
     matching = [m for m, (n, t) in found.items() if _same(normed, n, normed_tol) and _same(total, t, total_tol)]
     named = cause or (matching[0] if matching else None)
     if xt.dtype in (torch.float16, torch.bfloat16) and normed.dtype != xt.dtype:
-        fail(say("{call} on {on}: normed is {got}, expected {want} (the input's dtype, which the weight shares)",
-                 "{call}，{on}：normed 的数据类型是 {got}，应为 {want}（输入的数据类型，weight 也是该类型）",
-                 call=call, on=on, got=dtype_name(normed.dtype), want=dtype_name(xt.dtype)),
-                      call=call_on(call, on))  # fmt: skip
+        fail(
+            say(
+                "{call} on {on}: normed is {got}, expected {want} (the input's dtype, which the weight shares)",
+                "{call}，{on}：normed 的数据类型是 {got}，应为 {want}（输入的数据类型，weight 也是该类型）",
+                call=call,
+                on=on,
+                got=dtype_name(normed.dtype),
+                want=dtype_name(xt.dtype),
+            ),
+            call=call_on(call, on),
+        )
     if total.dtype != rt.dtype:
-        fail(say("{call} on {on}: the new residual is {got}, expected {want} (the input's dtype, which x and the "
-                 "residual share)",
-                 "{call}，{on}：新的残差是 {got}，应为 {want}（输入的数据类型，x 与 residual 相同）",
-                 call=call, on=on, got=dtype_name(total.dtype), want=dtype_name(rt.dtype)),
-                      call=call_on(call, on))  # fmt: skip
-    harness.assert_close(normed, want_normed, tol=normed_tol, call=call, on=on, what=say("normed", "normed"),
-                         cause=named)  # fmt: skip
-    harness.assert_close(total, want_total, tol=total_tol, call=call, on=on,
-                         what=say("the new residual", "新的残差"), cause=named)  # fmt: skip
+        fail(
+            say(
+                "{call} on {on}: the new residual is {got}, expected {want} (the input's dtype, which x and the "
+                "residual share)",
+                "{call}，{on}：新的残差是 {got}，应为 {want}（输入的数据类型，x 与 residual 相同）",
+                call=call,
+                on=on,
+                got=dtype_name(total.dtype),
+                want=dtype_name(rt.dtype),
+            ),
+            call=call_on(call, on),
+        )
+    harness.assert_close(
+        normed, want_normed, tol=normed_tol, call=call, on=on, what=say("normed", "normed"), cause=named
+    )
+    harness.assert_close(
+        total, want_total, tol=total_tol, call=call, on=on, what=say("the new residual", "新的残差"), cause=named
+    )
 
 
-def check(harness: Harness, x: Input, residual: Input, *, eps: float = 1e-5, key: int = 100,
-          dtype: torch.dtype | None = None, tol: Tolerance | None = None) -> None:  # fmt: skip
+def check(
+    harness: Harness,
+    x: Input,
+    residual: Input,
+    *,
+    eps: float = 1e-5,
+    key: int = 100,
+    dtype: torch.dtype | None = None,
+    tol: Tolerance | None = None,
+) -> None:
     d = x.tensor.shape[-1]
     weight = random_weight(d, key)
-    program = harness.program("AddRMSNorm", [d], {"eps": eps}, state={"weight": weight}, dtype=dtype,
-                              steps=[Step([x.tensor, residual.tensor])])  # fmt: skip
+    program = harness.program(
+        "AddRMSNorm",
+        [d],
+        {"eps": eps},
+        state={"weight": weight},
+        dtype=dtype,
+        steps=[Step([x.tensor, residual.tensor])],
+    )
     reply = harness.run(program).steps[0]
-    check_outputs(harness, reply, x, residual, weight, eps=eps, tol=tol,
-                  call=call_text("AddRMSNorm", [d], {"eps": eps}))  # fmt: skip
+    check_outputs(
+        harness, reply, x, residual, weight, eps=eps, tol=tol, call=call_text("AddRMSNorm", [d], {"eps": eps})
+    )
 
 
-def pair(shape: tuple[int, ...], key: int, *, scale: float = 1.0, residual_scale: float = 3.0,
-         dtype: torch.dtype | None = None) -> tuple[Input, Input]:  # fmt: skip
+def pair(
+    shape: tuple[int, ...],
+    key: int,
+    *,
+    scale: float = 1.0,
+    residual_scale: float = 3.0,
+    dtype: torch.dtype | None = None,
+) -> tuple[Input, Input]:
     """x as a sublayer's output and a larger residual stream, as between two blocks."""
     x, r = randn(shape, key, scale=scale), randn(shape, key + 1, scale=residual_scale, shift=0.5)
     if dtype is not None:
@@ -184,14 +244,22 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
                 "修改：把增益命名为 `weight`，形状为 (hidden_size,) 的 Parameter。",
             ),
         )
-        fail(say("AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) would fail: missing {missing}, unexpected "
-                 "{unexpected}. {fix}",
-                 "AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，"
-                 "多出 {unexpected}。{fix}",
-                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-",
-                 fix=fix), call="AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict())")  # fmt: skip
-    call = say("load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
-               "load_state_dict(nn.RMSNorm(8).state_dict()) 后 forward")  # fmt: skip
+        fail(
+            say(
+                "AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) would fail: missing {missing}, unexpected "
+                "{unexpected}. {fix}",
+                "AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict()) 会失败：缺少 {missing}，"
+                "多出 {unexpected}。{fix}",
+                missing=reply.state_load.missing or "-",
+                unexpected=reply.state_load.unexpected or "-",
+                fix=fix,
+            ),
+            call="AddRMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict())",
+        )
+    call = say(
+        "load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
+        "load_state_dict(nn.RMSNorm(8).state_dict()) 后 forward",
+    )
     check_outputs(harness, reply.steps[0], x, r, torch_module.weight.detach(), eps=1e-5, call=call)
 
 
@@ -232,14 +300,20 @@ def test_called_several_times(harness: Harness) -> None:
     pairs.append(pairs[0])  # same shape, other values, other shape, the first again
     args, kwargs = [d], {"eps": 1e-5}
     for x, r in pairs[:3]:  # each right on a fresh module first: a wrong computation is not called stateful
-        reply = harness.run(harness.program("AddRMSNorm", args, kwargs, state={"weight": weight},
-                                            steps=[Step([x.tensor, r.tensor])])).steps[0]  # fmt: skip
+        reply = harness.run(
+            harness.program("AddRMSNorm", args, kwargs, state={"weight": weight}, steps=[Step([x.tensor, r.tensor])])
+        ).steps[0]
         check_outputs(harness, reply, x, r, weight, eps=1e-5, call=call_text("AddRMSNorm", args, kwargs))
     steps = [Step([x.tensor, r.tensor]) for x, r in pairs]
     replies = harness.run(harness.program("AddRMSNorm", args, kwargs, state={"weight": weight}, steps=steps)).steps
     for number, ((x, r), reply) in enumerate(zip(pairs, replies, strict=True), start=1):
-        call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
-                   call=call_text("AddRMSNorm", args, kwargs), n=number, total=len(pairs))  # fmt: skip
+        call = say(
+            "{call} (call {n} of {total} on the same module)",
+            "{call}（同一模块的第 {n}/{total} 次调用）",
+            call=call_text("AddRMSNorm", args, kwargs),
+            n=number,
+            total=len(pairs),
+        )
         check_outputs(harness, reply, x, r, weight, eps=1e-5, call=call, cause=STATEFUL if number > 1 else None)
 
 
@@ -258,8 +332,9 @@ def test_sum_cancels_out(harness: Harness) -> None:
     x = -r.clone()
     x[0] += randn((16,), 81, scale=1e-3)  # rows 1 and 3 add up to exactly zero
     x[2] += 0.5
-    label = say("x = -residual (+1e-3·N(0,1) in row 0, +0.5 in row 2)",
-                "x = -residual（第 0 行加 1e-3·N(0,1)，第 2 行加 0.5）")  # fmt: skip
+    label = say(
+        "x = -residual (+1e-3·N(0,1) in row 0, +0.5 in row 2)", "x = -residual（第 0 行加 1e-3·N(0,1)，第 2 行加 0.5）"
+    )
     check(harness, Input(x, label), Input(r, "3·N(0,1)"))
 
 
@@ -337,8 +412,11 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> Non
     module.weight.data.copy_(weight.double())
     x64, r64 = x.tensor.double().requires_grad_(True), r.tensor.double().requires_grad_(True)
     module(x64, r64)[0].backward(grad_output.double())
-    call = say("{call} (gradients of normed)", "{call}（normed 的梯度）",
-               call=call_text("AddRMSNorm", [d], {}, method="backward"))  # fmt: skip
+    call = say(
+        "{call} (gradients of normed)",
+        "{call}（normed 的梯度）",
+        call=call_text("AddRMSNorm", [d], {}, method="backward"),
+    )
     on = describe_pair(harness, x, r)
     tol = TOLERANCES["gradient"]
     expected = {say("gradient of x", "x 的梯度"): x64.grad, say("gradient of residual", "residual 的梯度"): r64.grad}
@@ -346,9 +424,16 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> Non
     for index, (what, want) in enumerate(expected.items()):
         grad = grads[index]
         if grad is None:
-            fail(say("{call} on {on}: no {what} (is the graph cut by .detach(), .data or no_grad?)",
-                     "{call}，{on}：没有得到{what}（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
-                     call=call, on=on, what=what), call=call_on(call, on))  # fmt: skip
+            fail(
+                say(
+                    "{call} on {on}: no {what} (is the graph cut by .detach(), .data or no_grad?)",
+                    "{call}，{on}：没有得到{what}（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
+                    call=call,
+                    on=on,
+                    what=what,
+                ),
+                call=call_on(call, on),
+            )
         assert want is not None
         harness.assert_close(grad, want, tol=tol, call=call, on=on, what=what)
     weight_grad = got.param_grads.get("weight")
@@ -358,5 +443,6 @@ def test_gradients(harness: Harness, shape: tuple[int, ...], device: str) -> Non
             call=call_on(call, on),
         )
     assert module.weight.grad is not None
-    harness.assert_close(weight_grad, module.weight.grad, tol=tol, call=call, on=on,
-                         what=say("gradient of weight", "weight 的梯度"))  # fmt: skip
+    harness.assert_close(
+        weight_grad, module.weight.grad, tol=tol, call=call, on=on, what=say("gradient of weight", "weight 的梯度")
+    )

@@ -65,15 +65,17 @@ def reference_output(x: torch.Tensor, state: dict[str, torch.Tensor] | None, gro
         return module(x.double().cpu())
 
 
-def _normalize(g: torch.Tensor, dims: tuple[int, ...], eps: float, *, unbiased: bool = False,
-               outside: bool = False) -> torch.Tensor:  # fmt: skip
+def _normalize(
+    g: torch.Tensor, dims: tuple[int, ...], eps: float, *, unbiased: bool = False, outside: bool = False
+) -> torch.Tensor:
     mean = g.mean(dims, keepdim=True)
     var = g.var(dims, unbiased=unbiased, keepdim=True)
     return (g - mean) / (var.sqrt() + eps if outside else torch.sqrt(var + eps))
 
 
-def suspects(x: torch.Tensor, state: dict[str, torch.Tensor] | None, groups: int, eps: float
-             ) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
+def suspects(
+    x: torch.Tensor, state: dict[str, torch.Tensor] | None, groups: int, eps: float
+) -> list[tuple[Misconception, torch.Tensor]]:
     x64 = x.double().cpu()
     n, c = x.shape[:2]
     per_channel = (1, c) + (1,) * (x.dim() - 2)
@@ -84,8 +86,10 @@ def suspects(x: torch.Tensor, state: dict[str, torch.Tensor] | None, groups: int
     def affine(y: torch.Tensor) -> torch.Tensor:
         return y.reshape(x.shape) * weight + bias
 
-    found = [(UNBIASED, affine(_normalize(g, (-1,), eps, unbiased=True))),
-             (EPS_OUTSIDE, affine(_normalize(g, (-1,), eps, outside=True)))]  # fmt: skip
+    found = [
+        (UNBIASED, affine(_normalize(g, (-1,), eps, unbiased=True))),
+        (EPS_OUTSIDE, affine(_normalize(g, (-1,), eps, outside=True))),
+    ]
     if 1 < groups < c:
         strided = x64.reshape(n, c // groups, groups, -1).transpose(1, 2)  # group j: channels j, j + G, ...
         found.append((STRIDED_GROUPS, affine(_normalize(strided, (2, 3), eps).transpose(1, 2))))
@@ -156,18 +160,29 @@ def test_without_affine(harness: Harness) -> None:
     # The instructions say `weight` and `bias` are None (as nn.GroupNorm's): read them.
     for name in ("weight", "bias"):
         try:
-            reply = harness.run(harness.program("GroupNorm", [2, 6], {"affine": False},
-                                                steps=[Step([], attribute=name)])).steps[0]  # fmt: skip
-            got = say("a tensor of shape {shape}", "形状为 {shape} 的张量",
-                      shape=tuple(reply.outputs[0].shape)) if reply.outputs else None  # fmt: skip
+            reply = harness.run(
+                harness.program("GroupNorm", [2, 6], {"affine": False}, steps=[Step([], attribute=name)])
+            ).steps[0]
+            got = (
+                say("a tensor of shape {shape}", "形状为 {shape} 的张量", shape=tuple(reply.outputs[0].shape))
+                if reply.outputs
+                else None
+            )
         except LearnerError as exc:
             got = str(exc)
         if got is not None:
-            fail(say("{call}.{name} should be None (as nn.GroupNorm's is without affine); instead: {got}. "
-                     "Fix: self.register_parameter(\"{name}\", None).",
-                     "{call}.{name} 应为 None（与不带仿射参数的 nn.GroupNorm 相同）；实际上：{got}。"
-                     "修改：self.register_parameter(\"{name}\", None)。", call=call, name=name, got=got),
-                 call=call)  # fmt: skip
+            fail(
+                say(
+                    "{call}.{name} should be None (as nn.GroupNorm's is without affine); instead: {got}. "
+                    'Fix: self.register_parameter("{name}", None).',
+                    "{call}.{name} 应为 None（与不带仿射参数的 nn.GroupNorm 相同）；实际上：{got}。"
+                    '修改：self.register_parameter("{name}", None)。',
+                    call=call,
+                    name=name,
+                    got=got,
+                ),
+                call=call,
+            )
 
 
 @pytest.mark.category(Category.STATE)
@@ -176,10 +191,18 @@ def test_channels_not_divisible_by_groups(harness: Harness, groups: int, channel
     call = call_text("GroupNorm", [groups, channels], None, None)
     failure = build_failure(harness, "GroupNorm", [groups, channels])
     if failure is None:
-        fail(say("{call} was built, but {c} channels cannot be split into {g} equal groups: raise ValueError in "
-                 "__init__, as nn.GroupNorm does.",
-                 "{call} 被成功构建了，但 {c} 个通道无法平分成 {g} 组：应像 nn.GroupNorm 一样在 __init__ 中抛出 "
-                 "ValueError。", call=call, c=channels, g=groups), call=call)  # fmt: skip
+        fail(
+            say(
+                "{call} was built, but {c} channels cannot be split into {g} equal groups: raise ValueError in "
+                "__init__, as nn.GroupNorm does.",
+                "{call} 被成功构建了，但 {c} 个通道无法平分成 {g} 组：应像 nn.GroupNorm 一样在 __init__ 中抛出 "
+                "ValueError。",
+                call=call,
+                c=channels,
+                g=groups,
+            ),
+            call=call,
+        )
     if failure.builtin != "ValueError" or failure.stage != "build":
         fail(
             say(
@@ -208,18 +231,30 @@ def test_loads_torch_groupnorm_state_dict(harness: Harness) -> None:
                 "修改：参数命名为 `weight` 和 `bias`，每个通道一个值（形状为 (num_channels,)）。",
             ),
         )
-        fail(say("GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) would fail: missing {missing}, "
-                 "unexpected {unexpected}, other shapes {mismatched}. {fix}",
-                 "GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) 会失败：缺少 {missing}，"
-                 "多出 {unexpected}，形状不同的有 {mismatched}。{fix}",
-                 missing=reply.state_load.missing or "-", unexpected=reply.state_load.unexpected or "-",
-                 mismatched=reply.state_load.mismatched or "-", fix=fix),
-             call="GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict())")  # fmt: skip
+        fail(
+            say(
+                "GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) would fail: missing {missing}, "
+                "unexpected {unexpected}, other shapes {mismatched}. {fix}",
+                "GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict()) 会失败：缺少 {missing}，"
+                "多出 {unexpected}，形状不同的有 {mismatched}。{fix}",
+                missing=reply.state_load.missing or "-",
+                unexpected=reply.state_load.unexpected or "-",
+                mismatched=reply.state_load.mismatched or "-",
+                fix=fix,
+            ),
+            call="GroupNorm(3, 6).load_state_dict(nn.GroupNorm(3, 6).state_dict())",
+        )
     expected = torch.nn.functional.group_norm(x.double(), 3, torch_module.weight.double(), torch_module.bias.double())
-    harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],
-                         call=say("load_state_dict(nn.GroupNorm(3, 6).state_dict()) then forward",
-                                  "load_state_dict(nn.GroupNorm(3, 6).state_dict()) 后 forward"),
-                         on=Input(x, "2·N(0,1)").describe())  # fmt: skip
+    harness.assert_close(
+        reply.steps[0].output,
+        expected,
+        tol=TOLERANCES["float32"],
+        call=say(
+            "load_state_dict(nn.GroupNorm(3, 6).state_dict()) then forward",
+            "load_state_dict(nn.GroupNorm(3, 6).state_dict()) 后 forward",
+        ),
+        on=Input(x, "2·N(0,1)").describe(),
+    )
 
 
 @pytest.mark.category(Category.STATE)
@@ -269,13 +304,21 @@ def test_forward_without_affine(harness: Harness) -> None:
 @pytest.mark.category(Category.FORWARD)
 def test_called_several_times(harness: Harness) -> None:
     state = random_affine(8, 61)
-    inputs = [Input(randn((2, 8, 5), 62, scale=2.0, shift=1.0), "2·N(0,1)+1"),
-              Input(randn((2, 8, 5), 64, scale=3.0), "3·N(0,1)"),
-              Input(randn((3, 8, 2, 3), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
+    inputs = [
+        Input(randn((2, 8, 5), 62, scale=2.0, shift=1.0), "2·N(0,1)+1"),
+        Input(randn((2, 8, 5), 64, scale=3.0), "3·N(0,1)"),
+        Input(randn((3, 8, 2, 3), 63, scale=0.1), "0.1·N(0,1)"),
+    ]
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
-    harness.repeated_calls_case("GroupNorm", [4, 8], {"eps": 1e-5}, inputs, state=state,
-                                expected=lambda x: reference_output(x, state, 4, 1e-5),
-                                suspects=lambda x: suspects(x, state, 4, 1e-5))  # fmt: skip
+    harness.repeated_calls_case(
+        "GroupNorm",
+        [4, 8],
+        {"eps": 1e-5},
+        inputs,
+        state=state,
+        expected=lambda x: reference_output(x, state, 4, 1e-5),
+        suspects=lambda x: suspects(x, state, 4, 1e-5),
+    )
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -308,8 +351,11 @@ def test_constant_groups(harness: Harness) -> None:
 
 @pytest.mark.category(Category.STABILITY)
 def test_small_variance(harness: Harness) -> None:
-    check_forward(harness, Input(randn((3, 8, 6), 13, scale=1e-3), say("small-variance (1e-3·N(0,1))",
-                                                                       "小方差（1e-3·N(0,1)）")), 4)  # fmt: skip
+    check_forward(
+        harness,
+        Input(randn((3, 8, 6), 13, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）")),
+        4,
+    )
 
 
 @pytest.mark.category(Category.STABILITY)

@@ -192,11 +192,17 @@ def test_loads_torch_layernorm_state_dict(harness: Harness) -> None:
     expected = torch.nn.functional.layer_norm(
         x.double(), (8,), torch_module.weight.double(), torch_module.bias.double(), 1e-5
     )
-    harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],
-                         call=say("load_state_dict(nn.LayerNorm(8).state_dict()) then forward",
-                                  "load_state_dict(nn.LayerNorm(8).state_dict()) 后 forward"),
-                         on=Input(x, "2·N(0,1)").describe(),
-                         suspects=suspects(x, dict(torch_module.state_dict()), (8,), 1e-5))  # fmt: skip
+    harness.assert_close(
+        reply.steps[0].output,
+        expected,
+        tol=TOLERANCES["float32"],
+        call=say(
+            "load_state_dict(nn.LayerNorm(8).state_dict()) then forward",
+            "load_state_dict(nn.LayerNorm(8).state_dict()) 后 forward",
+        ),
+        on=Input(x, "2·N(0,1)").describe(),
+        suspects=suspects(x, dict(torch_module.state_dict()), (8,), 1e-5),
+    )
 
 
 @pytest.mark.category(Category.STATE)
@@ -231,13 +237,21 @@ def test_forward_flags(harness: Harness, kwargs: dict[str, Any]) -> None:
 def test_called_several_times(harness: Harness) -> None:
     d = draw(60, 3, 33)
     state = random_affine((d,), 61)
-    inputs = [Input(randn((4, d), 62, scale=2.0, shift=1.0), "2·N(0,1)+1"),
-              Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
-              Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
+    inputs = [
+        Input(randn((4, d), 62, scale=2.0, shift=1.0), "2·N(0,1)+1"),
+        Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
+        Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)"),
+    ]
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
-    harness.repeated_calls_case("LayerNorm", [d], {"eps": 1e-5}, inputs, state=state,
-                                expected=lambda x: reference_output(x, state, (d,), 1e-5),
-                                suspects=lambda x: suspects(x, state, (d,), 1e-5))  # fmt: skip
+    harness.repeated_calls_case(
+        "LayerNorm",
+        [d],
+        {"eps": 1e-5},
+        inputs,
+        state=state,
+        expected=lambda x: reference_output(x, state, (d,), 1e-5),
+        suspects=lambda x: suspects(x, state, (d,), 1e-5),
+    )
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -276,8 +290,9 @@ def test_constant_rows(harness: Harness) -> None:
 
 @pytest.mark.category(Category.STABILITY)
 def test_small_variance(harness: Harness) -> None:
-    check_forward(harness, Input(randn((4, 32), 13, scale=1e-3), say("small-variance (1e-3·N(0,1))",
-                                                                     "小方差（1e-3·N(0,1)）")), 32)  # fmt: skip
+    check_forward(
+        harness, Input(randn((4, 32), 13, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）")), 32
+    )
 
 
 @pytest.mark.category(Category.STABILITY)
@@ -336,6 +351,12 @@ def test_gradients_through_a_constant_row(harness: Harness) -> None:
 
     x = randn((3, 8), 43)
     x[1] = 2.0
-    harness.gradient_case("LayerNorm", [8], {}, Input(x, say("row-1-constant", "第 1 行为常数的")),
-                          reference=LayerNorm(8), state=random_affine((8,), 44),
-                          suspects=lambda x, state: suspects(x, state, (8,), 1e-5))  # fmt: skip
+    harness.gradient_case(
+        "LayerNorm",
+        [8],
+        {},
+        Input(x, say("row-1-constant", "第 1 行为常数的")),
+        reference=LayerNorm(8),
+        state=random_affine((8,), 44),
+        suspects=lambda x, state: suspects(x, state, (8,), 1e-5),
+    )

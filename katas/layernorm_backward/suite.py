@@ -41,8 +41,15 @@ def _layer_norm(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, eps: float, c
     return (x - mean) / torch.sqrt(x.var(-1, correction=correction, keepdim=True) + eps) * w + b
 
 
-def _autograd(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, dy: torch.Tensor, eps: float,
-              correction: int | None, dtype: torch.dtype = torch.float64) -> list[torch.Tensor]:  # fmt: skip
+def _autograd(
+    x: torch.Tensor,
+    w: torch.Tensor,
+    b: torch.Tensor,
+    dy: torch.Tensor,
+    eps: float,
+    correction: int | None,
+    dtype: torch.dtype = torch.float64,
+) -> list[torch.Tensor]:
     """Output and the gradients of x, weight, bias in float64 (or `dtype`): torch's LayerNorm
     (correction None) or the same computation with another variance correction."""
     leaves = [t.detach().to("cpu", dtype, copy=True).requires_grad_(True) for t in (x, w, b)]
@@ -83,9 +90,14 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
     bias = randn([d], key + 2, scale=0.5).to(x.dtype)
     dy = randn(x.shape, key + 3).to(x.dtype)
     call = FunctionCall("LayerNormFunction", NAMES, [x, weight, bias], {"eps": eps}, label)
-    backward_case(harness, call, grad_output=dy, expected=_autograd(x, weight, bias, dy, eps, None),
-                  suspects=suspects(x, weight, bias, dy, eps),
-                  truth=lambda t: _autograd(*t, eps, None, dtype=t[0].dtype))  # fmt: skip
+    backward_case(
+        harness,
+        call,
+        grad_output=dy,
+        expected=_autograd(x, weight, bias, dy, eps, None),
+        suspects=suspects(x, weight, bias, dy, eps),
+        truth=lambda t: _autograd(*t, eps, None, dtype=t[0].dtype),
+    )
 
 
 # -- gradients, shapes, float64, small variance: the last-dimension backward battery ---------

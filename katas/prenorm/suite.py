@@ -54,8 +54,9 @@ def build(cls: str, args: list[Any], kwargs: dict[str, Any], state: dict[str, to
 
 
 def _norms(module: nn.Module) -> list[tuple[str, nn.Module]]:
-    return [(name, m) for name, m in module.named_modules() if name.rsplit(".", 1)[-1] in ("norm1", "norm2",
-                                                                                           "final_norm")]  # fmt: skip
+    return [
+        (name, m) for name, m in module.named_modules() if name.rsplit(".", 1)[-1] in ("norm1", "norm2", "final_norm")
+    ]
 
 
 def with_eps(module: nn.Module, blocks_eps: float | None, final_eps: float | None) -> nn.Module:
@@ -161,8 +162,10 @@ def test_stack_forward(harness: Harness, norm: str, device: str) -> None:
 def test_called_several_times(harness: Harness, norm: str) -> None:
     kwargs = {"norm": norm}
     state = random_state(reference_module("PreNormTransformer", STACK_ARGS, kwargs), 40)
-    inputs = [Input(randn((2, 5, D_MODEL), 41, scale=1.5), "1.5·N(0,1)"),
-              Input(randn((1, 3, D_MODEL), 42, scale=0.5, shift=1.0), "0.5·N(0,1)+1")]  # fmt: skip
+    inputs = [
+        Input(randn((2, 5, D_MODEL), 41, scale=1.5), "1.5·N(0,1)"),
+        Input(randn((1, 3, D_MODEL), 42, scale=0.5, shift=1.0), "0.5·N(0,1)+1"),
+    ]
     inputs += [Input(randn((2, 5, D_MODEL), 43, scale=1.5), "1.5·N(0,1)"), inputs[0]]  # same shape, new values
     steps = [Step([x.tensor]) for x in inputs]
     program = harness.program("PreNormTransformer", STACK_ARGS, kwargs, state=state, steps=steps)
@@ -172,11 +175,22 @@ def test_called_several_times(harness: Harness, norm: str) -> None:
         expected = [model(x.tensor.double()) for x in inputs]
     replies = harness.run(program, sent=True).steps
     for number, (x, want, reply) in enumerate(zip(inputs, expected, replies, strict=False), start=1):
-        call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
-                   call=call_text("PreNormTransformer", STACK_ARGS, kwargs), n=number, total=len(inputs))  # fmt: skip
-        harness.assert_close(reply.output, want, tol=TOLERANCES["block float32"], call=call,
-                             on=x.describe(harness.device), suspects=partial(_stack_suspects, model, x.tensor),
-                             cause=STATEFUL if number > 1 else None)  # fmt: skip
+        call = say(
+            "{call} (call {n} of {total} on the same module)",
+            "{call}（同一模块的第 {n}/{total} 次调用）",
+            call=call_text("PreNormTransformer", STACK_ARGS, kwargs),
+            n=number,
+            total=len(inputs),
+        )
+        harness.assert_close(
+            reply.output,
+            want,
+            tol=TOLERANCES["block float32"],
+            call=call,
+            on=x.describe(harness.device),
+            suspects=partial(_stack_suspects, model, x.tensor),
+            cause=STATEFUL if number > 1 else None,
+        )
 
 
 def _stack_suspects(model: torch.nn.Module, x: torch.Tensor) -> list[tuple[Misconception, torch.Tensor]]:
@@ -189,8 +203,10 @@ def _stack_suspects(model: torch.nn.Module, x: torch.Tensor) -> list[tuple[Misco
 @pytest.mark.parametrize("cls", ["PreNormBlock", "PreNormTransformer"])
 @pytest.mark.parametrize("norm", ["rmsnorm", "layernorm"])
 def test_eps_reaches_every_norm(harness: Harness, cls: str, norm: str) -> None:
-    x = Input(randn((2, 4, D_MODEL), 50, scale=0.02), say("small (0.02·N(0,1)), where eps matters",
-                                                          "小数值（0.02·N(0,1)，eps 有影响）"))  # fmt: skip
+    x = Input(
+        randn((2, 4, D_MODEL), 50, scale=0.02),
+        say("small (0.02·N(0,1)), where eps matters", "小数值（0.02·N(0,1)，eps 有影响）"),
+    )
     args = BLOCK_ARGS if cls == "PreNormBlock" else STACK_ARGS
     check(harness, cls, args, {"norm": norm, "eps": 1e-2}, x, key=51 + len(cls) + len(norm))
 

@@ -75,9 +75,19 @@ def build(d_model: int, n_heads: int, eps: float, state: dict[str, torch.Tensor]
     return module.double()
 
 
-def attention(state: dict[str, torch.Tensor], x: torch.Tensor, n_heads: int, eps: float, *, over_d_model: bool = False,
-              norm_v: bool = False, causal: bool = True, scale_d_model: bool = False, scale_before_norm: bool = False,
-              shared_norm: bool = False) -> torch.Tensor:  # fmt: skip
+def attention(
+    state: dict[str, torch.Tensor],
+    x: torch.Tensor,
+    n_heads: int,
+    eps: float,
+    *,
+    over_d_model: bool = False,
+    norm_v: bool = False,
+    causal: bool = True,
+    scale_d_model: bool = False,
+    scale_before_norm: bool = False,
+    shared_norm: bool = False,
+) -> torch.Tensor:
     """The layer in float64 with one mistake switched on (all off: the reference)."""
     s = {k: v.double() for k, v in state.items()}
     x = x.double().cpu()
@@ -104,8 +114,9 @@ def attention(state: dict[str, torch.Tensor], x: torch.Tensor, n_heads: int, eps
     return y @ s["o_proj.weight"].T
 
 
-def variants(state: dict[str, torch.Tensor], x: torch.Tensor, n_heads: int, eps: float
-             ) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
+def variants(
+    state: dict[str, torch.Tensor], x: torch.Tensor, n_heads: int, eps: float
+) -> list[tuple[Misconception, torch.Tensor]]:
     t = x.shape[1]
     mistakes: dict[Misconception, dict[str, bool]] = {
         NORM_ON_V: {"norm_v": True},
@@ -121,8 +132,16 @@ def variants(state: dict[str, torch.Tensor], x: torch.Tensor, n_heads: int, eps:
         return [(m, attention(state, x, n_heads, eps, **switches)) for m, switches in mistakes.items()]
 
 
-def check(harness: Harness, x: Input, *, key: int, d_model: int = D_MODEL, n_heads: int = N_HEADS, eps: float = 1e-5,
-          dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
+def check(
+    harness: Harness,
+    x: Input,
+    *,
+    key: int,
+    d_model: int = D_MODEL,
+    n_heads: int = N_HEADS,
+    eps: float = 1e-5,
+    dtype: torch.dtype = torch.float32,
+) -> None:
     args, kwargs = [d_model, n_heads], ({"eps": eps} if eps != 1e-5 else {})
     state = random_state(d_model, n_heads, key)
 
@@ -140,9 +159,17 @@ def check(harness: Harness, x: Input, *, key: int, d_model: int = D_MODEL, n_hea
         with torch.no_grad():
             own_error = (low.to(dtype)(x.tensor).double() - expected(x.tensor, quantised)).abs().max().item()
         tol = tol.at_least(Tolerance(tol.rtol, 2 * own_error))
-    harness.forward_case("QKNormAttention", args, kwargs, x, state=state, tol=tol, expected=expected,
-                         dtype=None if dtype == torch.float32 else dtype,
-                         suspects=lambda x_in, quantised: variants(quantised, x_in, n_heads, eps))  # fmt: skip
+    harness.forward_case(
+        "QKNormAttention",
+        args,
+        kwargs,
+        x,
+        state=state,
+        tol=tol,
+        expected=expected,
+        dtype=None if dtype == torch.float32 else dtype,
+        suspects=lambda x_in, quantised: variants(quantised, x_in, n_heads, eps),
+    )
 
 
 def tokens(batch: int, time: int, key: int, d_model: int = D_MODEL, *, scale: float = 1.0) -> Input:
@@ -156,21 +183,28 @@ def tokens(batch: int, time: int, key: int, d_model: int = D_MODEL, *, scale: fl
 @pytest.mark.parametrize(("d_model", "n_heads"), [(16, 4), (12, 2)], ids=["d16-h4", "d12-h2"])
 def test_submodules_and_state_dict(harness: Harness, d_model: int, n_heads: int) -> None:
     call = call_text("QKNormAttention", [d_model, n_heads], None, None)
-    reply = harness.run(harness.program("QKNormAttention", [d_model, n_heads],
-                                        state=random_state(d_model, n_heads, 1), inspect=True))  # fmt: skip
+    reply = harness.run(
+        harness.program("QKNormAttention", [d_model, n_heads], state=random_state(d_model, n_heads, 1), inspect=True)
+    )
     assert reply.inspect is not None
     expect_contains(call, say("submodules", "子模块"), list(reply.inspect.children), CHILDREN)
     expected = list(reference_module(d_model, n_heads).state_dict())
     expect_keys(call, "state_dict", reply.inspect.state_dict, expected)
     if reply.state_load.mismatched:
-        fail(say("{call}: the reference's weights do not fit {names} (different shapes). Fix: q_proj, k_proj, v_proj "
-                 "and o_proj are nn.Linear(d_model, d_model, bias=False); q_norm.weight and k_norm.weight have shape "
-                 "(head_dim,) = ({hd},).",
-                 "{call}：参考实现的权重放不进 {names}（形状不同）。修改：q_proj、k_proj、v_proj 和 o_proj 都是 "
-                 "nn.Linear(d_model, d_model, bias=False)；q_norm.weight 和 k_norm.weight 的形状是 "
-                 "(head_dim,) = ({hd},)。",
-                 call=call, names=", ".join(f"`{n}`" for n in reply.state_load.mismatched),
-                 hd=d_model // n_heads), call=call)  # fmt: skip
+        fail(
+            say(
+                "{call}: the reference's weights do not fit {names} (different shapes). Fix: q_proj, k_proj, v_proj "
+                "and o_proj are nn.Linear(d_model, d_model, bias=False); q_norm.weight and k_norm.weight have shape "
+                "(head_dim,) = ({hd},).",
+                "{call}：参考实现的权重放不进 {names}（形状不同）。修改：q_proj、k_proj、v_proj 和 o_proj 都是 "
+                "nn.Linear(d_model, d_model, bias=False)；q_norm.weight 和 k_norm.weight 的形状是 "
+                "(head_dim,) = ({hd},)。",
+                call=call,
+                names=", ".join(f"`{n}`" for n in reply.state_load.mismatched),
+                hd=d_model // n_heads,
+            ),
+            call=call,
+        )
 
 
 @pytest.mark.category(Category.STATE)
@@ -181,9 +215,16 @@ def test_norm_gains_start_at_one(harness: Harness) -> None:
     for name in ("q_norm.weight", "k_norm.weight"):
         got = info.parameters.get(name)
         if got is None or got.shape != [head_dim] or not got.is_parameter or not got.requires_grad:
-            fail(say("{call}.{name} should be an nn.Parameter of shape ({hd},) (head_dim), got {got}",
-                     "{call}.{name} 应为形状 ({hd},)（head_dim）的 nn.Parameter，实际为 {got}", call=call, name=name,
-                     hd=head_dim, got=got.shape if got else "-"))  # fmt: skip
+            fail(
+                say(
+                    "{call}.{name} should be an nn.Parameter of shape ({hd},) (head_dim), got {got}",
+                    "{call}.{name} 应为形状 ({hd},)（head_dim）的 nn.Parameter，实际为 {got}",
+                    call=call,
+                    name=name,
+                    hd=head_dim,
+                    got=got.shape if got else "-",
+                )
+            )
         if not bool((got.value == 1).all()):
             fail(say("{call}.{name} should start as ones", "{call}.{name} 的初始值应为全 1", call=call, name=name))
 
@@ -224,12 +265,23 @@ def test_called_several_times(harness: Harness) -> None:
     steps = [Step([x.tensor]) for x in inputs]
     replies = harness.run(harness.program("QKNormAttention", args, state=state, steps=steps)).steps
     for number, (x, reply) in enumerate(zip(inputs, replies, strict=True), start=1):
-        call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
-                   call=call_text("QKNormAttention", args), n=number, total=len(inputs))  # fmt: skip
+        call = say(
+            "{call} (call {n} of {total} on the same module)",
+            "{call}（同一模块的第 {n}/{total} 次调用）",
+            call=call_text("QKNormAttention", args),
+            n=number,
+            total=len(inputs),
+        )
         with torch.no_grad():
             expected = model(x.tensor.double())
-        harness.assert_close(reply.output, expected, tol=TOLERANCES["block float32"], call=call,
-                             on=x.describe(harness.device), cause=STATEFUL if number > 1 else None)  # fmt: skip
+        harness.assert_close(
+            reply.output,
+            expected,
+            tol=TOLERANCES["block float32"],
+            call=call,
+            on=x.describe(harness.device),
+            cause=STATEFUL if number > 1 else None,
+        )
 
 
 @pytest.mark.category(Category.FORWARD)
@@ -238,17 +290,24 @@ def test_future_tokens_do_not_leak(harness: Harness) -> None:
     first = randn((1, 8, D_MODEL), 71)
     second = first.clone()
     second[:, 4:] = randn((1, 4, D_MODEL), 72, scale=3.0)  # the same first 4 tokens, a different future
-    replies = harness.run(harness.program("QKNormAttention", [D_MODEL, N_HEADS], state=state,
-                                          steps=[Step([first]), Step([second])])).steps  # fmt: skip
+    replies = harness.run(
+        harness.program("QKNormAttention", [D_MODEL, N_HEADS], state=state, steps=[Step([first]), Step([second])])
+    ).steps
     call = say(
         "{call} on two sequences that share their first 4 tokens",
         "{call}，作用于前 4 个 token 相同的两个序列",
         call=call_text("QKNormAttention", [D_MODEL, N_HEADS]),
     )
     on = Input(second, say("the second", "第二个")).describe(harness.device)
-    harness.assert_close(replies[1].output[:, :4], replies[0].output[:, :4], tol=TOLERANCES["block float32"],
-                         call=call, on=on, what=say("output at positions 0-3", "位置 0-3 的输出"),
-                         cause=NO_CAUSAL_MASK)  # fmt: skip
+    harness.assert_close(
+        replies[1].output[:, :4],
+        replies[0].output[:, :4],
+        tol=TOLERANCES["block float32"],
+        call=call,
+        on=on,
+        what=say("output at positions 0-3", "位置 0-3 的输出"),
+        cause=NO_CAUSAL_MASK,
+    )
 
 
 # -- numerical stability -----------------------------------------------------------------------
@@ -269,8 +328,10 @@ def test_large_activations(harness: Harness, device: str) -> None:
 
 @pytest.mark.category(Category.STABILITY)
 def test_custom_eps(harness: Harness) -> None:
-    x = Input(randn((2, 5, D_MODEL), 82, scale=0.02), say("small (0.02·N(0,1)), where eps matters",
-                                                          "小数值（0.02·N(0,1)，eps 有影响）"))  # fmt: skip
+    x = Input(
+        randn((2, 5, D_MODEL), 82, scale=0.02),
+        say("small (0.02·N(0,1)), where eps matters", "小数值（0.02·N(0,1)，eps 有影响）"),
+    )
     check(harness, x, key=83, eps=1e-2)
 
 

@@ -104,8 +104,11 @@ def gated_suspects(x: torch.Tensor, weight: torch.Tensor, eps: float, gate: torc
     x64, w = x.double().cpu(), weight.double().cpu()
     normed = _rms(x64, eps)
     if gate is None:
-        found = [(GATED_ONE_PLUS, normed * (1 + w)), (EPS_OUTSIDE, _rms(x64, eps, outside=True) * w),
-                 (MEAN_SUBTRACTED, F.layer_norm(x64, (x.shape[-1],), eps=eps) * w)]  # fmt: skip
+        found = [
+            (GATED_ONE_PLUS, normed * (1 + w)),
+            (EPS_OUTSIDE, _rms(x64, eps, outside=True) * w),
+            (MEAN_SUBTRACTED, F.layer_norm(x64, (x.shape[-1],), eps=eps) * w),
+        ]
     else:
         g = gate.double().cpu()
         found = [
@@ -141,23 +144,45 @@ def random_gate(shape: tuple[int, ...], key: int) -> Input:
 # -- one forward of each class -----------------------------------------------------------------
 
 
-def check_zc(harness: Harness, x: Input, *, eps: float = 1e-6, weight_key: int = 100,
-             weight: torch.Tensor | None = None, dtype: torch.dtype | None = None,
-             tol: Tolerance | None = None) -> None:  # fmt: skip
+def check_zc(
+    harness: Harness,
+    x: Input,
+    *,
+    eps: float = 1e-6,
+    weight_key: int = 100,
+    weight: torch.Tensor | None = None,
+    dtype: torch.dtype | None = None,
+    tol: Tolerance | None = None,
+) -> None:
     d = x.tensor.shape[-1]
     state = {"weight": zc_weight(d, weight_key) if weight is None else weight}
     harness.forward_case(
-        ZC, [d], {"eps": eps}, x, state=state, dtype=dtype, tol=tol,
+        ZC,
+        [d],
+        {"eps": eps},
+        x,
+        state=state,
+        dtype=dtype,
+        tol=tol,
         expected=lambda t, st: zc_reference(t, st["weight"], eps),
         # torch's own kernel in the input's dtype: what that precision delivers on this input
         in_dtype=lambda t, st: F.rms_norm(t, (d,), 1 + st["weight"], eps),
         suspects=lambda t, st: zc_suspects(t, st["weight"], eps),
-    )  # fmt: skip
+    )
 
 
-def _gated_case(harness: Harness, x: Input, gate: Input | None, weight: torch.Tensor | None, *, eps: float,
-                dtype: torch.dtype | None, tol: Tolerance | None, cause: Misconception | None = None,
-                call: str | None = None) -> None:  # fmt: skip
+def _gated_case(
+    harness: Harness,
+    x: Input,
+    gate: Input | None,
+    weight: torch.Tensor | None,
+    *,
+    eps: float,
+    dtype: torch.dtype | None,
+    tol: Tolerance | None,
+    cause: Misconception | None = None,
+    call: str | None = None,
+) -> None:
     """GatedRMSNorm built (with `weight` loaded, or fresh), called once on x (and the gate)."""
     d = x.tensor.shape[-1]
     inputs = [x.tensor] if gate is None else [x.tensor, gate.tensor]
@@ -185,17 +210,41 @@ def _gated_case(harness: Harness, x: Input, gate: Input | None, weight: torch.Te
             own = [torch_kernel if g is None else torch_kernel * F.silu(g)]
         return own_errors(truth, inputs, [want], own)[0]
 
-    harness.assert_close(got, want, tol=tol or tolerance_for(x.tensor.dtype), own_error=error, call=call, on=on,
-                         suspects=lambda: gated_suspects(x.tensor, w, eps, g), cause=cause)  # fmt: skip
+    harness.assert_close(
+        got,
+        want,
+        tol=tol or tolerance_for(x.tensor.dtype),
+        own_error=error,
+        call=call,
+        on=on,
+        suspects=lambda: gated_suspects(x.tensor, w, eps, g),
+        cause=cause,
+    )
 
 
-def check_gated(harness: Harness, x: Input, gate: Input | None, *, eps: float = 1e-6, weight_key: int = 200,
-                dtype: torch.dtype | None = None, tol: Tolerance | None = None) -> None:  # fmt: skip
+def check_gated(
+    harness: Harness,
+    x: Input,
+    gate: Input | None,
+    *,
+    eps: float = 1e-6,
+    weight_key: int = 200,
+    dtype: torch.dtype | None = None,
+    tol: Tolerance | None = None,
+) -> None:
     _gated_case(harness, x, gate, gated_weight(x.tensor.shape[-1], weight_key), eps=eps, dtype=dtype, tol=tol)
 
 
-def check(harness: Harness, cls: str, x: Input, *, key: int, eps: float = 1e-6, dtype: torch.dtype | None = None,
-          tol: Tolerance | None = None) -> None:  # fmt: skip
+def check(
+    harness: Harness,
+    cls: str,
+    x: Input,
+    *,
+    key: int,
+    eps: float = 1e-6,
+    dtype: torch.dtype | None = None,
+    tol: Tolerance | None = None,
+) -> None:
     """One forward of `cls` on x (with a random gate for GatedRMSNorm) and random weights from `key`."""
     if cls == ZC:
         check_zc(harness, x, eps=eps, weight_key=key, dtype=dtype, tol=tol)
@@ -217,9 +266,14 @@ def test_zero_centred_weight_and_state_dict(harness: Harness) -> None:
     info = harness.inspect(ZC, [6])
     weight = info.parameters.get("weight")
     if weight is not None and weight.shape == [6] and bool((weight.value == 1).all()):
-        fail(say("ZeroCentredRMSNorm(6).weight starts at ones, expected zeros (the gain is 1 + weight).",
-                 "ZeroCentredRMSNorm(6).weight 从全 1 开始，应为全 0（增益是 1 + weight）。")
-             + " " + harness.diagnose(INIT_ONES))  # fmt: skip
+        fail(
+            say(
+                "ZeroCentredRMSNorm(6).weight starts at ones, expected zeros (the gain is 1 + weight).",
+                "ZeroCentredRMSNorm(6).weight 从全 1 开始，应为全 0（增益是 1 + weight）。",
+            )
+            + " "
+            + harness.diagnose(INIT_ONES)
+        )
     expect_parameters("ZeroCentredRMSNorm(6)", info, {"weight": torch.zeros(6)})
     expect_keys("ZeroCentredRMSNorm(6)", "state_dict", info.state_dict, ["weight"])
 
@@ -229,9 +283,14 @@ def test_gated_weight_and_state_dict(harness: Harness) -> None:
     info = harness.inspect(GATED, [6])
     weight = info.parameters.get("weight")
     if weight is not None and weight.shape == [6] and bool((weight.value == 0).all()):
-        fail(say("GatedRMSNorm(6).weight starts at zeros, expected ones (a plain gain, not 1 + weight).",
-                 "GatedRMSNorm(6).weight 从全 0 开始，应为全 1（普通的增益，不是 1 + weight）。")
-             + " " + harness.diagnose(GATED_ONE_PLUS))  # fmt: skip
+        fail(
+            say(
+                "GatedRMSNorm(6).weight starts at zeros, expected ones (a plain gain, not 1 + weight).",
+                "GatedRMSNorm(6).weight 从全 0 开始，应为全 1（普通的增益，不是 1 + weight）。",
+            )
+            + " "
+            + harness.diagnose(GATED_ONE_PLUS)
+        )
     expect_parameters("GatedRMSNorm(6)", info, {"weight": torch.ones(6)})
     expect_keys("GatedRMSNorm(6)", "state_dict", info.state_dict, ["weight"])
 
@@ -289,20 +348,35 @@ def test_zero_centred_forward_drawn_shapes(harness: Harness, k: int) -> None:
 @pytest.mark.category(Category.FORWARD)
 def test_zero_centred_fresh_module_output(harness: Harness) -> None:
     x = Input(randn((4, 12), 60, scale=2.0), "2·N(0,1)")
-    harness.forward_case(ZC, [12], {}, x, expected=lambda t, _: zc_reference(t, torch.zeros(12), 1e-6),
-                         suspects=lambda t, _: zc_suspects(t, torch.zeros(12), 1e-6))  # fmt: skip
+    harness.forward_case(
+        ZC,
+        [12],
+        {},
+        x,
+        expected=lambda t, _: zc_reference(t, torch.zeros(12), 1e-6),
+        suspects=lambda t, _: zc_suspects(t, torch.zeros(12), 1e-6),
+    )
 
 
 @pytest.mark.category(Category.FORWARD)
 def test_zero_centred_called_several_times(harness: Harness) -> None:
     d = draw(61, 3, 33)
     weight = zc_weight(d, 62)
-    inputs = [Input(randn((4, d), 63, scale=2.0), "2·N(0,1)"), Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
-              Input(randn((2, 3, d), 65, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
+    inputs = [
+        Input(randn((4, d), 63, scale=2.0), "2·N(0,1)"),
+        Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
+        Input(randn((2, 3, d), 65, scale=0.1), "0.1·N(0,1)"),
+    ]
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
-    harness.repeated_calls_case(ZC, [d], {"eps": 1e-6}, inputs, state={"weight": weight},
-                                expected=lambda x: zc_reference(x, weight, 1e-6),
-                                suspects=lambda x: zc_suspects(x, weight, 1e-6))  # fmt: skip
+    harness.repeated_calls_case(
+        ZC,
+        [d],
+        {"eps": 1e-6},
+        inputs,
+        state={"weight": weight},
+        expected=lambda x: zc_reference(x, weight, 1e-6),
+        suspects=lambda x: zc_suspects(x, weight, 1e-6),
+    )
 
 
 @pytest.mark.category(Category.FORWARD)
@@ -310,16 +384,21 @@ def test_zero_centred_called_several_times(harness: Harness) -> None:
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_gated_forward(harness: Harness, shape: tuple[int, ...], device: str) -> None:
     key = 2000 + sum(shape) * 7 + len(shape)
-    check_gated(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), random_gate(shape, key + 1),
-                weight_key=key + 2)  # fmt: skip
+    check_gated(
+        harness,
+        Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"),
+        random_gate(shape, key + 1),
+        weight_key=key + 2,
+    )
 
 
 @pytest.mark.category(Category.FORWARD)
 @pytest.mark.parametrize("k", range(3))
 def test_gated_forward_drawn_shapes(harness: Harness, k: int) -> None:
     shape = (draw(70 + k, 1, 5), draw(80 + k, 1, 7), draw(90 + k, 1, 97))
-    check_gated(harness, Input(randn(shape, 100 + k, scale=1.5), "1.5·N(0,1)"), random_gate(shape, 110 + k),
-                weight_key=120 + k)  # fmt: skip
+    check_gated(
+        harness, Input(randn(shape, 100 + k, scale=1.5), "1.5·N(0,1)"), random_gate(shape, 110 + k), weight_key=120 + k
+    )
 
 
 @pytest.mark.category(Category.FORWARD)
@@ -331,8 +410,9 @@ def test_gated_without_gate(harness: Harness) -> None:
 def test_gated_uniform_gate(harness: Harness) -> None:
     x = randn((4, 24), 132, scale=2.0)
     gate = torch.tensor([3.0, -1.0, 0.5, 6.0])[:, None].expand(4, 24).contiguous()  # one value per row
-    label = say("one value per row, the same in every channel (3, -1, 0.5, 6)",
-                "每行一个值，所有通道相同（3、-1、0.5、6）")  # fmt: skip
+    label = say(
+        "one value per row, the same in every channel (3, -1, 0.5, 6)", "每行一个值，所有通道相同（3、-1、0.5、6）"
+    )
     check_gated(harness, Input(x, "2·N(0,1)"), Input(gate, label), weight_key=133)
 
 
@@ -346,20 +426,33 @@ def test_gated_fresh_module_output(harness: Harness) -> None:
 def test_gated_called_several_times(harness: Harness) -> None:
     d = draw(136, 3, 33)
     weight = gated_weight(d, 137)
-    pairs = [(Input(randn((4, d), 138, scale=2.0), "2·N(0,1)"), random_gate((4, d), 139)),
-             (Input(randn((4, d), 140, scale=3.0), "3·N(0,1)"), random_gate((4, d), 141)),
-             (Input(randn((2, 3, d), 142, scale=0.1), "0.1·N(0,1)"), random_gate((2, 3, d), 143))]  # fmt: skip
+    pairs = [
+        (Input(randn((4, d), 138, scale=2.0), "2·N(0,1)"), random_gate((4, d), 139)),
+        (Input(randn((4, d), 140, scale=3.0), "3·N(0,1)"), random_gate((4, d), 141)),
+        (Input(randn((2, 3, d), 142, scale=0.1), "0.1·N(0,1)"), random_gate((2, 3, d), 143)),
+    ]
     pairs.append(pairs[0])  # same shape, other values, other shape, the first again
     for x, gate in pairs[:3]:  # each right on a fresh module first: a wrong computation is not called stateful
         _gated_case(harness, x, gate, weight, eps=1e-6, dtype=None, tol=None)
     steps = [Step([x.tensor, gate.tensor]) for x, gate in pairs]
     replies = harness.run(harness.program(GATED, [d], {"eps": 1e-6}, state={"weight": weight}, steps=steps)).steps
     for number, ((x, gate), reply) in enumerate(zip(pairs, replies, strict=True), start=1):
-        call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
-                   call=call_text(GATED, [d], {"eps": 1e-6}), n=number, total=len(pairs))  # fmt: skip
+        call = say(
+            "{call} (call {n} of {total} on the same module)",
+            "{call}（同一模块的第 {n}/{total} 次调用）",
+            call=call_text(GATED, [d], {"eps": 1e-6}),
+            n=number,
+            total=len(pairs),
+        )
         want = gated_reference(x.tensor, weight, 1e-6, gate.tensor)
-        harness.assert_close(reply.output, want, tol=tolerance_for(x.tensor.dtype), call=call,
-                             on=x.describe(harness.device), cause=STATEFUL if number > 1 else None)  # fmt: skip
+        harness.assert_close(
+            reply.output,
+            want,
+            tol=tolerance_for(x.tensor.dtype),
+            call=call,
+            on=x.describe(harness.device),
+            cause=STATEFUL if number > 1 else None,
+        )
 
 
 # -- shapes ------------------------------------------------------------------------------------
@@ -386,8 +479,12 @@ def test_small_hidden_sizes(harness: Harness, d: int) -> None:
 @CLASSES
 @pytest.mark.parametrize("device", DEVICES)
 def test_small_variance_rows(harness: Harness, cls: str, device: str) -> None:
-    check(harness, cls, Input(randn((4, 32), 180, scale=1e-3), say("small-variance (1e-3·N(0,1))",
-                                                                   "小方差（1e-3·N(0,1)）")), key=181)  # fmt: skip
+    check(
+        harness,
+        cls,
+        Input(randn((4, 32), 180, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）")),
+        key=181,
+    )
 
 
 @pytest.mark.category(Category.STABILITY)
@@ -409,8 +506,9 @@ def test_custom_eps(harness: Harness, cls: str, eps: float) -> None:
 @pytest.mark.category(Category.STABILITY)
 @CLASSES
 def test_large_values(harness: Harness, cls: str) -> None:
-    check(harness, cls, Input(randn((3, 24), 186, scale=1e3), say("large (1e3·N(0,1))", "大数值（1e3·N(0,1)）")),
-          key=187)  # fmt: skip
+    check(
+        harness, cls, Input(randn((3, 24), 186, scale=1e3), say("large (1e3·N(0,1))", "大数值（1e3·N(0,1)）")), key=187
+    )
 
 
 # -- low precision -----------------------------------------------------------------------------
@@ -445,16 +543,28 @@ def test_float32_weight_keeps_input_dtype(harness: Harness, cls: str) -> None:
     gate = Input(gate.tensor.to(torch.bfloat16), gate.label)
     weight = zc_weight(d, 204) if cls == ZC else gated_weight(d, 204)  # float32, as the module is
     inputs = [x.tensor] if cls == ZC else [x.tensor, gate.tensor]
-    got = harness.run(harness.program(cls, [d], {}, state={"weight": weight}, steps=[Step(inputs)]),
-                      ERROR_SUSPECTS).steps[0].output  # fmt: skip
-    call = say("{cls}({d}) with float32 weight, called on bf16 input", "float32 权重的 {cls}({d})，输入为 bf16",
-               cls=cls, d=d)  # fmt: skip
+    got = (
+        harness.run(harness.program(cls, [d], {}, state={"weight": weight}, steps=[Step(inputs)]), ERROR_SUSPECTS)
+        .steps[0]
+        .output
+    )
+    call = say(
+        "{cls}({d}) with float32 weight, called on bf16 input", "float32 权重的 {cls}({d})，输入为 bf16", cls=cls, d=d
+    )
     on = x.describe(harness.device)
     if got.dtype != torch.bfloat16:
-        fail(say("{call} on {on}: output dtype is {got}, expected bfloat16 (the input's dtype, whatever the weight's).",
-                 "{call}，{on}：输出的数据类型是 {got}，应为 bfloat16（输入的数据类型，与 weight 的类型无关）。",
-                 call=call, on=on, got=dtype_name(got.dtype)) + " " + harness.diagnose(OUTPUT_PROMOTED),
-                      call=call_on(call, on))  # fmt: skip
+        fail(
+            say(
+                "{call} on {on}: output dtype is {got}, expected bfloat16 (the input's dtype, whatever the weight's).",
+                "{call}，{on}：输出的数据类型是 {got}，应为 bfloat16（输入的数据类型，与 weight 的类型无关）。",
+                call=call,
+                on=on,
+                got=dtype_name(got.dtype),
+            )
+            + " "
+            + harness.diagnose(OUTPUT_PROMOTED),
+            call=call_on(call, on),
+        )
     want = zc_reference(x.tensor, weight, 1e-6) if cls == ZC else gated_reference(x.tensor, weight, 1e-6, gate.tensor)
     harness.assert_close(got, want, tol=tolerance_for(torch.bfloat16), call=call, on=on)
 
@@ -470,10 +580,14 @@ def test_zero_centred_gradients(harness: Harness, shape: tuple[int, ...], device
 
     d = shape[-1]
     harness.gradient_case(
-        ZC, [d], {}, Input(randn(shape, 210 + d), "N(0,1)"),
-        reference=ZeroCentredRMSNorm(d), state={"weight": zc_weight(d, 211 + d)},
+        ZC,
+        [d],
+        {},
+        Input(randn(shape, 210 + d), "N(0,1)"),
+        reference=ZeroCentredRMSNorm(d),
+        state={"weight": zc_weight(d, 211 + d)},
         suspects=lambda x, state: zc_suspects(x, state["weight"], 1e-6),
-    )  # fmt: skip
+    )
 
 
 @pytest.mark.category(Category.GRADIENTS)
@@ -494,14 +608,23 @@ def test_gated_gradients(harness: Harness, shape: tuple[int, ...], device: str) 
     call = call_text(GATED, [d], {}, method="backward")
     on = x.describe(harness.device) + say("; gate: {g}", "；门控：{g}", g=gate.label)
     tol = TOLERANCES["gradient"]
-    expected: dict[str, torch.Tensor | None] = {say("gradient of x", "x 的梯度"): x64.grad,
-                                                say("gradient of the gate", "门控的梯度"): g64.grad}  # fmt: skip
+    expected: dict[str, torch.Tensor | None] = {
+        say("gradient of x", "x 的梯度"): x64.grad,
+        say("gradient of the gate", "门控的梯度"): g64.grad,
+    }
     grads = [*got.input_grads, None, None]  # None: the learner's forward left that input out of the graph
     for index, (what, want) in enumerate(expected.items()):
         if grads[index] is None:
-            fail(say("{call} on {on}: no {what} (is the graph cut by .detach(), .data or no_grad?)",
-                     "{call}，{on}：没有得到{what}（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
-                     call=call, on=on, what=what), call=call_on(call, on))  # fmt: skip
+            fail(
+                say(
+                    "{call} on {on}: no {what} (is the graph cut by .detach(), .data or no_grad?)",
+                    "{call}，{on}：没有得到{what}（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
+                    call=call,
+                    on=on,
+                    what=what,
+                ),
+                call=call_on(call, on),
+            )
         assert want is not None
         harness.assert_close(grads[index], want, tol=tol, call=call, on=on, what=what)  # type: ignore[arg-type]
     weight_grad = got.param_grads.get("weight")
@@ -511,5 +634,6 @@ def test_gated_gradients(harness: Harness, shape: tuple[int, ...], device: str) 
             call=call_on(call, on),
         )
     assert module.weight.grad is not None
-    harness.assert_close(weight_grad, module.weight.grad, tol=tol, call=call, on=on,
-                         what=say("gradient of weight", "weight 的梯度"))  # fmt: skip
+    harness.assert_close(
+        weight_grad, module.weight.grad, tol=tol, call=call, on=on, what=say("gradient of weight", "weight 的梯度")
+    )

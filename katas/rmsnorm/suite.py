@@ -74,8 +74,15 @@ def random_weight(d: int, key: int) -> torch.Tensor:
     return randn([d], key, scale=0.5, shift=1.0)
 
 
-def check_forward(harness: Harness, x: Input, *, eps: float = 1e-5, dtype: torch.dtype | None = None,
-                  weight_key: int = 100, tol_name: str | None = None) -> None:  # fmt: skip
+def check_forward(
+    harness: Harness,
+    x: Input,
+    *,
+    eps: float = 1e-5,
+    dtype: torch.dtype | None = None,
+    weight_key: int = 100,
+    tol_name: str | None = None,
+) -> None:
     d = x.tensor.shape[-1]
     harness.forward_case(
         "RMSNorm",
@@ -132,10 +139,16 @@ def test_loads_torch_rmsnorm_state_dict(harness: Harness) -> None:
             call="RMSNorm(8).load_state_dict(nn.RMSNorm(8).state_dict())",
         )
     expected = torch.nn.functional.rms_norm(x.double(), (8,), weight=torch_module.weight.double(), eps=1e-5)
-    harness.assert_close(reply.steps[0].output, expected, tol=TOLERANCES["float32"],
-                         call=say("load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
-                                  "load_state_dict(nn.RMSNorm(8).state_dict()) 后 forward"),
-                         on=Input(x, "N(0,1)").describe())  # fmt: skip
+    harness.assert_close(
+        reply.steps[0].output,
+        expected,
+        tol=TOLERANCES["float32"],
+        call=say(
+            "load_state_dict(nn.RMSNorm(8).state_dict()) then forward",
+            "load_state_dict(nn.RMSNorm(8).state_dict()) 后 forward",
+        ),
+        on=Input(x, "N(0,1)").describe(),
+    )
 
 
 @pytest.mark.category(Category.STATE)
@@ -189,12 +202,21 @@ def test_forward_drawn_shapes(harness: Harness, k: int) -> None:
 def test_called_several_times(harness: Harness) -> None:
     d = draw(60, 3, 33)
     weight = random_weight(d, 61)
-    inputs = [Input(randn((4, d), 62, scale=2.0), "2·N(0,1)"), Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
-              Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)")]  # fmt: skip
+    inputs = [
+        Input(randn((4, d), 62, scale=2.0), "2·N(0,1)"),
+        Input(randn((4, d), 64, scale=3.0), "3·N(0,1)"),
+        Input(randn((2, 3, d), 63, scale=0.1), "0.1·N(0,1)"),
+    ]
     inputs.append(inputs[0])  # same shape, other values, other shape, the first again
-    harness.repeated_calls_case("RMSNorm", [d], {"eps": 1e-5}, inputs, state={"weight": weight},
-                                expected=lambda x: reference_output(x, weight, 1e-5),
-                                suspects=lambda x: suspects(x, weight, 1e-5))  # fmt: skip
+    harness.repeated_calls_case(
+        "RMSNorm",
+        [d],
+        {"eps": 1e-5},
+        inputs,
+        state={"weight": weight},
+        expected=lambda x: reference_output(x, weight, 1e-5),
+        suspects=lambda x: suspects(x, weight, 1e-5),
+    )
 
 
 @pytest.mark.category(Category.SHAPES)
@@ -265,8 +287,9 @@ def test_half_precision(harness: Harness, dtype: torch.dtype, k: int, device: st
 @pytest.mark.parametrize("device", DEVICES)
 def test_fp16_activations_near_300(harness: Harness, device: str) -> None:
     x = (300 * (1 + 0.1 * randn((3, 64), 120))).to(torch.float16)
-    check_forward(harness, Input(x, say("near-300 (300² overflows fp16)", "接近 300（300² 在 fp16 中溢出）")),
-                  dtype=torch.float16)  # fmt: skip
+    check_forward(
+        harness, Input(x, say("near-300 (300² overflows fp16)", "接近 300（300² 在 fp16 中溢出）")), dtype=torch.float16
+    )
 
 
 @pytest.mark.category(Category.LOW_PRECISION)

@@ -32,8 +32,9 @@ EPS_DROPPED = MISTAKES["rmsb-eps-dropped"]
 DW_NOT_NORMALIZED = MISTAKES["rmsb-dweight-uses-x"]
 
 
-def truth(x: torch.Tensor, weight: torch.Tensor, dy: torch.Tensor, eps: float, dtype: torch.dtype = torch.float64
-          ) -> list[torch.Tensor]:  # fmt: skip
+def truth(
+    x: torch.Tensor, weight: torch.Tensor, dy: torch.Tensor, eps: float, dtype: torch.dtype = torch.float64
+) -> list[torch.Tensor]:
     """Output, then the gradients of x and weight: torch's RMSNorm through autograd, in float64
     (or `dtype`)."""
     x64 = x.detach().to("cpu", dtype, copy=True).requires_grad_(True)
@@ -64,8 +65,14 @@ def check(harness: Harness, x: torch.Tensor, label: str, *, key: int, eps: float
     weight = randn([x.shape[-1]], key + 1, scale=0.5, shift=1.0).to(x.dtype)
     dy = randn(x.shape, key + 2).to(x.dtype)
     call = FunctionCall("RMSNormFunction", ["x", "weight"], [x, weight], {"eps": eps}, label)
-    backward_case(harness, call, grad_output=dy, expected=truth(x, weight, dy, eps),
-                  suspects=suspects(x, weight, dy, eps), truth=lambda t: truth(*t, eps, dtype=t[0].dtype))  # fmt: skip
+    backward_case(
+        harness,
+        call,
+        grad_output=dy,
+        expected=truth(x, weight, dy, eps),
+        suspects=suspects(x, weight, dy, eps),
+        truth=lambda t: truth(*t, eps, dtype=t[0].dtype),
+    )
 
 
 # -- gradients, shapes, float64, small variance: the last-dimension backward battery ---------
@@ -89,6 +96,7 @@ globals().update(large_input_cases(check))
 @pytest.mark.category(Category.INTEGRITY)
 def test_backward_uses_no_autograd(harness: Harness) -> None:
     x = randn((3, 8), 500)
-    call = FunctionCall("RMSNormFunction", ["x", "weight"], [x, randn([8], 501, scale=0.5, shift=1.0)],
-                        {"eps": 1e-5}, "N(0,1)")  # fmt: skip
+    call = FunctionCall(
+        "RMSNormFunction", ["x", "weight"], [x, randn([8], 501, scale=0.5, shift=1.0)], {"eps": 1e-5}, "N(0,1)"
+    )
     expect_no_autograd(harness, call, call.run(harness, randn((3, 8), 502)))

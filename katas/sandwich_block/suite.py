@@ -191,27 +191,42 @@ def test_stack_forward(harness: Harness, device: str) -> None:
 def test_called_several_times(harness: Harness) -> None:
     state = random_state(reference_module("SandwichTransformer", STACK_ARGS, {}), 40)
     model = build("SandwichTransformer", STACK_ARGS, {}, state)
-    inputs = [Input(randn((2, 5, D_MODEL), 41, scale=1.5), "1.5·N(0,1)"),
-              Input(randn((1, 3, D_MODEL), 42, scale=0.5, shift=1.0), "0.5·N(0,1)+1")]  # fmt: skip
+    inputs = [
+        Input(randn((2, 5, D_MODEL), 41, scale=1.5), "1.5·N(0,1)"),
+        Input(randn((1, 3, D_MODEL), 42, scale=0.5, shift=1.0), "0.5·N(0,1)+1"),
+    ]
     inputs += [Input(randn((2, 5, D_MODEL), 43, scale=1.5), "1.5·N(0,1)"), inputs[0]]  # same shape, new values
     steps = [Step([x.tensor]) for x in inputs]
     replies = harness.run(harness.program("SandwichTransformer", STACK_ARGS, {}, state=state, steps=steps)).steps
     for number, (x, reply) in enumerate(zip(inputs, replies, strict=False), start=1):
-        call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
-                   call=call_text("SandwichTransformer", STACK_ARGS, {}), n=number, total=len(inputs))  # fmt: skip
+        call = say(
+            "{call} (call {n} of {total} on the same module)",
+            "{call}（同一模块的第 {n}/{total} 次调用）",
+            call=call_text("SandwichTransformer", STACK_ARGS, {}),
+            n=number,
+            total=len(inputs),
+        )
         with torch.no_grad():
             expected = model(x.tensor.double())
             suspects = [(m, fn(x.tensor.double())) for m, fn in stack_variants(model)]
-        harness.assert_close(reply.output, expected, tol=TOLERANCES["block float32"], call=call,
-                             on=x.describe(harness.device),
-                             suspects=suspects, cause=STATEFUL if number > 1 else None)  # fmt: skip
+        harness.assert_close(
+            reply.output,
+            expected,
+            tol=TOLERANCES["block float32"],
+            call=call,
+            on=x.describe(harness.device),
+            suspects=suspects,
+            cause=STATEFUL if number > 1 else None,
+        )
 
 
 @pytest.mark.category(Category.STABILITY)
 @pytest.mark.parametrize("cls", ["SandwichBlock", "SandwichTransformer"])
 def test_eps_reaches_every_norm(harness: Harness, cls: str) -> None:
-    x = Input(randn((2, 4, D_MODEL), 50, scale=0.02), say("small (0.02·N(0,1)), where eps matters",
-                                                          "小数值（0.02·N(0,1)，eps 有影响）"))  # fmt: skip
+    x = Input(
+        randn((2, 4, D_MODEL), 50, scale=0.02),
+        say("small (0.02·N(0,1)), where eps matters", "小数值（0.02·N(0,1)，eps 有影响）"),
+    )
     args = BLOCK_ARGS if cls == "SandwichBlock" else STACK_ARGS
     check(harness, cls, args, {"eps": 1e-2}, x, key=51 + len(cls))
 

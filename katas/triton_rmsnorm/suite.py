@@ -75,26 +75,35 @@ def _skip_cpu_on_gpu(device: str) -> None:
     from normkata.grading.kernels import compiles_on_gpu
 
     if device == "cpu" and compiles_on_gpu():
-        pytest.skip(say("kernels are compiled for the GPU in this run: the CUDA cases make these checks",
-                        "本次评测中内核按 GPU 编译：这些检查由 CUDA 用例完成"))  # fmt: skip
+        pytest.skip(
+            say(
+                "kernels are compiled for the GPU in this run: the CUDA cases make these checks",
+                "本次评测中内核按 GPU 编译：这些检查由 CUDA 用例完成",
+            )
+        )
 
 
 OUTPUTS = ("y", "rstd")
 
 
-def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, timed: bool = False
-           ) -> list[StepReply]:  # fmt: skip
+def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, timed: bool = False) -> list[StepReply]:
     """One reply per autotune config the launcher's kernels list (one without autotune)."""
     from normkata.grading.contract import Step
 
-    program = harness.program(LAUNCHER, [], steps=[Step([x, weight], extra=[eps])], kind=ProgramKind.LAUNCHER,
-                              launch=Launch(("x", "weight"), OUTPUTS, timed=timed))  # fmt: skip
+    program = harness.program(
+        LAUNCHER,
+        [],
+        steps=[Step([x, weight], extra=[eps])],
+        kind=ProgramKind.LAUNCHER,
+        launch=Launch(("x", "weight"), OUTPUTS, timed=timed),
+    )
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
     return harness.submit(program, call).steps
 
 
-def forward_case(harness: Harness, x: Input, *, eps: float = 1e-5, weight_key: int = 100, pad: int = 0,
-                 tol: Tolerance | None = None) -> None:  # fmt: skip
+def forward_case(
+    harness: Harness, x: Input, *, eps: float = 1e-5, weight_key: int = 100, pad: int = 0, tol: Tolerance | None = None
+) -> None:
     """Launch on x (as a strided view with NaN gaps when pad > 0) and check y, rstd and every access."""
     _skip_cpu_on_gpu(harness.device)
     d = x.tensor.shape[1]
@@ -104,15 +113,28 @@ def forward_case(harness: Harness, x: Input, *, eps: float = 1e-5, weight_key: i
         check_reply(harness, got, x, weight, eps=eps, pad=pad, tol=tol)
 
 
-def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor, *, eps: float, pad: int,
-                tol: Tolerance | None) -> None:  # fmt: skip
+def check_reply(
+    harness: Harness, got: StepReply, x: Input, weight: torch.Tensor, *, eps: float, pad: int, tol: Tolerance | None
+) -> None:
     """One config's reply: every access, who wrote the outputs, then y and rstd."""
     n, d = x.tensor.shape
     call = f"{LAUNCHER}(x, weight, eps={eps:g})"
-    on = x.describe(harness.device) + (say(", rows strided by {s} with NaN in the gaps", "，行步长 {s}，间隔中为 NaN",
-                                           s=d + pad) if pad else "") + under_config(got)  # fmt: skip
-    check_findings(harness, got, call, on, d, no_mask=NO_MASK, off_by_one=OFF_BY_ONE, missed_rows=GRID_MISSES_ROWS,
-                   output_names=OUTPUTS)  # fmt: skip
+    on = (
+        x.describe(harness.device)
+        + (say(", rows strided by {s} with NaN in the gaps", "，行步长 {s}，间隔中为 NaN", s=d + pad) if pad else "")
+        + under_config(got)
+    )
+    check_findings(
+        harness,
+        got,
+        call,
+        on,
+        d,
+        no_mask=NO_MASK,
+        off_by_one=OFF_BY_ONE,
+        missed_rows=GRID_MISSES_ROWS,
+        output_names=OUTPUTS,
+    )
     if len(got.outputs) != 2:
         fail(
             say(
@@ -127,10 +149,14 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
     y, rstd = got.outputs
     expected_y, expected_rstd = reference(x.tensor, weight, eps)
     if y.dtype != x.tensor.dtype:
-        message = say("{call} on {on}: y is {got}, expected {want} (x's dtype).",
-                      "{call}，{on}：y 是 {got}，应为 {want}（x 的数据类型）。",
-                      call=call, on=on, got=str(y.dtype).removeprefix("torch."),
-                      want=str(x.tensor.dtype).removeprefix("torch."))  # fmt: skip
+        message = say(
+            "{call} on {on}: y is {got}, expected {want} (x's dtype).",
+            "{call}，{on}：y 是 {got}，应为 {want}（x 的数据类型）。",
+            call=call,
+            on=on,
+            got=str(y.dtype).removeprefix("torch."),
+            want=str(x.tensor.dtype).removeprefix("torch."),
+        )
         named = " " + harness.diagnose(OUTPUT_FP32) if y.dtype == torch.float32 else ""
         fail(message + named, call=call_on(call, on))
     if tuple(rstd.shape) != (n,) or rstd.dtype != torch.float32:
@@ -150,20 +176,33 @@ def check_reply(harness: Harness, got: StepReply, x: Input, weight: torch.Tensor
         explain_nan(harness, got, y, expected_y, x.tensor, weight, eps, pad, call, on)
     tol = tol or tolerance_for(x.tensor.dtype)
     harness.assert_close(y, expected_y, tol=tol, call=call, on=on, what="y", suspects=suspects(x.tensor, weight, eps))
-    harness.assert_close(rstd, expected_rstd, tol=tol.at_least(TOLERANCES["float32"]), call=call, on=on,
-                         what="rstd")  # fmt: skip
+    harness.assert_close(rstd, expected_rstd, tol=tol.at_least(TOLERANCES["float32"]), call=call, on=on, what="rstd")
 
 
-def explain_nan(harness: Harness, got: StepReply, y: torch.Tensor, expected: torch.Tensor, x: torch.Tensor,
-                weight: torch.Tensor, eps: float, pad: int, call: str, on: str) -> None:  # fmt: skip
+def explain_nan(
+    harness: Harness,
+    got: StepReply,
+    y: torch.Tensor,
+    expected: torch.Tensor,
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    eps: float,
+    pad: int,
+    call: str,
+    on: str,
+) -> None:
     """NaN where the reference is finite has a few causes; name the one the evidence shows."""
     bad = torch.isnan(y) & torch.isfinite(expected)
     if not bool(bad.any()):
         return
     rows = [int(r) for r in torch.nonzero(bad.all(-1)).flatten()]
-    message = say("{call} on {on}: y holds NaN in {k} row(s) where the reference is finite.",
-                  "{call}，{on}：y 有 {k} 行是 NaN，而参考结果是有限值。", call=call, on=on,
-                  k=int(bad.any(-1).sum()))  # fmt: skip
+    message = say(
+        "{call} on {on}: y holds NaN in {k} row(s) where the reference is finite.",
+        "{call}，{on}：y 有 {k} 行是 NaN，而参考结果是有限值。",
+        call=call,
+        on=on,
+        k=int(bad.any(-1).sum()),
+    )
     cause: Misconception | None = None
     if pad:
         n, d = x.shape
@@ -268,10 +307,17 @@ def test_bounds_guard(harness: Harness) -> None:
 # -- speed on a GPU (reported, never scored) ---------------------------------------------------
 
 #: Share of a memory copy's bandwidth, lowest first: a tier per range.
-SPEED_TIERS = [(50.0, ("below 50%: a loop, a second pass or a bad layout moves extra bytes",
-                       "低于 50%：循环、第二遍或不好的布局搬运了多余的字节")),
-               (80.0, ("50-80%: good", "50-80%：不错")),
-               (math.inf, ("above 80%: close to the memory's limit", "高于 80%：接近内存带宽的上限"))]  # fmt: skip
+SPEED_TIERS = [
+    (
+        50.0,
+        (
+            "below 50%: a loop, a second pass or a bad layout moves extra bytes",
+            "低于 50%：循环、第二遍或不好的布局搬运了多余的字节",
+        ),
+    ),
+    (80.0, ("50-80%: good", "50-80%：不错")),
+    (math.inf, ("above 80%: close to the memory's limit", "高于 80%：接近内存带宽的上限")),
+]
 
 
 @pytest.mark.category(Category.CUDA)
@@ -282,10 +328,14 @@ def test_speed(harness: Harness, device: str) -> None:
     from normkata.grading.kernels import TIMED_SHAPE, compiles_on_gpu
 
     if not compiles_on_gpu():
-        pytest.skip(say("speed: not measured, the kernels ran under the interpreter (compiling runs ptxas, which the "
-                        "sandbox forbids: NORMKATA_SANDBOX=off on a GPU times them compiled)",
-                        "速度：未测量，内核在解释器下运行（编译需要运行 ptxas，而沙箱禁止这样做："
-                        "在 GPU 上设置 NORMKATA_SANDBOX=off 可按编译后的内核计时）"))  # fmt: skip
+        pytest.skip(
+            say(
+                "speed: not measured, the kernels ran under the interpreter (compiling runs ptxas, which the "
+                "sandbox forbids: NORMKATA_SANDBOX=off on a GPU times them compiled)",
+                "速度：未测量，内核在解释器下运行（编译需要运行 ptxas，而沙箱禁止这样做："
+                "在 GPU 上设置 NORMKATA_SANDBOX=off 可按编译后的内核计时）",
+            )
+        )
     n, d = 64, 4096
     x = randn((n, d), 140).to(torch.float16)
     weight = random_weight(d, 141).to(torch.float16)
@@ -299,9 +349,19 @@ def test_speed(harness: Harness, device: str) -> None:
     kernel, copy, eager = got.timing.launcher_ms, got.timing.copy_ms, got.timing.eager_ms
     share = 100 * copy / kernel if kernel > 0 else 0.0
     tier = next(words for limit, words in SPEED_TIERS if share < limit)
-    pytest.skip(say("speed (not scored): {share:.0f}% of a memory copy's bandwidth, {tier} ({k:.3f} ms; copy "
-                    "{c:.3f} ms; torch eager {e:.3f} ms) on ({n}, {d}) fp16",
-                    "速度（不计分）：达到内存拷贝带宽的 {share:.0f}%，{tier_zh}（{k:.3f} ms；拷贝 {c:.3f} ms；"
-                    "torch eager {e:.3f} ms），输入 ({n}, {d}) fp16",
-                    share=share, tier=tier[0], tier_zh=tier[1], k=kernel, c=copy, e=eager, n=TIMED_SHAPE[0],
-                    d=TIMED_SHAPE[1]))  # fmt: skip
+    pytest.skip(
+        say(
+            "speed (not scored): {share:.0f}% of a memory copy's bandwidth, {tier} ({k:.3f} ms; copy "
+            "{c:.3f} ms; torch eager {e:.3f} ms) on ({n}, {d}) fp16",
+            "速度（不计分）：达到内存拷贝带宽的 {share:.0f}%，{tier_zh}（{k:.3f} ms；拷贝 {c:.3f} ms；"
+            "torch eager {e:.3f} ms），输入 ({n}, {d}) fp16",
+            share=share,
+            tier=tier[0],
+            tier_zh=tier[1],
+            k=kernel,
+            c=copy,
+            e=eager,
+            n=TIMED_SHAPE[0],
+            d=TIMED_SHAPE[1],
+        )
+    )

@@ -58,8 +58,9 @@ def rstd_of(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
     return torch.rsqrt(x.double().pow(2).mean(-1) + eps).float()
 
 
-def reference(dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor, rstd: torch.Tensor
-              ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+def reference(
+    dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor, rstd: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """dx and dweight in float64 from the saved rstd."""
     dy64, x64, w64, r = dy.double(), x.double(), w.double(), rstd.double()[:, None]
     g = dy64 * w64
@@ -78,8 +79,7 @@ def suspects(dy: torch.Tensor, x: torch.Tensor, w: torch.Tensor, rstd: torch.Ten
     d = x.shape[-1]
     block = 1 << max(d - 1, 0).bit_length()
     g = dy64 * w64
-    dx_found = [(NO_MEAN_TERM, r * g),
-                (DY_NOT_WEIGHTED, r * dy64 - x64 * r**3 * (x64 * dy64).mean(-1, keepdim=True))]  # fmt: skip
+    dx_found = [(NO_MEAN_TERM, r * g), (DY_NOT_WEIGHTED, r * dy64 - x64 * r**3 * (x64 * dy64).mean(-1, keepdim=True))]
     if block != d:
         dx_found.append((MEAN_OVER_BLOCK, r * g - x64 * r**3 * (x64 * g).sum(-1, keepdim=True) / block))
     rows = dy64 * x64 * r
@@ -93,13 +93,19 @@ def random_weight(d: int, key: int) -> torch.Tensor:
     return randn([d], key, scale=0.5, shift=1.0)
 
 
-def launch(harness: Harness, dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
-           ) -> list[StepReply]:  # fmt: skip
+def launch(
+    harness: Harness, dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
+) -> list[StepReply]:
     """One reply per autotune config the launcher's kernels list (one without autotune)."""
     from normkata.grading.contract import Step
 
-    program = harness.program(LAUNCHER, [], steps=[Step([dy, x, weight, rstd])], kind=ProgramKind.LAUNCHER,
-                              launch=Launch(("dy", "x", "weight", "rstd"), OUTPUTS))  # fmt: skip
+    program = harness.program(
+        LAUNCHER,
+        [],
+        steps=[Step([dy, x, weight, rstd])],
+        kind=ProgramKind.LAUNCHER,
+        launch=Launch(("dy", "x", "weight", "rstd"), OUTPUTS),
+    )
     call = f"{LAUNCHER}(dy, x, weight, rstd)"
     return harness.submit(program, call).steps
 
@@ -108,8 +114,12 @@ def _skip_cpu_on_gpu(device: str) -> None:
     from normkata.grading.kernels import compiles_on_gpu
 
     if device == "cpu" and compiles_on_gpu():
-        pytest.skip(say("kernels are compiled for the GPU in this run: the CUDA cases make these checks",
-                        "本次评测中内核按 GPU 编译：这些检查由 CUDA 用例完成"))  # fmt: skip
+        pytest.skip(
+            say(
+                "kernels are compiled for the GPU in this run: the CUDA cases make these checks",
+                "本次评测中内核按 GPU 编译：这些检查由 CUDA 用例完成",
+            )
+        )
 
 
 def backward_case(harness: Harness, x: Input, *, dy_key: int, weight_key: int = 100, pad: int = 0) -> None:
@@ -121,9 +131,16 @@ def backward_case(harness: Harness, x: Input, *, dy_key: int, weight_key: int = 
     dy = randn((n, d), dy_key).to(dtype)
     rstd = rstd_of(x.tensor)
     sent_dy, sent_x = (strided(dy, pad + 2), strided(x.tensor, pad)) if pad else (dy, x.tensor)
-    on = x.describe(harness.device) + (say(", rows of dy and x strided by {a} and {b} with NaN in the gaps",
-                                           "，dy 与 x 的行步长分别为 {a} 和 {b}，间隔中为 NaN",
-                                           a=d + pad + 2, b=d + pad) if pad else "")  # fmt: skip
+    on = x.describe(harness.device) + (
+        say(
+            ", rows of dy and x strided by {a} and {b} with NaN in the gaps",
+            "，dy 与 x 的行步长分别为 {a} 和 {b}，间隔中为 NaN",
+            a=d + pad + 2,
+            b=d + pad,
+        )
+        if pad
+        else ""
+    )
     for got in launch(harness, sent_dy, sent_x, weight, rstd):
         check_reply(harness, got, Sent(dy, x.tensor, weight, rstd, sent_dy, sent_x), on + under_config(got))
 
@@ -163,9 +180,15 @@ def check_reply(harness: Harness, got: StepReply, sent: Sent, on: str) -> None:
                 if name == "dx"
                 else say("{dtype}, weight's dtype", "{dtype}，即 weight 的数据类型", dtype=dtype_name(dtype))
             )
-            message = say("{call} on {on}: {name} is {got}, expected {want}.",
-                          "{call}，{on}：{name} 是 {got}，应为 {want}。", call=call, on=on, name=name,
-                          got=dtype_name(tensor.dtype), want=want)  # fmt: skip
+            message = say(
+                "{call} on {on}: {name} is {got}, expected {want}.",
+                "{call}，{on}：{name} 是 {got}，应为 {want}。",
+                call=call,
+                on=on,
+                name=name,
+                got=dtype_name(tensor.dtype),
+                want=want,
+            )
             named = " " + harness.diagnose(IN_FLOAT32[name]) if tensor.dtype == torch.float32 else ""
             fail(message + named, call=call_on(call, on))
     dx, dweight = got.outputs
@@ -216,8 +239,10 @@ def _read_at_wrong_stride(dx: torch.Tensor, sent: Sent) -> bool:
         return torch.as_strided(view, (n, d), (stride, 1)).double()
 
     x_stride = sent.sent_x.stride(0)
-    for dy_rows, x_rows in ((rows(sent.sent_dy, d), rows(sent.sent_x, d)),
-                            (rows(sent.sent_dy, x_stride), rows(sent.sent_x, x_stride))):  # fmt: skip
+    for dy_rows, x_rows in (
+        (rows(sent.sent_dy, d), rows(sent.sent_x, d)),
+        (rows(sent.sent_dy, x_stride), rows(sent.sent_x, x_stride)),
+    ):
         wrong, _ = reference(dy_rows, x_rows, sent.weight, sent.rstd)
         if bool(torch.isclose(dx.double(), wrong, rtol=1e-3, atol=1e-3, equal_nan=True).all()):
             return True
@@ -232,8 +257,9 @@ SHAPES = [(2, 8), (3, 300), (3, 1), (3, 7), (2, 33)]
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_backward(harness: Harness, shape: tuple[int, int], device: str) -> None:
     key = 2000 + sum(shape) * 7
-    backward_case(harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), dy_key=key + 2,
-                  weight_key=key + 1)  # fmt: skip
+    backward_case(
+        harness, Input(randn(shape, key, scale=2.0, shift=0.5), "2·N(0,1)+0.5"), dy_key=key + 2, weight_key=key + 1
+    )
 
 
 @pytest.mark.category(Category.GRADIENTS)

@@ -115,8 +115,12 @@ def suspects_of_merge(a: Stats, b: Stats) -> Suspects:
 
 
 def reads() -> list[Step]:
-    return [Step([], attribute="count"), Step([], attribute="mean"), Step([], method="var"),
-            Step([], method="var", call_kwargs={"unbiased": True})]  # fmt: skip
+    return [
+        Step([], attribute="count"),
+        Step([], attribute="mean"),
+        Step([], method="var"),
+        Step([], method="var", call_kwargs={"unbiased": True}),
+    ]
 
 
 def updates(batches: Sequence[torch.Tensor]) -> list[Step]:
@@ -134,8 +138,7 @@ def constructor(harness: Harness, features: int, dtype: torch.dtype) -> tuple[li
     return [features], kwargs
 
 
-def run(harness: Harness, features: int, steps: Sequence[Step], dtype: torch.dtype = torch.float32
-        ) -> list[StepReply]:  # fmt: skip
+def run(harness: Harness, features: int, steps: Sequence[Step], dtype: torch.dtype = torch.float32) -> list[StepReply]:
     args, kwargs = constructor(harness, features, dtype)
     program = harness.program(CLS, args, kwargs, steps=steps, kind=ProgramKind.OBJECT)
     return harness.run(program).steps
@@ -175,32 +178,69 @@ def check_reads(harness: Harness, replies: Sequence[StepReply], check: Check) ->
     expected, call, on = check.expected, check.call, check.on
     got_count = count_of(count)
     if got_count != expected.count:
-        message = say("{call} on {on}: count is {got}, expected {expected}.",
-                      "{call}，{on}：count 为 {got}，应为 {expected}。", call=call, on=on,
-                      got=got_count if got_count is not None else "-", expected=expected.count)  # fmt: skip
+        message = say(
+            "{call} on {on}: count is {got}, expected {expected}.",
+            "{call}，{on}：count 为 {got}，应为 {expected}。",
+            call=call,
+            on=on,
+            got=got_count if got_count is not None else "-",
+            expected=expected.count,
+        )
         if check.count_before_merge is not None and got_count == check.count_before_merge:
             message += " " + harness.diagnose(COUNT_NOT_MERGED)
         fail(message, call=call_on(call, on))
     tol = TOLERANCES[dtype_name(check.dtype)]
     for name, got in (("mean", mean), ("var()", var), ("var(unbiased=True)", var_unbiased)):
         if len(got) != 1:
-            fail(say("{call} on {on}: {name} returned {n} tensors, expected one of shape ({f},)",
-                     "{call}，{on}：{name} 返回了 {n} 个张量，应为一个形状为 ({f},) 的张量",
-                     call=call, on=on, name=name, n=len(got), f=expected.mean.shape[0]),
-                          call=call_on(call, on))  # fmt: skip
+            fail(
+                say(
+                    "{call} on {on}: {name} returned {n} tensors, expected one of shape ({f},)",
+                    "{call}，{on}：{name} 返回了 {n} 个张量，应为一个形状为 ({f},) 的张量",
+                    call=call,
+                    on=on,
+                    name=name,
+                    n=len(got),
+                    f=expected.mean.shape[0],
+                ),
+                call=call_on(call, on),
+            )
         if got[0].dtype != check.dtype:
-            fail(say("{call} on {on}: {name} is {got}, expected {expected} (the dtype the object was built with)",
-                     "{call}，{on}：{name} 是 {got}，应为 {expected}（构造对象时给定的数据类型）",
-                     call=call, on=on, name=name, got=dtype_name(got[0].dtype),
-                     expected=dtype_name(check.dtype)), call=call_on(call, on))  # fmt: skip
+            fail(
+                say(
+                    "{call} on {on}: {name} is {got}, expected {expected} (the dtype the object was built with)",
+                    "{call}，{on}：{name} 是 {got}，应为 {expected}（构造对象时给定的数据类型）",
+                    call=call,
+                    on=on,
+                    name=name,
+                    got=dtype_name(got[0].dtype),
+                    expected=dtype_name(check.dtype),
+                ),
+                call=call_on(call, on),
+            )
     if bool((var[0] < 0).any()):
         index = int(torch.argmin(var[0]).item())
-        fail(say("{call} on {on}: var() is negative ({value:.6g} for feature {index}); a variance never is.",
-                 "{call}，{on}：var() 为负数（特征 {index} 上为 {value:.6g}）；方差不可能为负。",
-                 call=call, on=on, value=var[0][index].item(), index=index)
-             + " " + harness.diagnose(NAIVE), call=call_on(call, on))  # fmt: skip
-    harness.assert_close(mean[0], expected.mean, tol=check.mean_tol or tol, call=call, on=on, what="mean",
-                         suspects=lambda: check.suspects().mean)  # fmt: skip
+        fail(
+            say(
+                "{call} on {on}: var() is negative ({value:.6g} for feature {index}); a variance never is.",
+                "{call}，{on}：var() 为负数（特征 {index} 上为 {value:.6g}）；方差不可能为负。",
+                call=call,
+                on=on,
+                value=var[0][index].item(),
+                index=index,
+            )
+            + " "
+            + harness.diagnose(NAIVE),
+            call=call_on(call, on),
+        )
+    harness.assert_close(
+        mean[0],
+        expected.mean,
+        tol=check.mean_tol or tol,
+        call=call,
+        on=on,
+        what="mean",
+        suspects=lambda: check.suspects().mean,
+    )
     var_tol = check.var_tol or tol
 
     def cause() -> Misconception | None:
@@ -209,19 +249,24 @@ def check_reads(harness: Harness, replies: Sequence[StepReply], check: Check) ->
     harness.assert_close(var[0], expected.var(False), tol=var_tol, call=call, on=on, what="var()", cause=cause)
     if expected.count == 1:
         if not bool(torch.isnan(var_unbiased[0]).all()):
-            message = say("{call} on {on}: var(unbiased=True) of one row is {got}, expected nan (0/0, as torch.var "
-                          "gives)", "{call}，{on}：一行数据的 var(unbiased=True) 为 {got}，"
-                          "应为 nan（0/0，与 torch.var 一致）",
-                          call=call, on=on, got=var_unbiased[0].tolist())  # fmt: skip
+            message = say(
+                "{call} on {on}: var(unbiased=True) of one row is {got}, expected nan (0/0, as torch.var gives)",
+                "{call}，{on}：一行数据的 var(unbiased=True) 为 {got}，应为 nan（0/0，与 torch.var 一致）",
+                call=call,
+                on=on,
+                got=var_unbiased[0].tolist(),
+            )
             named = cause()
             fail(message + (" " + harness.diagnose(named) if named else ""), call=call_on(call, on))
         return
-    harness.assert_close(var_unbiased[0], expected.var(True), tol=var_tol, call=call, on=on,
-                         what="var(unbiased=True)", cause=cause)  # fmt: skip
+    harness.assert_close(
+        var_unbiased[0], expected.var(True), tol=var_tol, call=call, on=on, what="var(unbiased=True)", cause=cause
+    )
 
 
-def variance_mistake(var: torch.Tensor, var_unbiased: torch.Tensor, expected: Stats, suspects: Suspects,
-                     tol: Tolerance) -> Misconception | None:  # fmt: skip
+def variance_mistake(
+    var: torch.Tensor, var_unbiased: torch.Tensor, expected: Stats, suspects: Suspects, tol: Tolerance
+) -> Misconception | None:
     """The mistake that explains var() and var(unbiased=True) together.
 
     Judged as a pair: on one batch, a wrong divisor and a batch M2 taken from torch.var's
@@ -243,9 +288,17 @@ def _matches(got: torch.Tensor, variant: torch.Tensor, tol: Tolerance) -> bool:
     )
 
 
-def check_stream(harness: Harness, batches: Sequence[torch.Tensor], label: str, *, dtype: torch.dtype = torch.float32,
-                 every: bool = True, mean_tol: Tolerance | None = None, var_tol: Tolerance | None = None,
-                 cause: Misconception | None = None) -> None:  # fmt: skip
+def check_stream(
+    harness: Harness,
+    batches: Sequence[torch.Tensor],
+    label: str,
+    *,
+    dtype: torch.dtype = torch.float32,
+    every: bool = True,
+    mean_tol: Tolerance | None = None,
+    var_tol: Tolerance | None = None,
+    cause: Misconception | None = None,
+) -> None:
     """Update with each batch in turn, reading the statistics after every update (or the last)."""
     features = batches[0].shape[1]
     steps: list[Step] = []
@@ -255,15 +308,33 @@ def check_stream(harness: Harness, batches: Sequence[torch.Tensor], label: str, 
             steps += reads()
     replies = [r for r, s in zip(run(harness, features, steps, dtype), steps, strict=True) if s.method != "update"]
     args, kwargs = constructor(harness, features, dtype)
-    on = say("{label} batches of sizes ({sizes})", "{label} 的 batch，大小依次为 ({sizes})",
-             label=label, sizes=sizes_text(batches))  # fmt: skip
+    on = say(
+        "{label} batches of sizes ({sizes})",
+        "{label} 的 batch，大小依次为 ({sizes})",
+        label=label,
+        sizes=sizes_text(batches),
+    )
     points = range(len(batches)) if every else [len(batches) - 1]
     for group, k in enumerate(points):
-        call = say("{cls}({args}) after update {k} of {total}", "{cls}({args}) 在第 {k}/{total} 次 update 之后",
-                   cls=CLS, args=_args(args, kwargs), k=k + 1, total=len(batches))  # fmt: skip
+        call = say(
+            "{cls}({args}) after update {k} of {total}",
+            "{cls}({args}) 在第 {k}/{total} 次 update 之后",
+            cls=CLS,
+            args=_args(args, kwargs),
+            k=k + 1,
+            total=len(batches),
+        )
         seen = batches[: k + 1]
-        check = Check(call, on, Stats.of(torch.cat(list(seen))), dtype, mean_tol, var_tol,
-                      once(partial(suspects_of_stream, seen)), cause)  # fmt: skip
+        check = Check(
+            call,
+            on,
+            Stats.of(torch.cat(list(seen))),
+            dtype,
+            mean_tol,
+            var_tol,
+            once(partial(suspects_of_stream, seen)),
+            cause,
+        )
         check_reads(harness, replies[4 * group : 4 * group + 4], check)
 
 
@@ -273,8 +344,10 @@ def _args(args: Sequence[object], kwargs: dict[str, object]) -> str:
 
 def drifting_batches(key: int, features: int, sizes: Sequence[int], *, scale: float = 2.0) -> list[torch.Tensor]:
     """Batches whose per-feature means move from batch to batch (so merges must weigh them)."""
-    return [randn((n, features), key + 10 * k, scale=scale) + randn((features,), key + 10 * k + 1, scale=3.0)
-            for k, n in enumerate(sizes)]  # fmt: skip
+    return [
+        randn((n, features), key + 10 * k, scale=scale) + randn((features,), key + 10 * k + 1, scale=3.0)
+        for k, n in enumerate(sizes)
+    ]
 
 
 def drawn_sizes(key: int, count: int, high: int) -> list[int]:
@@ -283,23 +356,40 @@ def drawn_sizes(key: int, count: int, high: int) -> list[int]:
     return sizes
 
 
-def check_merge(harness: Harness, a: Sequence[torch.Tensor], b: Sequence[torch.Tensor], label: str, *,
-                then: Sequence[torch.Tensor] = (), dtype: torch.dtype = torch.float32,
-                mean_tol: Tolerance | None = None, var_tol: Tolerance | None = None,
-                cause: Misconception | None = None) -> None:  # fmt: skip
+def check_merge(
+    harness: Harness,
+    a: Sequence[torch.Tensor],
+    b: Sequence[torch.Tensor],
+    label: str,
+    *,
+    then: Sequence[torch.Tensor] = (),
+    dtype: torch.dtype = torch.float32,
+    mean_tol: Tolerance | None = None,
+    var_tol: Tolerance | None = None,
+    cause: Misconception | None = None,
+) -> None:
     """a.update(each of a); a.merge(b built from b's batches); a.update(each of then); read."""
     features = (a or b)[0].shape[1]
     steps = [*updates(a), merge(updates(b)), *updates(then), *reads()]
     replies = run(harness, features, steps, dtype)[-4:]
     args, kwargs = constructor(harness, features, dtype)
     built = f"{CLS}({_args(args, kwargs)})"
-    call = say("a = {built}; a.update(...) ×{na}; a.merge(b) with b.update(...) ×{nb}",
-               "a = {built}；a.update(...) ×{na}；a.merge(b)，其中 b.update(...) ×{nb}",
-               built=built, na=len(a), nb=len(b))  # fmt: skip
+    call = say(
+        "a = {built}; a.update(...) ×{na}; a.merge(b) with b.update(...) ×{nb}",
+        "a = {built}；a.update(...) ×{na}；a.merge(b)，其中 b.update(...) ×{nb}",
+        built=built,
+        na=len(a),
+        nb=len(b),
+    )
     if then:
         call += say("; then a.update(...) ×{n}", "；然后 a.update(...) ×{n}", n=len(then))
-    on = say("{label}: a's batches ({a}), b's ({b})", "{label}：a 的 batch ({a})，b 的 batch ({b})",
-             label=label, a=sizes_text(a) or "-", b=sizes_text(b) or "-")  # fmt: skip
+    on = say(
+        "{label}: a's batches ({a}), b's ({b})",
+        "{label}：a 的 batch ({a})，b 的 batch ({b})",
+        label=label,
+        a=sizes_text(a) or "-",
+        b=sizes_text(b) or "-",
+    )
     if then:
         on += say(", then ({t})", "，随后 ({t})", t=sizes_text(then))
     rows_a, rows_b = torch.cat(list(a)) if a else None, torch.cat(list(b)) if b else None
@@ -327,11 +417,18 @@ def test_count(harness: Harness) -> None:
     expected = [0, *torch.tensor(sizes).cumsum(0).tolist(), sum(sizes) + sizes[0] + sizes[1]]
     got = [count_of(r.outputs) for r in replies]
     if got != expected:
-        message = say("{cls}({f}): count read fresh, after updates of {sizes} rows and after merging an object "
-                      "of {m} rows was {got}, expected {expected}.",
-                      "{cls}({f})：新建时、依次 update {sizes} 行之后、再并入一个 {m} 行的对象之后，"
-                      "count 依次为 {got}，应为 {expected}。", cls=CLS, f=features, sizes=sizes, m=sizes[0] + sizes[1],
-                      got=got, expected=expected)  # fmt: skip
+        message = say(
+            "{cls}({f}): count read fresh, after updates of {sizes} rows and after merging an object "
+            "of {m} rows was {got}, expected {expected}.",
+            "{cls}({f})：新建时、依次 update {sizes} 行之后、再并入一个 {m} 行的对象之后，"
+            "count 依次为 {got}，应为 {expected}。",
+            cls=CLS,
+            f=features,
+            sizes=sizes,
+            m=sizes[0] + sizes[1],
+            got=got,
+            expected=expected,
+        )
         if got[:-1] == expected[:-1] and got[-1] == expected[-2]:
             message += " " + harness.diagnose(COUNT_NOT_MERGED)
         fail(message, call=f"{CLS}({features})")
@@ -383,10 +480,18 @@ def test_merge_unequal_groups(harness: Harness, device: str) -> None:
     features = draw(70, 1, 6)
     small = [randn((draw(71, 2, 6), features), 72, shift=4.0)]
     large = drifting_batches(73, features, [draw(74 + k, 10, 40) for k in range(3)], scale=3.0)
-    check_merge(harness, small, large, say("a ≈ N(4,1), b ≈ 3·N(0,1) with shifting means",
-                                           "a ≈ N(4,1)，b ≈ 3·N(0,1) 且均值漂移"))  # fmt: skip
-    check_merge(harness, large, small, say("a ≈ 3·N(0,1) with shifting means, b ≈ N(4,1)",
-                                           "a ≈ 3·N(0,1) 且均值漂移，b ≈ N(4,1)"))  # fmt: skip
+    check_merge(
+        harness,
+        small,
+        large,
+        say("a ≈ N(4,1), b ≈ 3·N(0,1) with shifting means", "a ≈ N(4,1)，b ≈ 3·N(0,1) 且均值漂移"),
+    )
+    check_merge(
+        harness,
+        large,
+        small,
+        say("a ≈ 3·N(0,1) with shifting means, b ≈ N(4,1)", "a ≈ 3·N(0,1) 且均值漂移，b ≈ N(4,1)"),
+    )
 
 
 @pytest.mark.category(Category.FORWARD)
@@ -434,8 +539,9 @@ def test_mean_1e6(harness: Harness, k: int, device: str) -> None:
     features = draw(110 + k, 1, 8)
     batches = offset_batches(1100 + 100 * k, features, drawn_sizes(1300 + 100 * k, 8, 40), torch.float32)
     check_stream(harness, at_small_mean(batches), moved_near_0(), every=False)
-    check_stream(harness, batches, "1e6 + 4·N(0,1)", every=False, mean_tol=TOLERANCES["float32"],
-                 var_tol=OFFSET_VAR, cause=NAIVE)  # fmt: skip
+    check_stream(
+        harness, batches, "1e6 + 4·N(0,1)", every=False, mean_tol=TOLERANCES["float32"], var_tol=OFFSET_VAR, cause=NAIVE
+    )
 
 
 @pytest.mark.category(Category.STABILITY)
@@ -443,12 +549,17 @@ def test_merge_at_1e6(harness: Harness) -> None:
     features = draw(120, 1, 6)
     a = offset_batches(121, features, [draw(122, 5, 40), 7], torch.float32)
     b = [x + 8.0 for x in offset_batches(123, features, [draw(124, 20, 60)], torch.float32)]  # mean 1e6 + 8
-    check_merge(harness, at_small_mean(a), at_small_mean(b),
-                say("the same rows moved near 0 ((1e6 + 4·N(0,1)) − 1e6, (1e6 + 8 + 4·N(0,1)) − 1e6)",
-                    "同样的行移到 0 附近（(1e6 + 4·N(0,1)) − 1e6 与 (1e6 + 8 + 4·N(0,1)) − 1e6）"))  # fmt: skip
+    check_merge(
+        harness,
+        at_small_mean(a),
+        at_small_mean(b),
+        say(
+            "the same rows moved near 0 ((1e6 + 4·N(0,1)) − 1e6, (1e6 + 8 + 4·N(0,1)) − 1e6)",
+            "同样的行移到 0 附近（(1e6 + 4·N(0,1)) − 1e6 与 (1e6 + 8 + 4·N(0,1)) − 1e6）",
+        ),
+    )
     label = say("1e6 + 4·N(0,1), 1e6 + 8 + 4·N(0,1)", "1e6 + 4·N(0,1) 与 1e6 + 8 + 4·N(0,1)")
-    check_merge(harness, a, b, label, mean_tol=TOLERANCES["float32"],
-                var_tol=OFFSET_VAR, cause=NAIVE)  # fmt: skip
+    check_merge(harness, a, b, label, mean_tol=TOLERANCES["float32"], var_tol=OFFSET_VAR, cause=NAIVE)
 
 
 @pytest.mark.category(Category.STABILITY)
@@ -460,8 +571,7 @@ def test_constant_features_at_1e6(harness: Harness) -> None:
         batch[:, 0] = OFFSET + 0.5
         batch[:, 1] = OFFSET + 0.0625 * randn((batch.shape[0],), 150 + k).round().clamp(-1, 1)
     label = say("constant, nearly constant and 1e6 + 4·N(0,1) features:", "常数、近似常数与 1e6 + 4·N(0,1) 特征：")
-    check_stream(harness, batches, label, every=False, mean_tol=TOLERANCES["float32"], var_tol=OFFSET_VAR,
-                 cause=NAIVE)  # fmt: skip
+    check_stream(harness, batches, label, every=False, mean_tol=TOLERANCES["float32"], var_tol=OFFSET_VAR, cause=NAIVE)
 
 
 @pytest.mark.category(Category.STABILITY)

@@ -210,8 +210,13 @@ def _quiz_step(command: str, items: list[ItemStanding], key: str, fields: dict[s
 
 
 def _cards_step(topic: str, cards: list[ItemStanding], fields: dict[str, object]) -> Step:
-    return Step(f"normkata interview --topic {topic} -n {len(cards)}", _minutes(cards), "advice.topic_cards", fields,
-                tuple(cards))  # fmt: skip
+    return Step(
+        f"normkata interview --topic {topic} -n {len(cards)}",
+        _minutes(cards),
+        "advice.topic_cards",
+        fields,
+        tuple(cards),
+    )
 
 
 def _review(due: list[ItemStanding], n: int) -> Step:

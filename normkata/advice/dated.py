@@ -80,8 +80,12 @@ class DatedStep:
         return with_lang(self.command, lang)
 
     def to_json(self, lang: str) -> dict[str, object]:
-        return {"command": self.shown(lang), "minutes": self.minutes, "why": self.why(lang),
-                "predicted_recall": round(self.predicted_recall, 4)}  # fmt: skip
+        return {
+            "command": self.shown(lang),
+            "minutes": self.minutes,
+            "why": self.why(lang),
+            "predicted_recall": round(self.predicted_recall, 4),
+        }
 
 
 @dataclass(frozen=True)
@@ -95,8 +99,12 @@ class Day:
         return sum(step.minutes for step in self.steps)
 
     def to_json(self, lang: str) -> dict[str, object]:
-        return {"date": self.day.isoformat(), "minutes": self.minutes, "planned": self.planned,
-                "steps": [step.to_json(lang) for step in self.steps]}  # fmt: skip
+        return {
+            "date": self.day.isoformat(),
+            "minutes": self.minutes,
+            "planned": self.planned,
+            "steps": [step.to_json(lang) for step in self.steps],
+        }
 
 
 @dataclass(frozen=True)
@@ -197,11 +205,15 @@ def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | N
     interview = interview_moment(deadline.day, now)
     simulation = _Simulation(standing, interview)
     per_day, source = minutes_per_day(deadline, list(standing.spans), now)
-    units = [_Unit(i.id, i.kind, i.topic, SECONDS[i.kind], Card.from_json(i.card_json) if i.card_json else None)
-             for i in standing.items]  # fmt: skip
-    units += [_Unit(f"kata:{k.id}", "kata", k.topics[0] if k.topics else k.id, k.minutes * 60,
-                    Card.from_json(k.card_json), k)
-              for k in standing.katas if k.card_json]  # fmt: skip
+    units = [
+        _Unit(i.id, i.kind, i.topic, SECONDS[i.kind], Card.from_json(i.card_json) if i.card_json else None)
+        for i in standing.items
+    ]
+    units += [
+        _Unit(f"kata:{k.id}", "kata", k.topics[0] if k.topics else k.id, k.minutes * 60, Card.from_json(k.card_json), k)
+        for k in standing.katas
+        if k.card_json
+    ]
     items = [u for u in units if u.kind != "kata"]
     before = {u.id: simulation.recall(u) for u in units}
     topics = _topic_recall(standing, items, before)
@@ -235,8 +247,15 @@ def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | N
         if mock:
             studied = [u for u in items if u.card is not None]
             recall = sum(simulation.recall(u) for u in studied) / len(studied) if studied else 0.0
-            steps.append(DatedStep(f"normkata mock --minutes {mock}", mock, "dated.mock",
-                                   {"date": deadline.day.isoformat(), "recall": f"{recall:.0%}"}, recall))  # fmt: skip
+            steps.append(
+                DatedStep(
+                    f"normkata mock --minutes {mock}",
+                    mock,
+                    "dated.mock",
+                    {"date": deadline.day.isoformat(), "recall": f"{recall:.0%}"},
+                    recall,
+                )
+            )
         steps.sort(key=lambda step: step.predicted_recall)  # stable: equal numbers keep their order of priority
         days.append(Day(day, budget, steps))
     after = {u.id: simulation.recall(u) for u in items}
@@ -252,9 +271,12 @@ def item_recall_on_the_day(standing: Standing, deadline: Deadline) -> dict[str, 
     from fsrs import Card
 
     simulation = _Simulation(standing, interview_moment(deadline.day, standing.now))
-    return {i.id: simulation.recall(_Unit(i.id, i.kind, i.topic, SECONDS[i.kind],
-                                          Card.from_json(i.card_json) if i.card_json else None))
-            for i in standing.items}  # fmt: skip
+    return {
+        i.id: simulation.recall(
+            _Unit(i.id, i.kind, i.topic, SECONDS[i.kind], Card.from_json(i.card_json) if i.card_json else None)
+        )
+        for i in standing.items
+    }
 
 
 def recall_on_the_day(standing: Standing, deadline: Deadline) -> tuple[float, dict[str, float]]:
@@ -274,8 +296,9 @@ def _topic_recall(standing: Standing, items: list[_Unit], recall: dict[str, floa
     return out
 
 
-def _lessons(standing: Standing, units: list[_Unit], simulation: _Simulation, moment: datetime,
-             steps: list[DatedStep], left: int) -> int:  # fmt: skip
+def _lessons(
+    standing: Standing, units: list[_Unit], simulation: _Simulation, moment: datetime, steps: list[DatedStep], left: int
+) -> int:
     """A mistake a grade named: the first item that explains it, today (the mistake was made: recall 0)."""
     by_id = {u.id: u for u in units}
     for lesson in standing.lessons:
@@ -291,8 +314,9 @@ def _lessons(standing: Standing, units: list[_Unit], simulation: _Simulation, mo
     return left
 
 
-def _reviews(units: list[_Unit], simulation: _Simulation, moment: datetime, day: date, steps: list[DatedStep],
-             left: int) -> int:  # fmt: skip
+def _reviews(
+    units: list[_Unit], simulation: _Simulation, moment: datetime, day: date, steps: list[DatedStep], left: int
+) -> int:
     """What FSRS has due at `moment`, lowest predicted recall on the day first, while minutes are left."""
     due = sorted((u for u in units if simulation.due(u, moment)), key=lambda u: (simulation.recall(u), u.id))
     items = [u for u in due if u.kind != "kata"]
@@ -315,19 +339,23 @@ def _reviews(units: list[_Unit], simulation: _Simulation, moment: datetime, day:
             continue
         recall = simulation.recall(unit)
         fields = {"kata": kata.title, "date": day.isoformat(), "recall": f"{recall:.0%}"}
-        steps.append(DatedStep(f"normkata review --kata {kata.id}", kata.minutes, "dated.kata_again", fields, recall,
-                               (unit.id,)))  # fmt: skip
+        steps.append(
+            DatedStep(f"normkata review --kata {kata.id}", kata.minutes, "dated.kata_again", fields, recall, (unit.id,))
+        )
         left -= kata.minutes
         simulation.review(unit, moment)
     return left
 
 
-def _last_look(units: list[_Unit], simulation: _Simulation, moment: datetime, day: date, steps: list[DatedStep],
-               left: int) -> tuple[int, int]:  # fmt: skip
+def _last_look(
+    units: list[_Unit], simulation: _Simulation, moment: datetime, day: date, steps: list[DatedStep], left: int
+) -> tuple[int, int]:
     """The last evening: every item still under TARGET on the day, by name (they are not due yet,
     so `review` would not serve them). Returns the minutes left and how many did not fit."""
-    slipping = sorted((u for u in units if u.card is not None and u.kind != "kata" and simulation.recall(u) < TARGET),
-                      key=lambda u: (simulation.recall(u), u.id))  # fmt: skip
+    slipping = sorted(
+        (u for u in units if u.card is not None and u.kind != "kata" and simulation.recall(u) < TARGET),
+        key=lambda u: (simulation.recall(u), u.id),
+    )
     groups: dict[str, list[_Unit]] = {"question": [], "card": []}
     missed = 0
     for unit in slipping:
@@ -343,8 +371,9 @@ def _last_look(units: list[_Unit], simulation: _Simulation, moment: datetime, da
             ids = " ".join(f"--id {u.id}" for u in chunk)
             command = f"normkata {'quiz' if kind == 'question' else 'interview'} {ids}"
             fields = {"n": len(chunk), "date": day.isoformat(), "recall": f"{recall:.0%}"}
-            steps.append(DatedStep(command, _minutes(chunk), "dated.last_look", fields, recall,
-                                   tuple(u.id for u in chunk)))  # fmt: skip
+            steps.append(
+                DatedStep(command, _minutes(chunk), "dated.last_look", fields, recall, tuple(u.id for u in chunk))
+            )
             left -= _minutes(chunk)
             for unit in chunk:
                 simulation.review(unit, moment)
@@ -360,8 +389,9 @@ def _new_material(standing: Standing, units: list[_Unit]) -> list[_Piece]:
     """What is still to be met, in the order it is best met: katas started and not passed, then
     each topic in the order of study with its unseen questions, its unrated cards and its katas."""
     by_id = {u.id: u for u in units}
-    pieces = [_Piece("retry", k.topics[0] if k.topics else k.id, kata=k)
-              for k in standing.katas if k.status == "in progress"]  # fmt: skip
+    pieces = [
+        _Piece("retry", k.topics[0] if k.topics else k.id, kata=k) for k in standing.katas if k.status == "in progress"
+    ]
     offered = {k.id for k in standing.katas if k.status != "not started"}
     for topic in curriculum.ordered(standing.topics):
         unseen = [by_id[i.id] for i in _in_study_order(standing.items, topic, "question") if by_id[i.id].card is None]
@@ -387,8 +417,16 @@ def _in_study_order(items: Sequence[ItemStanding], topic: str, kind: str) -> lis
     return sorted(mine, key=lambda i: DIFFICULTIES.index(i.difficulty) if i.difficulty in DIFFICULTIES else 1)
 
 
-def _learn(pieces: list[_Piece], simulation: _Simulation, moment: datetime, titles: dict[str, Text],
-           steps: list[DatedStep], left: int, share: int, late: bool = False) -> int:  # fmt: skip
+def _learn(
+    pieces: list[_Piece],
+    simulation: _Simulation,
+    moment: datetime,
+    titles: dict[str, Text],
+    steps: list[DatedStep],
+    left: int,
+    share: int,
+    late: bool = False,
+) -> int:
     """New material for one day: about `share` minutes of it (the rest spread over the days after),
     never more than `left`, in the order of study. A piece too long for the day is cut (questions,
     cards) or, a kata, keeps its place for a day with room while the pieces after it go on."""

@@ -132,8 +132,11 @@ def torch_facts() -> dict[str, Any]:
     }
     if facts["cuda_available"]:
         props = torch.cuda.get_device_properties(0)
-        facts["gpu"] = {"name": props.name, "memory_gib": round(props.total_memory / 1024**3, 1),
-                        "count": torch.cuda.device_count()}  # fmt: skip
+        facts["gpu"] = {
+            "name": props.name,
+            "memory_gib": round(props.total_memory / 1024**3, 1),
+            "count": torch.cuda.device_count(),
+        }
     return facts
 
 
@@ -172,8 +175,15 @@ def probe_confinement() -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="normkata-doctor-") as scratch:
         try:
             command = [sys.executable, "-s", "-c", _PROBE, scratch]
-            done = subprocess.run(command, capture_output=True, text=True, env=runner_environment(), cwd=scratch,
-                                  timeout=60, stdin=subprocess.DEVNULL)  # fmt: skip
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                env=runner_environment(),
+                cwd=scratch,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+            )
             return dict(json.loads(done.stdout.strip().splitlines()[-1]))
         except (subprocess.SubprocessError, ValueError, IndexError, OSError) as exc:
             return {"level": "off", "active": [], "missing": [f"confinement could not be tried ({exc})"]}
@@ -253,10 +263,13 @@ def _check_database(report: Report, facts: dict[str, Any], database: Path) -> No
     damage = integrity_problem(database)
     facts["database_check"] = damage or "ok"
     if damage:
-        report.problems.append(Problem(
-            f"progress database {database} is damaged: {damage}",
-            "run any normkata command: it sets the damaged file aside and starts a new one "
-            "(the old file is kept beside it as normkata.db.damaged-<time>)"))  # fmt: skip
+        report.problems.append(
+            Problem(
+                f"progress database {database} is damaged: {damage}",
+                "run any normkata command: it sets the damaged file aside and starts a new one "
+                "(the old file is kept beside it as normkata.db.damaged-<time>)",
+            )
+        )
 
 
 def terminal_facts() -> dict[str, Any]:
@@ -292,13 +305,15 @@ def triton_problem(report: Report) -> None:
     elif version is not None and version != TESTED_TRITON:
         # Grading runs kernels under Triton's interpreter (on CPU, and on a GPU inside the sandbox),
         # whose behaviour changes between releases: seen in 3.6, a correct loop over blocks fails.
-        report.problems.append(Problem(
-            f"kernel katas: triton {version} is not the release they were tested with ({TESTED_TRITON}); "
-            "Triton's interpreter behaves differently from one release to another, so a correct kernel may "
-            "fail here or a mistake go unnoticed (under 3.6 a correct `for start in range(0, n, BLOCK)` loop "
-            'stops with "only 0-dimensional arrays can be converted to Python scalars")',
-            fix,
-        ))  # fmt: skip
+        report.problems.append(
+            Problem(
+                f"kernel katas: triton {version} is not the release they were tested with ({TESTED_TRITON}); "
+                "Triton's interpreter behaves differently from one release to another, so a correct kernel may "
+                "fail here or a mistake go unnoticed (under 3.6 a correct `for start in range(0, n, BLOCK)` loop "
+                'stops with "only 0-dimensional arrays can be converted to Python scalars")',
+                fix,
+            )
+        )
 
 
 def choose_device(requested: str, torch_info: dict[str, Any], report: Report) -> str | None:
@@ -309,13 +324,19 @@ def choose_device(requested: str, torch_info: dict[str, Any], report: Report) ->
         return "cuda"
     if requested == "cuda":
         if torch_info["build"] == "cpu":
-            report.problems.append(Problem(
-                f"--device cuda: torch {torch_info['version']} is a CPU-only build",
-                "install a CUDA build of torch (pip install torch from PyTorch's CUDA index)"))  # fmt: skip
+            report.problems.append(
+                Problem(
+                    f"--device cuda: torch {torch_info['version']} is a CPU-only build",
+                    "install a CUDA build of torch (pip install torch from PyTorch's CUDA index)",
+                )
+            )
         else:
-            report.problems.append(Problem(
-                f"--device cuda: torch {torch_info['version']} (CUDA {torch_info['cuda']}) sees no GPU",
-                "check `nvidia-smi`, the driver version and CUDA_VISIBLE_DEVICES"))  # fmt: skip
+            report.problems.append(
+                Problem(
+                    f"--device cuda: torch {torch_info['version']} (CUDA {torch_info['cuda']}) sees no GPU",
+                    "check `nvidia-smi`, the driver version and CUDA_VISIBLE_DEVICES",
+                )
+            )
         return None
     return "cpu"
 
@@ -347,13 +368,16 @@ def without_missing_extras(report: Report, katas: list[Any]) -> list[Any]:
             continue
         ungraded = [kata.id for kata in katas if extra.name in kata.requires]
         also = f"; not graded here: {', '.join(ungraded)}" if ungraded else ""
-        report.notes.append(Note(f"optional extra {extra.name!r} not installed: it would enable {extra.enables}{also}",
-                                 f'pip install "{extra.package}"'))  # fmt: skip
+        report.notes.append(
+            Note(
+                f"optional extra {extra.name!r} not installed: it would enable {extra.enables}{also}",
+                f'pip install "{extra.package}"',
+            )
+        )
     return [kata for kata in katas if not kata.missing_extras()]
 
 
-def grade_katas(report: Report, katas: list[Any], device: str, lang: str,
-                advance: Callable[[str], None]) -> None:  # fmt: skip
+def grade_katas(report: Report, katas: list[Any], device: str, lang: str, advance: Callable[[str], None]) -> None:
     """Every kata's reference (must pass) and starter (must fail) through the warm service, the
     path of watch and grade-all; the first reference also through a one-off runner, the path of
     `normkata grade`."""
@@ -388,8 +412,9 @@ def grading_failure_fix(kata: str, exc: Exception) -> str:
     return f"the grader failed: report this with the output of `normkata doctor --kata {kata} --json`"
 
 
-def _check(report: Report, kata: str, file: Path, which: str, device: str, lang: str, path: str,
-           grade: Callable[..., Any]) -> None:  # fmt: skip
+def _check(
+    report: Report, kata: str, file: Path, which: str, device: str, lang: str, path: str, grade: Callable[..., Any]
+) -> None:
     from normkata.grading.contract import Category, Status
 
     started = time.perf_counter()
@@ -400,17 +425,29 @@ def _check(report: Report, kata: str, file: Path, which: str, device: str, lang:
         return
     seconds = round(time.perf_counter() - started, 2)
     cuda = sum(c.category is Category.CUDA and c.status is not Status.SKIPPED for c in result.cases)
-    report.katas.append(GradeCheck(kata, which, device, result.passed, result.score, result.max_score, seconds,
-                                   cuda, result.sandbox, path))  # fmt: skip
+    report.katas.append(
+        GradeCheck(
+            kata, which, device, result.passed, result.score, result.max_score, seconds, cuda, result.sandbox, path
+        )
+    )
     if which == "reference" and not result.passed:
         failing = next((c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)), None)
         detail = f": {failing.name}: {failing.message.splitlines()[0] if failing.message else ''}" if failing else ""
-        report.problems.append(Problem(f"{kata}: the reference fails its suite on {device} ({path}){detail}",
-                                       "report this with `normkata doctor --json`: the suite or this machine's torch "
-                                       "disagrees with the reference"))  # fmt: skip
+        report.problems.append(
+            Problem(
+                f"{kata}: the reference fails its suite on {device} ({path}){detail}",
+                "report this with `normkata doctor --json`: the suite or this machine's torch "
+                "disagrees with the reference",
+            )
+        )
     if which == "starter" and (result.passed or result.score):
-        report.problems.append(Problem(f"{kata}: the untouched starter scores {result.score}/{result.max_score}",
-                                       "the kata's suite accepts an empty file: report this"))  # fmt: skip
+        report.problems.append(
+            Problem(
+                f"{kata}: the untouched starter scores {result.score}/{result.max_score}",
+                "the kata's suite accepts an empty file: report this",
+            )
+        )
     if device == "cuda" and which == "reference" and cuda == 0:
-        report.problems.append(Problem(f"{kata}: no CUDA case ran on the GPU",
-                                       "check the sandbox line above and `nvidia-smi`"))  # fmt: skip
+        report.problems.append(
+            Problem(f"{kata}: no CUDA case ran on the GPU", "check the sandbox line above and `nvidia-smi`")
+        )

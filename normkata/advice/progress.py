@@ -80,19 +80,31 @@ class Report:
             "next_why": self.next.why(lang),
             "katas_due": [{"kata": k.kata, "due": k.due} for k in self.katas_due],
             "misconceptions_this_week": [
-                {"id": m.misconception, "kata": m.kata, "title": m.title.in_(lang), "met_at": m.met_at,
-                 "items": list(m.items), "reviewed_since": m.reviewed}
+                {
+                    "id": m.misconception,
+                    "kata": m.kata,
+                    "title": m.title.in_(lang),
+                    "met_at": m.met_at,
+                    "items": list(m.items),
+                    "reviewed_since": m.reviewed,
+                }
                 for m in self.met_this_week
-            ],  # fmt: skip
+            ],
             "mocks": self.mocks,
             "last_mock_share": self.last_mock_share,
             "seconds_studied": self.seconds_studied,
             "seconds_mock": self.seconds_mock,
-            **({"until": self.until.isoformat(), "days_left": self.days_left,
-                "predicted_recall_on_the_day": round(self.recall_on_the_day, 4),
-                "topic_recall_on_the_day": {k: round(v, 4) for k, v in self.topic_recall_on_the_day.items()}}
-               if self.until else {}),
-        }  # fmt: skip
+            **(
+                {
+                    "until": self.until.isoformat(),
+                    "days_left": self.days_left,
+                    "predicted_recall_on_the_day": round(self.recall_on_the_day, 4),
+                    "topic_recall_on_the_day": {k: round(v, 4) for k, v in self.topic_recall_on_the_day.items()},
+                }
+                if self.until
+                else {}
+            ),
+        }
 
 
 def _seconds(mock: MockSummary) -> int:
@@ -144,9 +156,19 @@ def build_report(bank: Bank, store: Store) -> Report:
     answering = store.answering_ms()  # durations within a year each: a hand-edited 2**63-1 is not a lifetime
     mock_seconds = sum(_seconds(row) for row in mocks)
     studied = round(answering / 1000) + mock_seconds
-    report = Report(topics, due, store.counts(), katas, next_for(standing), katas_due=list(standing.katas_due),
-                    met_this_week=met, mocks=len(mocks), last_mock_share=share, seconds_studied=studied,
-                    seconds_mock=mock_seconds)  # fmt: skip
+    report = Report(
+        topics,
+        due,
+        store.counts(),
+        katas,
+        next_for(standing),
+        katas_due=list(standing.katas_due),
+        met_this_week=met,
+        mocks=len(mocks),
+        last_mock_share=share,
+        seconds_studied=studied,
+        seconds_mock=mock_seconds,
+    )
     if standing.deadline is None:
         return report
     from dataclasses import replace
@@ -155,5 +177,10 @@ def build_report(bank: Bank, store: Store) -> Report:
     from normkata.advice.deadline import days_left
 
     overall, per_topic = recall_on_the_day(standing, standing.deadline)
-    return replace(report, until=standing.deadline.day, days_left=days_left(standing.deadline.day, standing.now),
-                   recall_on_the_day=overall, topic_recall_on_the_day=per_topic)  # fmt: skip
+    return replace(
+        report,
+        until=standing.deadline.day,
+        days_left=days_left(standing.deadline.day, standing.now),
+        recall_on_the_day=overall,
+        topic_recall_on_the_day=per_topic,
+    )

@@ -90,17 +90,26 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
     moment = now or utcnow()
     answers, ratings, lapses = store.latest_answers(), store.latest_ratings(), store.lapses()
     # A schedule whose card fsrs cannot use (edited by hand) is left out, as if never reviewed, and noted.
-    schedules = {row.item_id: row for row in store.srs_states()
-                 if stored_card(row.card_json, f"srs {row.item_id}") is not None}  # fmt: skip
+    schedules = {
+        row.item_id: row for row in store.srs_states() if stored_card(row.card_json, f"srs {row.item_id}") is not None
+    }
     parameters = store.fsrs_parameters()
     recall = retrievability({item: row.card_json for item, row in schedules.items()}, moment, parameters)
 
     def item(item_id: str, kind: str, topic: str, good: bool | None, difficulty: str) -> ItemStanding:
         row = schedules.get(item_id)
         return ItemStanding(
-            item_id, kind, topic, good is not None, bool(good), recall.get(item_id, 0.0),
-            lapses.get(item_id, 0), row.due if row else None, difficulty, row.card_json if row else None,
-        )  # fmt: skip
+            item_id,
+            kind,
+            topic,
+            good is not None,
+            bool(good),
+            recall.get(item_id, 0.0),
+            lapses.get(item_id, 0),
+            row.due if row else None,
+            difficulty,
+            row.card_json if row else None,
+        )
 
     items = [item(q.id, "question", q.topic, answers.get(q.id), q.difficulty) for q in bank.questions]
     items += [
@@ -112,12 +121,31 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
     for kata in load_katas()[0]:
         status = log.status(kata.id)
         row = schedules.get(kata_item(kata.id))
-        katas.append(KataStanding(kata.id, kata.title, kata.minutes, kata.topics, status.status, status.best_score,
-                                  row.card_json if row else None, kata.home))  # fmt: skip
+        katas.append(
+            KataStanding(
+                kata.id,
+                kata.title,
+                kata.minutes,
+                kata.topics,
+                status.status,
+                status.best_score,
+                row.card_json if row else None,
+                kata.home,
+            )
+        )
     titles = {topic: info.title for topic, info in bank.topics.items()}
     links, _issues = load_links()
     cutoff = due_cutoff(moment)
-    return Standing(list(bank.topics), titles, items, katas, iso(cutoff), tuple(due_katas(store, cutoff)),
-                    tuple(pending_lessons(store, links)), load_deadline(store), moment,
-                    tuple(parameters) if parameters else None,
-                    tuple(store.session_spans(moment - timedelta(days=HABIT_DAYS + 1))))  # fmt: skip
+    return Standing(
+        list(bank.topics),
+        titles,
+        items,
+        katas,
+        iso(cutoff),
+        tuple(due_katas(store, cutoff)),
+        tuple(pending_lessons(store, links)),
+        load_deadline(store),
+        moment,
+        tuple(parameters) if parameters else None,
+        tuple(store.session_spans(moment - timedelta(days=HABIT_DAYS + 1))),
+    )

@@ -33,28 +33,46 @@ log = logging.getLogger(__name__)
 KATA = "A kata id, as list_katas gives it (e.g. rmsnorm)."
 KATA_OR_LAST = KATA + " Default: the kata the learner worked on last."
 
-LIST_KATAS = "Every kata: id, title, difficulty, minutes, topics, the learner's status (not started, in progress, " \
-    "passed) and best score."  # fmt: skip
-INSTRUCTIONS = "A kata's instructions (Markdown) and the path of the learner's file for it. Read them before " \
-    "helping; they say what the learner must write, not how."  # fmt: skip
-START_KATA = "Start a kata: write its starter into the learner's workspace (never over a file the learner has " \
-    "there) and return the instructions. The learner writes the code; do not write it for them."  # fmt: skip
-GRADE = "Grade the learner's file for a kata with normkata's hidden test suite, in the same confined grader as " \
-    "`normkata grade`; recorded as an attempt. Returns the verdict, counts, the named mistakes with their hints " \
-    "and the failing cases. Explain each named mistake in your own words and show where it appears in the " \
-    "learner's code; ask a question that leads them to the fix. Do not write the fix or the solution."  # fmt: skip
-HINT = "The next of the kata's hints (levels in order, each more direct), recorded as taken. Give hints one at a " \
-    "time, in this order, when the learner asks or is stuck; do not skip ahead and do not add the answer."  # fmt: skip
-SOLUTION = "The kata's reference solution, once the kata has passed (with a diff against the learner's passing " \
-    "file). Before a pass it is refused, with the reason. Set give_up only when the learner has told you in their " \
-    "own words that they give up: it is recorded as giving up. Never set it on your own."  # fmt: skip
-QUIZ_QUESTION = "One quiz question (as `normkata quiz` draws it) without its answer: the prompt, the choices, the " \
-    "answer format and its id. Show it to the learner and let them answer; do not answer it for them."  # fmt: skip
-CHECK_ANSWER = "Check the learner's answer to a quiz question and record it (scheduling the question's next " \
-    "review): right or wrong, the expected answer and the explanation. Pass the learner's answer as they gave " \
-    "it, never one of your own."  # fmt: skip
-STANDING = "Where the learner stands: mastery per topic, what is due, katas passed, mistakes met this week, and " \
-    "the single most useful next step with its reason."  # fmt: skip
+LIST_KATAS = (
+    "Every kata: id, title, difficulty, minutes, topics, the learner's status (not started, in progress, "
+    "passed) and best score."
+)
+INSTRUCTIONS = (
+    "A kata's instructions (Markdown) and the path of the learner's file for it. Read them before "
+    "helping; they say what the learner must write, not how."
+)
+START_KATA = (
+    "Start a kata: write its starter into the learner's workspace (never over a file the learner has "
+    "there) and return the instructions. The learner writes the code; do not write it for them."
+)
+GRADE = (
+    "Grade the learner's file for a kata with normkata's hidden test suite, in the same confined grader as "
+    "`normkata grade`; recorded as an attempt. Returns the verdict, counts, the named mistakes with their hints "
+    "and the failing cases. Explain each named mistake in your own words and show where it appears in the "
+    "learner's code; ask a question that leads them to the fix. Do not write the fix or the solution."
+)
+HINT = (
+    "The next of the kata's hints (levels in order, each more direct), recorded as taken. Give hints one at a "
+    "time, in this order, when the learner asks or is stuck; do not skip ahead and do not add the answer."
+)
+SOLUTION = (
+    "The kata's reference solution, once the kata has passed (with a diff against the learner's passing "
+    "file). Before a pass it is refused, with the reason. Set give_up only when the learner has told you in their "
+    "own words that they give up: it is recorded as giving up. Never set it on your own."
+)
+QUIZ_QUESTION = (
+    "One quiz question (as `normkata quiz` draws it) without its answer: the prompt, the choices, the "
+    "answer format and its id. Show it to the learner and let them answer; do not answer it for them."
+)
+CHECK_ANSWER = (
+    "Check the learner's answer to a quiz question and record it (scheduling the question's next "
+    "review): right or wrong, the expected answer and the explanation. Pass the learner's answer as they gave "
+    "it, never one of your own."
+)
+STANDING = (
+    "Where the learner stands: mastery per topic, what is due, katas passed, mistakes met this week, and "
+    "the single most useful next step with its reason."
+)
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 RECORDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -99,11 +117,11 @@ def build_server(tutor: Tutor) -> MCPServer:
                 description="The file to grade. Default: the learner's file of the kata "
                 "in the workspace (see instructions)."
             ),
-        ] = None,  # fmt: skip
+        ] = None,
         seed: Annotated[
             int | None,
             Field(ge=0, description="Draw the inputs from this seed (default: a fresh one, given in the result)."),
-        ] = None,  # fmt: skip
+        ] = None,
     ) -> CallToolResult:
         return result(lambda: tutor.grade(kata, file, seed))
 
@@ -117,7 +135,7 @@ def build_server(tutor: Tutor) -> MCPServer:
         give_up: Annotated[
             bool,
             Field(description="True only when the learner has said they give up on this kata (recorded as giving up)."),
-        ] = False,  # fmt: skip
+        ] = False,
     ) -> CallToolResult:
         return result(lambda: tutor.solution(kata, give_up))
 
@@ -136,7 +154,7 @@ def build_server(tutor: Tutor) -> MCPServer:
             Field(
                 description="The learner's answer, as they gave it (letters such as B or AC, true/false, or a number)."
             ),
-        ],  # fmt: skip
+        ],
     ) -> CallToolResult:
         return result(lambda: tutor.check_answer(id, answer))
 
@@ -144,13 +162,21 @@ def build_server(tutor: Tutor) -> MCPServer:
     def standing() -> CallToolResult:
         return result(tutor.standing)
 
-    @server.resource("normkata://katas/{kata}/instructions", name="instructions", mime_type="text/markdown",
-                     description="A kata's instructions, in the learner's language.")  # fmt: skip
+    @server.resource(
+        "normkata://katas/{kata}/instructions",
+        name="instructions",
+        mime_type="text/markdown",
+        description="A kata's instructions, in the learner's language.",
+    )
     def instructions_resource(kata: str) -> str:
         return read(lambda: str(tutor.instructions(kata).data["instructions"]), lang)
 
-    @server.resource("normkata://katas/{kata}/file", name="learner_file", mime_type="text/x-python",
-                     description="The learner's own file of a kata, as it is now in their workspace.")  # fmt: skip
+    @server.resource(
+        "normkata://katas/{kata}/file",
+        name="learner_file",
+        mime_type="text/x-python",
+        description="The learner's own file of a kata, as it is now in their workspace.",
+    )
     def learner_file_resource(kata: str) -> str:
         return read(lambda: tutor.learner_file(kata), lang)
 

@@ -75,9 +75,18 @@ class Tutor:
         for kata, status in statuses:
             title = kata.title.in_(self.lang)
             needs = kata.missing_extras() if kata.requires else []
-            rows.append({"id": kata.id, "title": title, "difficulty": kata.difficulty, "minutes": kata.minutes,
-                         "topics": list(kata.topics), "status": status.status, "best_score": status.best_score,
-                         "needs": needs})  # fmt: skip
+            rows.append(
+                {
+                    "id": kata.id,
+                    "title": title,
+                    "difficulty": kata.difficulty,
+                    "minutes": kata.minutes,
+                    "topics": list(kata.topics),
+                    "status": status.status,
+                    "best_score": status.best_score,
+                    "needs": needs,
+                }
+            )
             state = t(f"kata.status.{status.status}", self.lang)
             if status.best_score is not None:
                 state += f", {t('kata.col.best', self.lang)} {status.best_score:.0%}"
@@ -102,8 +111,13 @@ class Tutor:
         if started.guide:
             lines.append(t("agent.agents_md.written", self.lang, path=started.guide))
         text = chosen.instructions(self.lang)
-        data = {"kata": chosen.id, "file": str(started.file), "written": started.written,
-                "agents_md": str(started.guide) if started.guide else None, "instructions": text}  # fmt: skip
+        data = {
+            "kata": chosen.id,
+            "file": str(started.file),
+            "written": started.written,
+            "agents_md": str(started.guide) if started.guide else None,
+            "instructions": text,
+        }
         return Reply(data, "\n".join(lines) + "\n\n" + text.rstrip())
 
     def learner_file(self, kata: str) -> str:
@@ -129,8 +143,9 @@ class Tutor:
             chosen = bench.gradeable(kata)
             target = bench.learner_file(chosen, Path(file).expanduser() if file else None)
             check_source(target)
-            result = self._grading()(chosen.id, target, device=device, timeout=CASE_TIMEOUT_S, seed=seed,
-                                     lang=self.lang, select=[])  # fmt: skip
+            result = self._grading()(
+                chosen.id, target, device=device, timeout=CASE_TIMEOUT_S, seed=seed, lang=self.lang, select=[]
+            )
             notes = bench.record(result, device)
         next_line = None
         if result.passed:
@@ -139,15 +154,31 @@ class Tutor:
             next_line = next_step_line(self.lang)
         failing = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
         data = {
-            "kata": result.kata, "file": result.file, "passed": result.passed, "score": result.score,
-            "max_score": result.max_score, "counts": result.counts, "seed": result.seed, "sandbox": result.sandbox,
-            "mistakes": [{"id": d.id, "title": d.title, "hint": d.hint, "cases": d.cases}
-                         for d in sorted(result.diagnosis, key=lambda d: -d.cases)],
-            "failing_cases": [{"name": c.name, "category": c.category.value, "status": c.status.value,
-                               "message": c.message, "mistake": c.diagnosis} for c in failing],
+            "kata": result.kata,
+            "file": result.file,
+            "passed": result.passed,
+            "score": result.score,
+            "max_score": result.max_score,
+            "counts": result.counts,
+            "seed": result.seed,
+            "sandbox": result.sandbox,
+            "mistakes": [
+                {"id": d.id, "title": d.title, "hint": d.hint, "cases": d.cases}
+                for d in sorted(result.diagnosis, key=lambda d: -d.cases)
+            ],
+            "failing_cases": [
+                {
+                    "name": c.name,
+                    "category": c.category.value,
+                    "status": c.status.value,
+                    "message": c.message,
+                    "mistake": c.diagnosis,
+                }
+                for c in failing
+            ],
             "notes": [note.text for note in notes],
             "next": next_line,
-        }  # fmt: skip
+        }
         return Reply(data, _report_text(result, [note.text for note in notes], next_line))
 
     def _grading(self) -> GradeFunction:
@@ -177,8 +208,13 @@ class Tutor:
         lines = [taken.heading(chosen.id, self.lang), taken.text]
         if isinstance(taken, NamedHint):
             lines.append(t("hint.named.more", self.lang, kata=chosen.id))
-            data = {"kata": chosen.id, "misconception": taken.misconception, "title": taken.title, "hint": taken.text,
-                    "last": False}  # fmt: skip
+            data = {
+                "kata": chosen.id,
+                "misconception": taken.misconception,
+                "title": taken.title,
+                "hint": taken.text,
+                "last": False,
+            }
             return Reply(data, "\n".join(lines))
         last = taken.level == taken.total
         if last:
@@ -233,10 +269,17 @@ class Tutor:
         if question.type == "true_false":
             choices = [("A", t("quiz.true", lang)), ("B", t("quiz.false", lang))]
         precision, answer_format = precision_hint(question, lang), answer_prompt(question, lang)
-        data = {"id": question.id, "topic": question.topic, "topic_title": bank.topic_title(question.topic, lang),
-                "difficulty": question.difficulty, "type": question.type, "prompt": question.prompt.in_(lang),
-                "choices": [{"letter": key, "text": text} for key, text in choices], "precision": precision or None,
-                "answer_format": answer_format}  # fmt: skip
+        data = {
+            "id": question.id,
+            "topic": question.topic,
+            "topic_title": bank.topic_title(question.topic, lang),
+            "difficulty": question.difficulty,
+            "type": question.type,
+            "prompt": question.prompt.in_(lang),
+            "choices": [{"letter": key, "text": text} for key, text in choices],
+            "precision": precision or None,
+            "answer_format": answer_format,
+        }
         lines = [question.prompt.in_(lang), *(f"{key}) {text}" for key, text in choices)]
         lines += [precision] if precision else []
         lines.append(f"{answer_format} (id: {question.id})")
@@ -269,8 +312,15 @@ class Tutor:
         said = f"✓ {t('quiz.correct', lang)}" if marked.correct else f"✗ {t('quiz.wrong', lang, answer=expected)}"
         source = source_label(question.source, lang)
         explanation = question.explanation.in_(lang)
-        data = {"id": question.id, "correct": marked.correct, "given": marked.given, "expected": expected,
-                "explanation": explanation, "source": source, "comes_back": back or None}  # fmt: skip
+        data = {
+            "id": question.id,
+            "correct": marked.correct,
+            "given": marked.given,
+            "expected": expected,
+            "explanation": explanation,
+            "source": source,
+            "comes_back": back or None,
+        }
         lines = [said, explanation, t("quiz.source", lang, source=source), *([back] if back else [])]
         return Reply(data, "\n".join(lines))
 
@@ -291,8 +341,10 @@ class Tutor:
         with self._store() as store:
             report = build_report(bank, store)
         lang = self.lang
-        lines = [t("agent.standing.topic", lang, topic=bank.topic_title(p.topic, lang), mastery=p.mastery)
-                 for p in report.topics]  # fmt: skip
+        lines = [
+            t("agent.standing.topic", lang, topic=bank.topic_title(p.topic, lang), mastery=p.mastery)
+            for p in report.topics
+        ]
         passed = sum(k.status == "passed" for k in report.katas)
         lines.append(t("agent.standing.totals", lang, due=report.due, passed=passed, katas=len(report.katas)))
         lines.append(t("dash.next", lang, cmd=report.next.shown(lang), why=report.next.why(lang)))
@@ -372,8 +424,9 @@ def _plain_console() -> Console:
 
     from normkata.ui.terminal import THEME
 
-    return Console(file=StringIO(), width=TEXT_WIDTH, theme=Theme(THEME), color_system=None, highlight=False,
-                   force_terminal=False)  # fmt: skip
+    return Console(
+        file=StringIO(), width=TEXT_WIDTH, theme=Theme(THEME), color_system=None, highlight=False, force_terminal=False
+    )
 
 
 def _diff(mine: Path, reference: str) -> str | None:
@@ -382,6 +435,7 @@ def _diff(mine: Path, reference: str) -> str | None:
         theirs = mine.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    lines = difflib.unified_diff(theirs.splitlines(), reference.splitlines(), fromfile=f"yours: {mine}",
-                                 tofile="reference", lineterm="")  # fmt: skip
+    lines = difflib.unified_diff(
+        theirs.splitlines(), reference.splitlines(), fromfile=f"yours: {mine}", tofile="reference", lineterm=""
+    )
     return "\n".join(lines)

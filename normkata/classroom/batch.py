@@ -84,18 +84,32 @@ class SuiteMax:
                     snapshot = snapshot_file(self.kata.solution)
                     with tempfile.TemporaryDirectory(prefix="normkata-class-") as private:
                         file = write_snapshot(snapshot, private, self.kata.file)
-                        result = grader.grade(self.kata.id, Path(file), timeout=self.settings.timeout,
-                                              lang=self.settings.lang, seed=self.settings.seed,
-                                              device=self.settings.device)  # fmt: skip
+                        result = grader.grade(
+                            self.kata.id,
+                            Path(file),
+                            timeout=self.settings.timeout,
+                            lang=self.settings.lang,
+                            seed=self.settings.seed,
+                            device=self.settings.device,
+                        )
                     self.value = result.max_score
                 except Exception:  # no max is known: such rows keep their own
                     self.value = None
             return self.value
 
 
-def grade_all(kata: Kata, submissions: list[StudentSubmission], out: Path, *, jobs: int, force: bool,
-              settings: Settings, shard: Shard = WHOLE_CLASS, on_done: Callable[[Outcome], None] = lambda _: None,
-              class_folder: Path | None = None) -> list[Outcome]:  # fmt: skip
+def grade_all(
+    kata: Kata,
+    submissions: list[StudentSubmission],
+    out: Path,
+    *,
+    jobs: int,
+    force: bool,
+    settings: Settings,
+    shard: Shard = WHOLE_CLASS,
+    on_done: Callable[[Outcome], None] = lambda _: None,
+    class_folder: Path | None = None,
+) -> list[Outcome]:
     """Grade the submissions of `shard` (all of them by default) with `jobs` parallel graders. The
     gradebook and its signed manifest are written even after Ctrl-C. `submissions` is the whole
     class: report names and the shard's manifest are decided from all of it. `class_folder`
@@ -157,8 +171,9 @@ def grade_all(kata: Kata, submissions: list[StudentSubmission], out: Path, *, jo
                     try:
                         _write_reports(folder, outcome, settings.lang)
                     except OSError as exc:  # this report, not the batch
-                        outcome.row = _failed(outcome.submission, outcome.row.sha256,
-                                              f"the report could not be written: {exc}", settings)  # fmt: skip
+                        outcome.row = _failed(
+                            outcome.submission, outcome.row.sha256, f"the report could not be written: {exc}", settings
+                        )
                         outcome.kinds = []
                 finish(outcome)
             for thread in threads:
@@ -197,8 +212,9 @@ def _write_gradebook(folder: OutFolder, outcomes: list[Outcome], suite: SuiteMax
 
 
 def _failed(submission: StudentSubmission, digest: str, error: str, settings: Settings) -> Row:
-    row = Row.failed(submission.name, digest, error, reason=t("classroom.not_graded", settings.lang),
-                     seed=settings.seed)  # fmt: skip
+    row = Row.failed(
+        submission.name, digest, error, reason=t("classroom.not_graded", settings.lang), seed=settings.seed
+    )
     row.note = submission.note
     return row
 
@@ -246,8 +262,9 @@ def _point_home(result: GradeResult, graded: str, private: str, submission: Stud
     result.file = own
 
 
-def _grade_one(grader: Grader, kata: Kata, submission: StudentSubmission, settings: Settings, report: str,
-               suite: SuiteMax) -> Outcome:  # fmt: skip
+def _grade_one(
+    grader: Grader, kata: Kata, submission: StudentSubmission, settings: Settings, report: str, suite: SuiteMax
+) -> Outcome:
     """Grade a private copy of the submission's .py files (read without following links): beside
     the class's other files it could import a classmate's module by name."""
     digest = ""
@@ -256,8 +273,14 @@ def _grade_one(grader: Grader, kata: Kata, submission: StudentSubmission, settin
         digest = snapshot.digest
         with tempfile.TemporaryDirectory(prefix="normkata-class-") as private:
             file = write_snapshot(snapshot, private, kata.file)
-            result = grader.grade(kata.id, Path(file), timeout=settings.timeout, lang=settings.lang,
-                                  seed=settings.seed, device=settings.device)  # fmt: skip
+            result = grader.grade(
+                kata.id,
+                Path(file),
+                timeout=settings.timeout,
+                lang=settings.lang,
+                seed=settings.seed,
+                device=settings.device,
+            )
     except Exception as exc:  # one submission's failure is its row, never the batch's
         suite.wanted.set()
         return Outcome(submission, _failed(submission, digest, _describe(exc), settings), None)

@@ -93,8 +93,9 @@ _EXECUTABLE = 0o100755 << 16
 _FILE = 0o100644 << 16
 
 
-def build_bundle(kata: Kata, out: Path, *, wheel: Path | None, lang: str, seed: int | None = None,
-                 visibility: str = "visible") -> Path:  # fmt: skip
+def build_bundle(
+    kata: Kata, out: Path, *, wheel: Path | None, lang: str, seed: int | None = None, visibility: str = "visible"
+) -> Path:
     """Write the autograder zip for `kata` to `out`, with `wheel` or one built from this checkout.
     `seed`: every submission graded on the inputs of this seed; `visibility`: Gradescope's."""
     from normkata.grading.formats import VISIBILITIES
@@ -107,10 +108,16 @@ def build_bundle(kata: Kata, out: Path, *, wheel: Path | None, lang: str, seed: 
             raise InputError(f"--wheel: {wheel} is not a normkata wheel (normkata-*.whl)")
         setup = _SETUP.format(torch=TORCH, index=TORCH_INDEX, wheel=shlex.quote(wheel_requirement(kata, wheel)))
         shown = "" if visibility == "visible" else f', "visibility": "{visibility}"'
-        run = _RUN.format(kata=shlex.quote(kata.id), file=shlex.quote(kata.file), lang=shlex.quote(lang),
-                          visibility=shlex.quote(visibility), seed="" if seed is None else str(int(seed)),
-                          fallback_visibility=shown, max_bytes=MAX_SOURCE_BYTES,
-                          max_kb=MAX_SOURCE_BYTES // 1024)  # fmt: skip
+        run = _RUN.format(
+            kata=shlex.quote(kata.id),
+            file=shlex.quote(kata.file),
+            lang=shlex.quote(lang),
+            visibility=shlex.quote(visibility),
+            seed="" if seed is None else str(int(seed)),
+            fallback_visibility=shown,
+            max_bytes=MAX_SOURCE_BYTES,
+            max_kb=MAX_SOURCE_BYTES // 1024,
+        )
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:  # files at the root, as Gradescope asks
             _add(archive, "setup.sh", setup.encode(), _EXECUTABLE)
@@ -141,8 +148,11 @@ def build_wheel(folder: Path) -> Path:
         raise InputError("normkata runs from an installed wheel here: pass that wheel with --wheel FILE")
     built = subprocess.run(
         [*python_module("pip"), "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(root)],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=folder,  # nothing of the caller's folder
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        cwd=folder,  # nothing of the caller's folder
+    )
     wheels = sorted(folder.glob("normkata-*.whl"))
     if built.returncode != 0 or not wheels:
         why = (built.stderr.strip().splitlines() or ["no wheel written"])[-1]

@@ -42,8 +42,13 @@ class Settings:
         if not isinstance(data, dict) or sorted(data) != sorted(f.name for f in fields(cls)):
             raise ValueError("not grade-all settings")
         seed, timeout = data["seed"], data["timeout"]
-        if not (isinstance(data["kata"], str) and isinstance(data["lang"], str) and isinstance(data["device"], str)
-                and (seed is None or type(seed) is int) and type(timeout) in (int, float)):  # fmt: skip
+        if not (
+            isinstance(data["kata"], str)
+            and isinstance(data["lang"], str)
+            and isinstance(data["device"], str)
+            and (seed is None or type(seed) is int)
+            and type(timeout) in (int, float)
+        ):
             raise ValueError("not grade-all settings")
         return cls(data["kata"], data["lang"], seed, float(timeout), data["device"])
 
@@ -68,14 +73,27 @@ class Row:
     @classmethod
     def graded(cls, submission: str, digest: str, result: GradeResult, reason: str) -> Row:
         verdict = result.verdict
-        return cls(submission, str(verdict.passed).lower(), str(verdict.score), str(verdict.max_score), reason,
-                   ";".join(d.id for d in result.diagnosis), f"{result.duration_s:.3f}", str(result.seed),
-                   digest)  # fmt: skip
+        return cls(
+            submission,
+            str(verdict.passed).lower(),
+            str(verdict.score),
+            str(verdict.max_score),
+            reason,
+            ";".join(d.id for d in result.diagnosis),
+            f"{result.duration_s:.3f}",
+            str(result.seed),
+            digest,
+        )
 
     @classmethod
     def failed(cls, submission: str, digest: str, error: str, *, reason: str = "", seed: int | None = None) -> Row:
-        return cls(submission, reason=reason, seed="" if seed is None else str(seed), sha256=digest,
-                   error=escape_name(" ".join(error.split())))  # fmt: skip
+        return cls(
+            submission,
+            reason=reason,
+            seed="" if seed is None else str(seed),
+            sha256=digest,
+            error=escape_name(" ".join(error.split())),
+        )
 
     @classmethod
     def of(cls, values: dict[str, str]) -> Row:

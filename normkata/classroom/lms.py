@@ -54,8 +54,9 @@ def read_gradebook(folder: Path) -> Manifest:
     except Unsigned as exc:
         raise InputError(f"{folder}/{SIGNED}: {exc}") from None
     if manifest.shard.count != 1:
-        raise InputError(f"{folder} is shard {manifest.shard} of a class: merge the shards first "
-                         "(normkata gradebook merge)")  # fmt: skip
+        raise InputError(
+            f"{folder} is shard {manifest.shard} of a class: merge the shards first (normkata gradebook merge)"
+        )
     return manifest
 
 

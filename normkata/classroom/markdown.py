@@ -36,8 +36,16 @@ def terminal_report(result: GradeResult) -> str:
     from normkata.ui.terminal import THEME
 
     stream = io.StringIO()
-    console = Console(file=stream, width=WIDTH, theme=Theme(THEME), color_system=None, force_terminal=False,
-                      highlight=False, emoji=False, soft_wrap=False)  # fmt: skip
+    console = Console(
+        file=stream,
+        width=WIDTH,
+        theme=Theme(THEME),
+        color_system=None,
+        force_terminal=False,
+        highlight=False,
+        emoji=False,
+        soft_wrap=False,
+    )
     render(console, result)
     return "\n".join(line.rstrip() for line in stream.getvalue().splitlines())
 

@@ -48,13 +48,17 @@ def merge(outs: list[Path], out: Path) -> Manifest:
     for shard in shards:
         index = shard.manifest.shard.index
         if index in by_index:
-            raise InputError(f"{by_index[index].path} and {shard.path} are both shard {shard.manifest.shard}: "
-                             "each shard is merged once")  # fmt: skip
+            raise InputError(
+                f"{by_index[index].path} and {shard.path} are both shard {shard.manifest.shard}: "
+                "each shard is merged once"
+            )
         by_index[index] = shard
     missing = [str(Shard(k, count)) for k in range(1, count + 1) if k not in by_index]
     if missing:
-        raise InputError(f"shard {', '.join(missing)} missing: a class graded in {count} shards is merged from all "
-                         f"{count} out folders")  # fmt: skip
+        raise InputError(
+            f"shard {', '.join(missing)} missing: a class graded in {count} shards is merged from all "
+            f"{count} out folders"
+        )
     rows: dict[str, tuple[SignedRow, _Shard]] = {}
     for shard in shards:
         manifest = shard.manifest
@@ -68,23 +72,35 @@ def merge(outs: list[Path], out: Path) -> Manifest:
     for shard in shards:
         manifest = shard.manifest
         if len(manifest.rows) != manifest.assigned:
-            raise InputError(f"{shard.path}: shard {manifest.shard} holds {len(manifest.rows)} of its "
-                             f"{manifest.assigned} submissions (interrupted?): run its grade-all again")  # fmt: skip
+            raise InputError(
+                f"{shard.path}: shard {manifest.shard} holds {len(manifest.rows)} of its "
+                f"{manifest.assigned} submissions (interrupted?): run its grade-all again"
+            )
     if len(rows) != first.manifest.class_size:
         raise InputError(f"the shards hold {len(rows)} of the class's {first.manifest.class_size} submissions")
     maxima = sorted({signed.row.max_score for signed, _ in rows.values() if signed.row.max_score})
     if len(maxima) > 1:
-        raise InputError(f"rows are graded out of different maxima ({', '.join(maxima)}): grade every shard on the "
-                         "same kind of machine, or with --device cpu")  # fmt: skip
-    merged = Manifest(first.manifest.settings, Shard(), first.manifest.class_size, first.manifest.class_names,
-                      first.manifest.class_size, [signed for signed, _ in rows.values()], {})  # fmt: skip
+        raise InputError(
+            f"rows are graded out of different maxima ({', '.join(maxima)}): grade every shard on the "
+            "same kind of machine, or with --device cpu"
+        )
+    merged = Manifest(
+        first.manifest.settings,
+        Shard(),
+        first.manifest.class_size,
+        first.manifest.class_names,
+        first.manifest.class_size,
+        [signed for signed, _ in rows.values()],
+        {},
+    )
     folder = OutFolder.open(out, Path(os.devnull), force=False, settings=merged.settings)
     try:
         for signed, shard in rows.values():
             row = signed.row
             if row.report:
-                folder.write_report(row, signed.kinds, shard.reports[f"{row.report}.json"],
-                                    shard.reports[f"{row.report}.md"])  # fmt: skip
+                folder.write_report(
+                    row, signed.kinds, shard.reports[f"{row.report}.json"], shard.reports[f"{row.report}.md"]
+                )
         folder.suite_max = int(maxima[0]) if maxima and maxima[0].isdigit() else None
         seal(folder, merged)
     finally:
@@ -95,13 +111,17 @@ def merge(outs: list[Path], out: Path) -> Manifest:
 def _same_class(first: _Shard, other: _Shard) -> None:
     a, b = first.manifest, other.manifest
     if a.settings != b.settings:
-        raise InputError(f"{other.path} was graded with {_describe(b)}, {first.path} with {_describe(a)}: the "
-                         "shards of one class share the kata, language, seed, case timeout and device")  # fmt: skip
+        raise InputError(
+            f"{other.path} was graded with {_describe(b)}, {first.path} with {_describe(a)}: the "
+            "shards of one class share the kata, language, seed, case timeout and device"
+        )
     if a.shard.count != b.shard.count:
         raise InputError(f"{other.path} is shard {b.shard}, {first.path} shard {a.shard}: one class, one count")
     if (a.class_size, a.class_names) != (b.class_size, b.class_names):
-        raise InputError(f"{other.path} and {first.path} were split from different class folders "
-                         f"({b.class_size} and {a.class_size} submissions, or other names)")  # fmt: skip
+        raise InputError(
+            f"{other.path} and {first.path} were split from different class folders "
+            f"({b.class_size} and {a.class_size} submissions, or other names)"
+        )
 
 
 def _describe(manifest: Manifest) -> str:
@@ -120,8 +140,10 @@ def _read_shard(path: Path, key: bytes) -> _Shard:
         try:
             data = read_regular(SIGNED, fd, MAX_MANIFEST_BYTES)
         except OSError:
-            raise InputError(f"{path}: no {SIGNED}: not an out folder of grade-all (or graded before shards "
-                             "were signed: grade it again)") from None  # fmt: skip
+            raise InputError(
+                f"{path}: no {SIGNED}: not an out folder of grade-all (or graded before shards "
+                "were signed: grade it again)"
+            ) from None
         try:
             manifest = verified(data, key)
         except Unsigned as exc:

@@ -87,8 +87,10 @@ class OutFolder:
         """Create or reopen `path`; InputError when it is inside `class_folder`, a link, or not ours."""
         real_out, real_class = os.path.realpath(path), os.path.realpath(class_folder)
         if _inside(real_out, real_class):
-            raise InputError(f"--out {path} is inside the class folder {class_folder}, where students' files "
-                             "could stand in for the gradebook: choose a folder outside it")  # fmt: skip
+            raise InputError(
+                f"--out {path} is inside the class folder {class_folder}, where students' files "
+                "could stand in for the gradebook: choose a folder outside it"
+            )
         key = grading_key()
         if not os.path.lexists(path):
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -108,8 +110,10 @@ class OutFolder:
         entries = folder._manifest()
         if entries is None and os.listdir(fd) and not force:
             os.close(fd)
-            raise InputError(f"--out {path} exists and was not written by normkata grade-all: choose another "
-                             "folder, or add --force to grade everything into it")  # fmt: skip
+            raise InputError(
+                f"--out {path} exists and was not written by normkata grade-all: choose another "
+                "folder, or add --force to grade everything into it"
+            )
         folder.previous = {} if force or entries is None else entries
         return folder
 
@@ -119,8 +123,15 @@ class OutFolder:
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()
 
     def _entry_tag(self, name: str, entry: _Entry, report: bytes, markdown: bytes) -> str:
-        message = {"name": name, "sha256": entry.sha256, "report": entry.report, "json": sha256(report),
-                   "md": sha256(markdown), "row": entry.row, "kinds": entry.kinds}  # fmt: skip
+        message = {
+            "name": name,
+            "sha256": entry.sha256,
+            "report": entry.report,
+            "json": sha256(report),
+            "md": sha256(markdown),
+            "row": entry.row,
+            "kinds": entry.kinds,
+        }
         return hmac.new(self.key, b"entry\0" + canonical(message), hashlib.sha256).hexdigest()
 
     def _manifest(self) -> dict[str, _Entry] | None:
@@ -134,8 +145,16 @@ class OutFolder:
             if settings != self.settings.to_json():
                 return {}
             self.suite_max = known if type(known) is int else None
-            return {str(k): _Entry(str(v["sha256"]), str(v["report"]), str(v["tag"]), dict(v["row"]),
-                                   [str(kind) for kind in v["kinds"]]) for k, v in data["entries"].items()}  # fmt: skip
+            return {
+                str(k): _Entry(
+                    str(v["sha256"]),
+                    str(v["report"]),
+                    str(v["tag"]),
+                    dict(v["row"]),
+                    [str(kind) for kind in v["kinds"]],
+                )
+                for k, v in data["entries"].items()
+            }
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
@@ -157,8 +176,10 @@ class OutFolder:
     def _read_report(self, report: str) -> tuple[bytes, bytes]:
         reports = os.open(REPORTS, _DIR, dir_fd=self.fd)
         try:
-            return (read_regular(f"{report}.json", reports, MAX_REPORT_BYTES),
-                    read_regular(f"{report}.md", reports, MAX_REPORT_BYTES))  # fmt: skip
+            return (
+                read_regular(f"{report}.json", reports, MAX_REPORT_BYTES),
+                read_regular(f"{report}.md", reports, MAX_REPORT_BYTES),
+            )
         finally:
             os.close(reports)
 
@@ -184,9 +205,12 @@ class OutFolder:
         _replace(self.fd, GRADEBOOK, text)
         kept = {row.submission for row in rows}
         settings = self.settings.to_json()
-        manifest = {"owner": self._owner_tag(settings, self.suite_max), "settings": settings,
-                    "suite_max": self.suite_max,
-                    "entries": {k: vars(v) for k, v in sorted(self.entries.items()) if k in kept}}  # fmt: skip
+        manifest = {
+            "owner": self._owner_tag(settings, self.suite_max),
+            "settings": settings,
+            "suite_max": self.suite_max,
+            "entries": {k: vars(v) for k, v in sorted(self.entries.items()) if k in kept},
+        }
         _replace(self.fd, MANIFEST, (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
         return text
 
@@ -222,8 +246,7 @@ def _replace(dir_fd: int, name: str, data: bytes) -> None:
     """Write `name` in the folder as a new file renamed into place: whatever stood there (a
     link included) is replaced, never followed."""
     temporary = f".{secrets.token_hex(8)}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                 dir_fd=dir_fd)  # fmt: skip
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
     try:
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)

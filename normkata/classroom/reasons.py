@@ -76,8 +76,9 @@ def reason_of(result: GradeResult, files: dict[str, bytes], kata: Kata, lang: st
     if not parts:
         scored = [c for c in bad if c.category is not Category.INTEGRITY]
         labels = list(dict.fromkeys(c.category.label(lang) for c in scored))
-        parts.append((WRONG_RESULTS, t("classroom.reason.wrong-results", lang, n=len(scored),
-                                       categories=", ".join(labels))))  # fmt: skip
+        parts.append(
+            (WRONG_RESULTS, t("classroom.reason.wrong-results", lang, n=len(scored), categories=", ".join(labels)))
+        )
     return Reason("; ".join(text for _, text in parts), [kind for kind, _ in parts])
 
 
@@ -86,8 +87,9 @@ def stopped_at_import(result: GradeResult) -> bool:
     return any(c.cause in _STOPPED_AT_IMPORT and c.status in _BAD for c in result.cases)
 
 
-def common_reasons(outcomes: list[tuple[list[str], GradeResult | None]], lang: str, limit: int = 8
-                   ) -> list[tuple[str, str, int]]:  # fmt: skip
+def common_reasons(
+    outcomes: list[tuple[list[str], GradeResult | None]], lang: str, limit: int = 8
+) -> list[tuple[str, str, int]]:
     """(kind, title, submissions it was a reason for), the most common first: named mistakes and
     error kinds (syntax error, forbidden API, timed out, ...) alike."""
     counts: Counter[str] = Counter()
@@ -101,8 +103,10 @@ def common_reasons(outcomes: list[tuple[list[str], GradeResult | None]], lang: s
 
 def _sources(files: dict[str, bytes], kata_file: str) -> list[tuple[str, str]]:
     """(file name, text), the kata's file first."""
-    named = sorted(((relative or kata_file, data) for relative, data in files.items()),
-                   key=lambda item: (item[0] != kata_file, item[0]))  # fmt: skip
+    named = sorted(
+        ((relative or kata_file, data) for relative, data in files.items()),
+        key=lambda item: (item[0] != kata_file, item[0]),
+    )
     return [(name, data.decode("utf-8", "replace")) for name, data in named]
 
 

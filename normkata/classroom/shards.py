@@ -83,21 +83,27 @@ def _from_engine(environ: Mapping[str, str]) -> Shard:
         step = _number(environ, "SLURM_ARRAY_TASK_STEP") if "SLURM_ARRAY_TASK_STEP" in environ else 1
         source = f"--shard auto (Slurm array task {task}, {count} tasks from {first})"
         if not count:
-            raise InputError("--shard auto: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT: run it "
-                             "as a job array (sbatch --array=0-2)")  # fmt: skip
+            raise InputError(
+                "--shard auto: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT: run it "
+                "as a job array (sbatch --array=0-2)"
+            )
         if "SLURM_ARRAY_TASK_MAX" in environ and step:
             last = _number(environ, "SLURM_ARRAY_TASK_MAX")
             if (last - first) // step + 1 != count:
-                raise InputError(f"{source}: the array is not evenly spaced ({first} to {last}, step {step}, "
-                                 f"{count} tasks): use a range such as --array=0-{count - 1}")  # fmt: skip
+                raise InputError(
+                    f"{source}: the array is not evenly spaced ({first} to {last}, step {step}, "
+                    f"{count} tasks): use a range such as --array=0-{count - 1}"
+                )
         if step < 1 or task < first or (task - first) % step:
             raise InputError(f"{source}: task {task} is not in the array")
         return _checked((task - first) // step + 1, count, source)
     if "JOB_COMPLETION_INDEX" in environ:
         index = _number(environ, "JOB_COMPLETION_INDEX")
         if "NORMKATA_SHARD_COUNT" not in environ:
-            raise InputError("--shard auto: JOB_COMPLETION_INDEX is set but not NORMKATA_SHARD_COUNT: set it to "
-                             "the Indexed Job's completions")  # fmt: skip
+            raise InputError(
+                "--shard auto: JOB_COMPLETION_INDEX is set but not NORMKATA_SHARD_COUNT: set it to "
+                "the Indexed Job's completions"
+            )
         count = _number(environ, "NORMKATA_SHARD_COUNT")
         return _checked(index + 1, count, f"--shard auto (Kubernetes completion index {index} of {count})")
     if "NORMKATA_SHARD_INDEX" in environ:
@@ -106,5 +112,7 @@ def _from_engine(environ: Mapping[str, str]) -> Shard:
             raise InputError("--shard auto: NORMKATA_SHARD_INDEX is set but not NORMKATA_SHARD_COUNT")
         count = _number(environ, "NORMKATA_SHARD_COUNT")
         return _checked(index + 1, count, f"--shard auto (NORMKATA_SHARD_INDEX {index} of {count})")
-    raise InputError("--shard auto: none of SLURM_ARRAY_TASK_ID (Slurm), JOB_COMPLETION_INDEX (Kubernetes) or "
-                     "NORMKATA_SHARD_INDEX (GitHub Actions and others) is set: pass --shard K/N")  # fmt: skip
+    raise InputError(
+        "--shard auto: none of SLURM_ARRAY_TASK_ID (Slurm), JOB_COMPLETION_INDEX (Kubernetes) or "
+        "NORMKATA_SHARD_INDEX (GitHub Actions and others) is set: pass --shard K/N"
+    )

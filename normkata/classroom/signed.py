@@ -103,8 +103,10 @@ def verified(data: bytes, key: bytes) -> Manifest:
         raise Unsigned("it has no signature")
     tag = document.pop("tag")
     if not hmac.compare_digest(tag, _tag(key, document)):
-        raise Unsigned("its signature does not verify with this grading key: it was changed after grading, or "
-                       "graded with another key")  # fmt: skip
+        raise Unsigned(
+            "its signature does not verify with this grading key: it was changed after grading, or "
+            "graded with another key"
+        )
     try:
         if document["format"] != FORMAT:
             raise ValueError("format")
@@ -116,7 +118,8 @@ def verified(data: bytes, key: bytes) -> Manifest:
         size, names, assigned = document["class"]["submissions"], document["class"]["names"], document["assigned"]
         if not (type(size) is int and type(assigned) is int and isinstance(names, str)):
             raise ValueError("class")
-        return Manifest(Settings.from_json(document["settings"]), Shard(index, count), size, names, assigned, rows,
-                        files)  # fmt: skip
+        return Manifest(
+            Settings.from_json(document["settings"]), Shard(index, count), size, names, assigned, rows, files
+        )
     except (KeyError, TypeError, ValueError, AttributeError):
         raise Unsigned("it is signed but not a manifest this normkata reads") from None

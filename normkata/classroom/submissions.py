@@ -50,8 +50,9 @@ def _is_folder(entry: os.DirEntry[str]) -> bool | None:
     return False if entry.name.endswith(".py") else None
 
 
-def find_submissions(root: Path, kata_file: str, pattern: str, skip: Path | None = None,
-                     lang: str = "en") -> list[StudentSubmission]:  # fmt: skip
+def find_submissions(
+    root: Path, kata_file: str, pattern: str, skip: Path | None = None, lang: str = "en"
+) -> list[StudentSubmission]:
     """Entries of `root` whose name matches `pattern`: `.py` files (FIFOs, devices and links
     included, as errors), and folders (each holding `kata_file`, or graded as missing it).
     Hidden entries, `__pycache__` and `skip` (the output folder) are left out.

@@ -35,8 +35,12 @@ def _standing(store: Store) -> Standing:
 
 
 @click.command("next")
-@click.option("--json", "as_json", is_flag=True,
-              help='Print {"command", "why"} (and "until": the interview date, when one is set).')  # fmt: skip
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"command", "why"} (and "until": the interview date, when one is set).',
+)
 @lang_option
 def next_command(as_json: bool, lang: str | None) -> None:
     """Show the single most useful next step, and why.
@@ -74,8 +78,12 @@ def next_command(as_json: bool, lang: str | None) -> None:
 
 
 @click.command()
-@click.option("--minutes", type=click.IntRange(min=1), default=None,
-              help="Minutes for one sitting now, at least 1 (with an interview date: today's minutes).")  # fmt: skip
+@click.option(
+    "--minutes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Minutes for one sitting now, at least 1 (with an interview date: today's minutes).",
+)
 @click.option(
     "--until",
     "until",
@@ -192,8 +200,13 @@ def _today(console: Console, standing: Standing, minutes: int, as_json: bool, la
     made = dated_plan(standing, standing.deadline, today_minutes=minutes)
     first = made.days[0]
     if as_json:
-        click.echo(json.dumps({"until": made.until.isoformat(), "steps": [s.to_json(lang) for s in first.steps]},
-                              ensure_ascii=False, indent=2))  # fmt: skip
+        click.echo(
+            json.dumps(
+                {"until": made.until.isoformat(), "steps": [s.to_json(lang) for s in first.steps]},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
     _title(console, made, lang)
     if not first.steps:
@@ -218,9 +231,15 @@ def _every_day(console: Console, standing: Standing, as_json: bool, lang: str) -
     _title(console, made, lang)
     first = today(standing.now)
     for day in made.days:
-        heading = t("deadline.day", lang, weekday=_weekday(day.day.weekday(), lang), date=day.day.isoformat(),
-                    today=t("deadline.day.today", lang) if day.day == first else "", planned=day.planned,
-                    minutes=day.minutes)  # fmt: skip
+        heading = t(
+            "deadline.day",
+            lang,
+            weekday=_weekday(day.day.weekday(), lang),
+            date=day.day.isoformat(),
+            today=t("deadline.day.today", lang) if day.day == first else "",
+            planned=day.planned,
+            minutes=day.minutes,
+        )
         console.print()
         console.print(f"[heading]{escape(heading)}[/]")
         if day.steps:
@@ -228,8 +247,16 @@ def _every_day(console: Console, standing: Standing, as_json: bool, lang: str) -
         else:
             console.print(f"[muted]{t('deadline.day.empty', lang)}[/]")
     console.print()
-    console.print(t("deadline.summary", lang, date=made.until.isoformat(), now=f"{made.recall_now:.0%}",
-                    planned=f"{made.recall_planned:.0%}", solid=made.left_alone))  # fmt: skip
+    console.print(
+        t(
+            "deadline.summary",
+            lang,
+            date=made.until.isoformat(),
+            now=f"{made.recall_now:.0%}",
+            planned=f"{made.recall_planned:.0%}",
+            solid=made.left_alone,
+        )
+    )
     if made.left_over:
         console.print(f"[warn]{t('deadline.left_over', lang, n=made.left_over)}[/]")
     if made.new_left:
@@ -250,8 +277,14 @@ def deadline_line(until: date, minutes: int, source: str, lang: str) -> str:
 
     left = days_left(until, utcnow())
     when = t("deadline.left.today", lang) if left <= 0 else t("deadline.left.days", lang, n=left)
-    return t("deadline.title", lang, date=until.isoformat(), left=when, minutes=minutes,
-             source=t(f"deadline.source.{source}", lang))  # fmt: skip
+    return t(
+        "deadline.title",
+        lang,
+        date=until.isoformat(),
+        left=when,
+        minutes=minutes,
+        source=t(f"deadline.source.{source}", lang),
+    )
 
 
 def _steps_table(console: Console, steps: list[DatedStep], lang: str) -> None:

@@ -27,24 +27,51 @@ def _default_jobs() -> int:
 @click.command("grade-all")
 @click.argument("kata_name", metavar="KATA")
 @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Submissions graded at once (default: the number of CPU cores).")  # fmt: skip
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for gradebook.csv and the reports (default: ./grades-KATA).")  # fmt: skip
-@click.option("--pattern", default="*", show_default=True,
-              help="Only the entries of DIR whose name matches this glob.")  # fmt: skip
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Grade the whole class on the inputs of this seed (default: a fresh draw per submission, "
-                   "recorded in its row).")  # fmt: skip
-@click.option("--shard", default=None, metavar="K/N|auto",
-              help="Grade only shard K of N (split by a hash of each name); auto reads Slurm, Kubernetes or "
-                   "NORMKATA_SHARD_INDEX/NORMKATA_SHARD_COUNT.")  # fmt: skip
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Submissions graded at once (default: the number of CPU cores).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for gradebook.csv and the reports (default: ./grades-KATA).",
+)
+@click.option("--pattern", default="*", show_default=True, help="Only the entries of DIR whose name matches this glob.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Grade the whole class on the inputs of this seed (default: a fresh draw per submission, "
+    "recorded in its row).",
+)
+@click.option(
+    "--shard",
+    default=None,
+    metavar="K/N|auto",
+    help="Grade only shard K of N (split by a hash of each name); auto reads Slurm, Kubernetes or "
+    "NORMKATA_SHARD_INDEX/NORMKATA_SHARD_COUNT.",
+)
 @timeout_option
 @device_option()
 @click.option("--force", is_flag=True, help="Grade again what is unchanged since the last run.")
 @lang_option
-def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, pattern: str, seed: int | None,
-              shard: str | None, timeout: float, device: str, force: bool, lang: str | None) -> None:  # fmt: skip
+def grade_all(
+    kata_name: str,
+    folder: Path,
+    jobs: int | None,
+    out: Path | None,
+    pattern: str,
+    seed: int | None,
+    shard: str | None,
+    timeout: float,
+    device: str,
+    force: bool,
+    lang: str | None,
+) -> None:
     """Grade a class: every submission in DIR, in parallel, into a gradebook.
 
     A submission is a .py file in DIR or a folder in DIR holding the kata's file
@@ -93,8 +120,17 @@ def grade_all(kata_name: str, folder: Path, jobs: int | None, out: Path | None, 
             # Names are escaped already (no control character reaches the terminal); markup too.
             progress.update(task, advance=1, description=escape(outcome.submission.name))
 
-        outcomes = run_batch(kata, submissions, out, jobs=jobs, force=force, settings=settings, shard=part,
-                             on_done=advance, class_folder=folder)  # fmt: skip
+        outcomes = run_batch(
+            kata,
+            submissions,
+            out,
+            jobs=jobs,
+            force=force,
+            settings=settings,
+            shard=part,
+            on_done=advance,
+            class_folder=folder,
+        )
     _summary(console, outcomes, kata.id, time.perf_counter() - started, max(1, min(jobs, mine)), lang)
     console.print(f"[muted]{t('classroom.written', lang, gradebook=out / GRADEBOOK, reports=out / REPORTS)}[/]")
     raise click.exceptions.Exit(0 if all(o.row.passed == "true" for o in outcomes) else 1)
@@ -111,8 +147,17 @@ def _summary(console: Console, outcomes: list[Outcome], kata: str, seconds: floa
     graded = [r for r in rows if r.passed]
     passed = sum(r.passed == "true" for r in graded)
     errors = [o for o in outcomes if not o.row.passed]
-    line = t("classroom.summary", lang, kata=kata, n=len(outcomes), seconds=seconds, jobs=jobs, passed=passed,
-             failed=len(graded) - passed, errors=len(errors))  # fmt: skip
+    line = t(
+        "classroom.summary",
+        lang,
+        kata=kata,
+        n=len(outcomes),
+        seconds=seconds,
+        jobs=jobs,
+        passed=passed,
+        failed=len(graded) - passed,
+        errors=len(errors),
+    )
     console.print(f"[heading]{escape(line)}[/]")
     reused = sum(o.reused for o in outcomes)
     if reused:
@@ -145,10 +190,13 @@ def gradebook() -> None:
 
 
 @gradebook.command("merge")
-@click.argument("shards", metavar="OUT...", nargs=-1, required=True,
-                type=click.Path(file_okay=False, path_type=Path))  # fmt: skip
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for the merged gradebook.csv, reports and signed manifest.")  # fmt: skip
+@click.argument("shards", metavar="OUT...", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder for the merged gradebook.csv, reports and signed manifest.",
+)
 @lang_option
 def merge_command(shards: tuple[Path, ...], out: Path, lang: str | None) -> None:
     """Join the out folders of a class's shards into one gradebook, after checking each signature.
@@ -171,21 +219,30 @@ def merge_command(shards: tuple[Path, ...], out: Path, lang: str | None) -> None
         if os.path.realpath(shard) == real_out:
             raise InputError(f"--out {out} is one of the shards: merge into another folder")
     merged = merge(list(shards), out)
-    make_console().print(t("classroom.merged", lang, shards=len(shards), kata=merged.settings.kata,
-                           n=len(merged.rows), out=out))  # fmt: skip
+    make_console().print(
+        t("classroom.merged", lang, shards=len(shards), kata=merged.settings.kata, n=len(merged.rows), out=out)
+    )
 
 
 @gradebook.command("export")
 @click.argument("folder", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--lms", type=click.Choice(("canvas", "moodle")), required=True, help="The LMS whose import reads it.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The CSV to write.")
-@click.option("--assignment", default=None,
-              help="The grade column's title: the assignment's name in the LMS (default: normkata KATA).")  # fmt: skip
-@click.option("--points", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Scale scores to this many points (default: the score out of the suite's cases).")  # fmt: skip
+@click.option(
+    "--assignment",
+    default=None,
+    help="The grade column's title: the assignment's name in the LMS (default: normkata KATA).",
+)
+@click.option(
+    "--points",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Scale scores to this many points (default: the score out of the suite's cases).",
+)
 @lang_option
-def export_command(folder: Path, lms: str, out: Path, assignment: str | None, points: float | None,
-                   lang: str | None) -> None:  # fmt: skip
+def export_command(
+    folder: Path, lms: str, out: Path, assignment: str | None, points: float | None, lang: str | None
+) -> None:
     """Write a graded class as the CSV that Canvas's or Moodle's grade import reads.
 
     DIR is an out folder of grade-all or of gradebook merge; its signed manifest is checked
@@ -208,10 +265,19 @@ def export_command(folder: Path, lms: str, out: Path, assignment: str | None, po
 
 @click.command("gradescope-bundle")
 @click.argument("kata_name", metavar="KATA")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("autograder.zip"),
-              show_default=True, help="The zip to write.")  # fmt: skip
-@click.option("--wheel", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="The normkata wheel to bundle (default: built from this source checkout).")  # fmt: skip
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("autograder.zip"),
+    show_default=True,
+    help="The zip to write.",
+)
+@click.option(
+    "--wheel",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The normkata wheel to bundle (default: built from this source checkout).",
+)
 @click.option(
     "--seed",
     type=click.IntRange(min=0),
@@ -220,8 +286,9 @@ def export_command(folder: Path, lms: str, out: Path, assignment: str | None, po
 )
 @visibility_option("When students see the tests' results (Gradescope's own setting).")
 @lang_option
-def gradescope_bundle(kata_name: str, out: Path, wheel: Path | None, seed: int | None, visibility: str,
-                      lang: str | None) -> None:  # fmt: skip
+def gradescope_bundle(
+    kata_name: str, out: Path, wheel: Path | None, seed: int | None, visibility: str, lang: str | None
+) -> None:
     """Build a Gradescope autograder (setup.sh, run_autograder, the normkata wheel) for a kata.
 
     Students upload <kata>.py; each submission is graded in its own container and reported

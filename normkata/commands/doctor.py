@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (fields in docs/learners.md).")
 @lang_option
 @click.pass_context
-def doctor(ctx: click.Context, device: str, only: tuple[str, ...], no_katas: bool, as_json: bool,
-           lang: str | None) -> None:  # fmt: skip
+def doctor(
+    ctx: click.Context, device: str, only: tuple[str, ...], no_katas: bool, as_json: bool, lang: str | None
+) -> None:
     """Check this installation: torch, the sandbox, progress files, the terminal, grading.
 
     Grades every kata's reference (it must pass) and starter (it must fail) the way `normkata
@@ -96,8 +97,10 @@ def _show(console: Console, report: Report) -> None:
         f"Kernel katas: {escape(torch['triton'])}",
     ]
     box = report.sandbox
-    lines.append(f"Sandbox: {box['level']} (kernel {escape(box['kernel'])}, Landlock ABI {box['landlock_abi']}, "
-                 f"libseccomp {'found' if box['libseccomp'] else 'not found'})")  # fmt: skip
+    lines.append(
+        f"Sandbox: {box['level']} (kernel {escape(box['kernel'])}, Landlock ABI {box['landlock_abi']}, "
+        f"libseccomp {'found' if box['libseccomp'] else 'not found'})"
+    )
     lines += [f"  [kata.fail]missing[/] {escape(m['why'])}: {escape(m['means'])}" for m in box["missing"]]
     store = report.storage
     lines += [
@@ -108,7 +111,7 @@ def _show(console: Console, report: Report) -> None:
             encoding=report.terminal["encoding"],
             width=report.terminal["width"] or "unknown",
             colour="on" if report.terminal["colour"] else "off",
-        ),  # fmt: skip
+        ),
     ]
     for line in lines:
         console.print(line)
@@ -121,8 +124,16 @@ def _show(console: Console, report: Report) -> None:
             shown = "[kata.pass]pass[/]" if check.passed else "[muted]fail[/]"
             verdict = shown if expected else "[kata.fail]wrong[/]"
             score = f"{check.score}/{check.max_score}"
-            table.add_row(check.kata, check.file, check.device, check.path, verdict, score, str(check.cuda_cases),
-                          f"{check.seconds:.2f}")  # fmt: skip
+            table.add_row(
+                check.kata,
+                check.file,
+                check.device,
+                check.path,
+                verdict,
+                score,
+                str(check.cuda_cases),
+                f"{check.seconds:.2f}",
+            )
         console.print(table)
     if report.ok:
         console.print("[kata.pass]All is well.[/]")

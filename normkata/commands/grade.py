@@ -21,13 +21,26 @@ from normkata.ui.options import current_lang, lang_option, workspace
 )
 @device_option()
 @timeout_option
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Draw the inputs from this seed (default: a fresh one, shown in the result).")  # fmt: skip
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Draw the inputs from this seed (default: a fresh one, shown in the result).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option("--format", "fmt", type=click.Choice(("gradescope", "junit", "exercism")), default=None,
-              help="Also write results.json (Gradescope or exercism v3) or junit.xml.")  # fmt: skip
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where --format writes (default: results.json / junit.xml here).")  # fmt: skip
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("gradescope", "junit", "exercism")),
+    default=None,
+    help="Also write results.json (Gradescope or exercism v3) or junit.xml.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where --format writes (default: results.json / junit.xml here).",
+)
 @visibility_option("With --format gradescope: when students see the tests' results.")
 @click.option("--list", "list_only", is_flag=True, help="List the suite's cases by category (not their inputs).")
 @click.option(
@@ -87,8 +100,9 @@ def grade(
     check_source(target)  # a link, a special or an oversized file: one line, exit 2, nothing run
     console = make_console(quiet=as_json)
     with console.status(t("grade.running", lang, kata=chosen.id)):
-        result = grade_once(chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang,
-                            select=list(select))  # fmt: skip
+        result = grade_once(
+            chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang, select=list(select)
+        )
     shown = result.to_json()
     notes = []
     if not select:  # a run of some cases says nothing about the kata as a whole

@@ -13,8 +13,9 @@ def device_option(help_text: str = "auto runs the CUDA cases when a GPU is prese
     """`--device` of the commands that grade; its choices and default are the grading contract's."""
     from normkata.grading.contract import DEVICES, GradeRequest
 
-    return click.option("--device", type=click.Choice(DEVICES), default=GradeRequest.device, show_default=True,
-                        help=help_text)  # fmt: skip
+    return click.option(
+        "--device", type=click.Choice(DEVICES), default=GradeRequest.device, show_default=True, help=help_text
+    )
 
 
 def timeout_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -34,5 +35,6 @@ def visibility_option(help_text: str) -> Callable[..., Any]:
     """`--visibility`: when Gradescope shows students the tests' results (its own four values)."""
     from normkata.grading.formats import VISIBILITIES
 
-    return click.option("--visibility", type=click.Choice(VISIBILITIES), default=VISIBILITIES[0], show_default=True,
-                        help=help_text)  # fmt: skip
+    return click.option(
+        "--visibility", type=click.Choice(VISIBILITIES), default=VISIBILITIES[0], show_default=True, help=help_text
+    )

@@ -92,11 +92,15 @@ def _show_diff(console: Console, attempts: list[Attempt], lang: str) -> None:
     # The latest attempt's own verdict: "no pass yet" beside a pass would contradict its score.
     verdict = "passed" if latest.passed else "not_passed" if base_passed else "no_pass"
     fields = {
-        "kata": _shown(latest.kata), "id": latest.id, "when": _when(latest),
+        "kata": _shown(latest.kata),
+        "id": latest.id,
+        "when": _when(latest),
         "score": _shown(f"{latest.score}/{latest.max_score}"),
-        "base": base.id, "base_when": _when(base), "base_score": _shown(f"{base.score}/{base.max_score}"),
+        "base": base.id,
+        "base_when": _when(base),
+        "base_score": _shown(f"{base.score}/{base.max_score}"),
         "verdict": t(f"history.diff.verdict.{verdict}", lang),
-    }  # fmt: skip
+    }
     key = "history.diff.against_pass" if base_passed else "history.diff.against_previous"
     console.print(t(key, lang, **fields), soft_wrap=True)
     if changes is None:

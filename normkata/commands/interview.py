@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 @click.option("--new", "new_only", is_flag=True, help="Only cards you have never rated.")
 @seed_option
 @lang_option
-def interview(topic: str | None, count: int, ids: tuple[str, ...], new_only: bool, seed: int | None,
-              lang: str | None) -> None:  # fmt: skip
+def interview(
+    topic: str | None, count: int, ids: tuple[str, ...], new_only: bool, seed: int | None, lang: str | None
+) -> None:
     """Practise interview questions: answer, compare with key points, rate yourself.
 
     Cards you rated Again or Hard come first, then cards never rated in the order of study
@@ -72,8 +73,9 @@ def interview(topic: str | None, count: int, ids: tuple[str, ...], new_only: boo
 @click.command()
 @click.option("-n", "count", type=click.IntRange(min=1), default=20, show_default=True, help="At most this many items.")
 @click.option("--kata", "kata_name", default=None, metavar="NAME", help="Write this passed kata again now.")
-@click.option("--optimize", is_flag=True,
-              help="Fit your own FSRS parameters from your review logs (py-fsrs's optimizer).")  # fmt: skip
+@click.option(
+    "--optimize", is_flag=True, help="Fit your own FSRS parameters from your review logs (py-fsrs's optimizer)."
+)
 @lang_option
 def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) -> None:
     """Review what is due: missed quiz questions, interview cards and katas to write again (FSRS).
@@ -127,8 +129,11 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
         practice.store.end_session(practice.session_id)
         _more_practice(practice)
         return
-    header = t("review.header", lang, n=len(items)) if len(items) == due else t("review.header.some", lang,
-                                                                                 n=len(items), due=due)  # fmt: skip
+    header = (
+        t("review.header", lang, n=len(items))
+        if len(items) == due
+        else t("review.header.some", lang, n=len(items), due=due)
+    )
     practice.console.print(f"[heading]{header}[/]")
     outcomes: list[AnswerRecord | int | KataOutcome]
     outcomes, interrupted = ask_each(practice, items, _ask_any)
@@ -205,8 +210,13 @@ def _more_practice(practice: Practice) -> None:
     practice.console.print(f"[next]{text}[/]")
 
 
-def _summary(practice: Practice, outcomes: list[AnswerRecord | int | KataOutcome], due: int, interrupted: bool,
-             reviewed: list[str]) -> None:  # fmt: skip
+def _summary(
+    practice: Practice,
+    outcomes: list[AnswerRecord | int | KataOutcome],
+    due: int,
+    interrupted: bool,
+    reviewed: list[str],
+) -> None:
     """What this review did, in one block: answered of due, questions right, cards by rating, what
     is still due, and when the next item is."""
     from normkata.i18n import t

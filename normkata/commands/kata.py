@@ -12,8 +12,12 @@ from normkata.ui.options import current_lang, lang_option, workspace
 @click.command()
 @click.argument("name", required=False)
 @click.option("--force", is_flag=True, help="Overwrite your file with a fresh starter.")
-@click.option("--json", "as_json", is_flag=True, help="List every kata as JSON (id, title, difficulty, minutes, "
-              "topics, status, best score).")  # fmt: skip
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="List every kata as JSON (id, title, difficulty, minutes, topics, status, best score).",
+)
 @lang_option
 def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None:
     """List katas, or start one: write its starter and show the instructions.
@@ -43,9 +47,17 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
         if as_json:
             rows = []
             for item, status in statuses:
-                rows.append({"id": item.id, "title": item.title.in_(lang), "difficulty": item.difficulty,
-                             "minutes": item.minutes, "topics": list(item.topics), "status": status.status,
-                             "best_score": status.best_score})  # fmt: skip
+                rows.append(
+                    {
+                        "id": item.id,
+                        "title": item.title.in_(lang),
+                        "difficulty": item.difficulty,
+                        "minutes": item.minutes,
+                        "topics": list(item.topics),
+                        "status": status.status,
+                        "best_score": status.best_score,
+                    }
+                )
             click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
             return
         table = Table(title=t("kata.list.title", lang), title_style="heading")
@@ -65,8 +77,13 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
             if item.requires and item.missing_extras():  # kernel katas without `normkata[triton]`
                 shown += f" ({t('kata.needs_extra', lang, extra=', '.join(item.requires))})"
             table.add_row(
-                item.id, item.title.in_(lang), item.difficulty, f"{item.minutes} min", shown, best,
-            )  # fmt: skip
+                item.id,
+                item.title.in_(lang),
+                item.difficulty,
+                f"{item.minutes} min",
+                shown,
+                best,
+            )
         console.print(table)
         return
     chosen = get_kata(name, lang)

@@ -310,9 +310,13 @@ def _history(lang: str) -> None:
         used = _clock(row.seconds_used or 0)
         topic = escape_name(str(row.topic)) if row.topic else t("mock.all_topics", lang)
         table.add_row(
-            str(row.id), escape_name(str(row.started_at)[:16].replace("T", " ")), escape(topic),
-            f"{used} / {row.minutes}:00", str(row.answered), score,
-        )  # fmt: skip
+            str(row.id),
+            escape_name(str(row.started_at)[:16].replace("T", " ")),
+            escape(topic),
+            f"{used} / {row.minutes}:00",
+            str(row.answered),
+            score,
+        )
     console.print(table)
 
 

@@ -47,8 +47,9 @@ def show_dashboard(lang: str | None) -> None:
     console.print(_topics_table(console, report, bank, title, lang))
     console.print(Paragraph(t("dash.due", lang, n=report.due) + " · " + _katas_line(report, lang)))
     _show_loop(console, report, lang)
-    studied = t("dash.studied", lang, time=_duration(report.seconds_studied, lang),
-                mock=_duration(report.seconds_mock, lang))  # fmt: skip
+    studied = t(
+        "dash.studied", lang, time=_duration(report.seconds_studied, lang), mock=_duration(report.seconds_mock, lang)
+    )
     if report.mocks:
         share = f"{report.last_mock_share:.0%}" if report.last_mock_share is not None else "-"
         mocks = t("dash.mocks", lang, n=report.mocks, share=share)
@@ -105,8 +106,14 @@ def _topics_table(console: Console, report: Report, bank: Bank, title: str, lang
     return table
 
 
-def _table(console: Console, title: str, topic_headers: list[str], headers: list[str], names: list[str],
-           widths: list[int] | None = None) -> Table:  # fmt: skip
+def _table(
+    console: Console,
+    title: str,
+    topic_headers: list[str],
+    headers: list[str],
+    names: list[str],
+    widths: list[int] | None = None,
+) -> Table:
     """A borderless table whose numbers keep their width while each topic column takes an equal
     share of what is left of the line, a title cut with an ellipsis rather than wrapped, so that
     every row is one line. `headers` repeat once per topic column."""

@@ -13,15 +13,20 @@ from normkata.ui.options import current_lang, lang_option, workspace
 
 @click.command()
 @click.argument("name", required=False)
-@click.option("--file", "file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Watch this file instead of the workspace's.")  # fmt: skip
+@click.option(
+    "--file",
+    "file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Watch this file instead of the workspace's.",
+)
 @click.option("--manual", is_flag=True, help="Re-grade only when you press r (filesystems without change events).")
 @click.option("--jsonl", is_flag=True, help="Print each grade as one JSON line (the grade --json object).")
 @device_option()
 @timeout_option
 @lang_option
-def watch(name: str | None, file: Path | None, manual: bool, jsonl: bool, device: str, timeout: float,
-          lang: str | None) -> None:  # fmt: skip
+def watch(
+    name: str | None, file: Path | None, manual: bool, jsonl: bool, device: str, timeout: float, lang: str | None
+) -> None:
     """Re-grade a kata every time you save it.
 
     NAME defaults to the kata you worked on last, the file to <workspace>/<kata>.py. Keys:

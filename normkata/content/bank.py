@@ -73,10 +73,21 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
             else:
                 bank.cards.append(item)
     if bank.topics:
-        from normkata.content.study import check_study_order
-
-        issues.extend(check_study_order(bank))
+        issues.extend(_study_issues(path, bank))
     return bank, sorted(issues, key=lambda i: (i.file, i.line))
+
+
+def _study_issues(path: Path, bank: Bank) -> list[ContentIssue]:
+    """The order of study's problems. One file of a bank names prerequisites and places that other
+    files hold: it is checked against the bank files beside it, and only its own problems are told."""
+    from normkata.content.study import check_study_order
+
+    if path.is_dir() or not path.parent.is_dir():
+        return check_study_order(bank)
+    beside, _ = load_bank_checked(path.parent)
+    own = {topic.file for topic in bank.topics.values()}
+    whole = Bank(topics={**beside.topics, **bank.topics})
+    return [issue for issue in check_study_order(whole) if issue.file in own]
 
 
 def load_bank(path: Path | None = None) -> Bank:

@@ -69,8 +69,9 @@ def outputs_of(result: Any, what: str) -> list[torch.Tensor]:
         return [torch.tensor(float(result), dtype=torch.float64)]
     items = list(result) if isinstance(result, (tuple, list)) else [result]
     if not all(isinstance(item, torch.Tensor) for item in items):
-        raise TypeError(f"{what} returned {type(result).__name__}: expected a torch.Tensor, a tuple of tensors, "
-                        "a number or None")  # fmt: skip
+        raise TypeError(
+            f"{what} returned {type(result).__name__}: expected a torch.Tensor, a tuple of tensors, a number or None"
+        )
     return items
 
 
@@ -111,8 +112,9 @@ def _has_graph(value: Any) -> bool:
 
 
 @contextlib.contextmanager
-def watch_backward(cls: type[torch.autograd.Function], found: set[str],
-                   returned: list[torch.Tensor | None] | None = None) -> Iterator[None]:  # fmt: skip
+def watch_backward(
+    cls: type[torch.autograd.Function], found: set[str], returned: list[torch.Tensor | None] | None = None
+) -> Iterator[None]:
     """While open, the Function's backward (or vjp) adds to `found` how it used autograd, and
     puts in `returned` a plain copy of each gradient it returned, as torch holds it (autograd sums
     one that broadcasts; the runner reads its shape: a subclass could say another)."""

@@ -65,8 +65,9 @@ def list_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
 class Grader:
     """A runner process and the conversation with it; `grade` sends one file and returns the verdict."""
 
-    def __init__(self, *, warm: bool = True, package_parent: Path | None = None,
-                 env: dict[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, *, warm: bool = True, package_parent: Path | None = None, env: dict[str, str] | None = None
+    ) -> None:
         """`warm`: a long conversation (start the zygote first); else workers are spawned cold.
         `package_parent`: where the runner imports normkata from (default: where we did);
         `env`: variables set for it on top of ours (NORMKATA_HOME, say)."""

@@ -86,8 +86,14 @@ def encode(value: Any) -> bytes:
             index[key] = len(storages)
             raw = torch.empty(0, dtype=torch.uint8).set_(storage)
             storages.append(raw.numpy().tobytes())
-        return {_TAG: "tensor", "dtype": dtype, "shape": list(item.shape), "stride": list(item.stride()),
-                "offset": item.storage_offset(), "storage": index[key]}  # fmt: skip
+        return {
+            _TAG: "tensor",
+            "dtype": dtype,
+            "shape": list(item.shape),
+            "stride": list(item.stride()),
+            "offset": item.storage_offset(),
+            "storage": index[key],
+        }
 
     # ASCII: a hostile worker's message may hold lone surrogates, which UTF-8 cannot carry.
     text = json.dumps(tree(value), separators=(",", ":")).encode("ascii")

@@ -707,8 +707,14 @@ class GradeResult:
             del case["call"], case["cause"]
         verdict = self.verdict
         head = {"kata": fields.pop("kata"), "file": fields.pop("file")}
-        return {**head, "passed": verdict.passed, "score": verdict.score, "max_score": verdict.max_score,
-                "counts": self.counts, **fields}  # fmt: skip
+        return {
+            **head,
+            "passed": verdict.passed,
+            "score": verdict.score,
+            "max_score": verdict.max_score,
+            "counts": self.counts,
+            **fields,
+        }
 
 
 @dataclass

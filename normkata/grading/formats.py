@@ -73,8 +73,11 @@ def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dic
     verdict = result.verdict
     lines = [f"**normkata {_md(result.kata)}** · {_md(verdict_line(result))}"]
     for named in sorted(result.diagnosis, key=lambda d: -d.cases):
-        lines += ["", f"- {_md(text('named', lang, title=named.title, n=named.cases))}",
-                  f"  {_md(text('hint', lang, hint=named.hint))}"]  # fmt: skip
+        lines += [
+            "",
+            f"- {_md(text('named', lang, title=named.title, n=named.cases))}",
+            f"  {_md(text('hint', lang, hint=named.hint))}",
+        ]
     tests = []
     for number, case in _ordered(result):
         test: dict[str, Any] = {
@@ -133,23 +136,41 @@ def to_junit(result: GradeResult) -> str:
     import xml.etree.ElementTree as ET
 
     counts = result.counts
-    root = ET.Element("testsuites", name=f"normkata.{_xml(result.kata)}", tests=str(len(result.cases)),
-                      failures=str(counts["failed"]), errors=str(counts["error"]),
-                      time=f"{result.duration_s:.3f}")  # fmt: skip
-    properties = {"kata": result.kata, "file": result.file, "seed": str(result.seed), "sandbox": result.sandbox,
-                  "torch": result.torch, "score": f"{result.score}/{result.max_score}"}  # fmt: skip
+    root = ET.Element(
+        "testsuites",
+        name=f"normkata.{_xml(result.kata)}",
+        tests=str(len(result.cases)),
+        failures=str(counts["failed"]),
+        errors=str(counts["error"]),
+        time=f"{result.duration_s:.3f}",
+    )
+    properties = {
+        "kata": result.kata,
+        "file": result.file,
+        "seed": str(result.seed),
+        "sandbox": result.sandbox,
+        "torch": result.torch,
+        "score": f"{result.score}/{result.max_score}",
+    }
     for category in [c for c in Category if any(case.category is c for case in result.cases)]:
         cases = [case for case in result.cases if case.category is category]
         tally = {s: sum(case.status is s for case in cases) for s in Status}
-        suite = ET.SubElement(root, "testsuite", name=f"{_xml(result.kata)}.{category.value}", tests=str(len(cases)),
-                              failures=str(tally[Status.FAILED]), errors=str(tally[Status.ERROR]),
-                              skipped=str(tally[Status.SKIPPED]))  # fmt: skip
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=f"{_xml(result.kata)}.{category.value}",
+            tests=str(len(cases)),
+            failures=str(tally[Status.FAILED]),
+            errors=str(tally[Status.ERROR]),
+            skipped=str(tally[Status.SKIPPED]),
+        )
         listed = ET.SubElement(suite, "properties")
         for key, value in properties.items():
             ET.SubElement(listed, "property", name=key, value=_xml(value))
         for case in cases:
-            element = ET.SubElement(suite, "testcase", name=_xml(case.name, 200),
-                                    classname=f"normkata.{_xml(result.kata)}.{category.value}")  # fmt: skip
+            element = ET.SubElement(
+                suite, "testcase", name=_xml(case.name, 200), classname=f"normkata.{_xml(result.kata)}.{category.value}"
+            )
             if case.status is Status.PASSED:
                 continue
             tag = {Status.FAILED: "failure", Status.ERROR: "error", Status.SKIPPED: "skipped"}[case.status]
@@ -187,8 +208,10 @@ def to_exercism(result: GradeResult) -> dict[str, Any]:
     for case in result.cases:
         if case.status is Status.SKIPPED:
             continue
-        test: dict[str, Any] = {"name": f"{case.category.label(result.lang)}: {sanitize(case.name, 200)}",
-                                "status": _EXERCISM_STATUS[case.status]}  # fmt: skip
+        test: dict[str, Any] = {
+            "name": f"{case.category.label(result.lang)}: {sanitize(case.name, 200)}",
+            "status": _EXERCISM_STATUS[case.status],
+        }
         line, call = sanitize(case.message), case.call and sanitize(case.call)
         if call:
             test["test_code"] = call

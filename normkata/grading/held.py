@@ -35,8 +35,9 @@ _DISABLE_DISPATCH = torch._C._DisableTorchDispatch
 _AUTOGRAD_GRAD = torch.autograd.grad
 _ENABLE_GRAD = torch.enable_grad
 #: Every built-in exception class, by identity (a learner's class may be named ValueError).
-_BUILTIN_EXCEPTIONS = {id(v): v.__name__ for v in vars(builtins).values()
-                       if isinstance(v, type) and issubclass(v, BaseException)}  # fmt: skip
+_BUILTIN_EXCEPTIONS = {
+    id(v): v.__name__ for v in vars(builtins).values() if isinstance(v, type) and issubclass(v, BaseException)
+}
 _MRO = vars(type)["__mro__"]
 
 
@@ -157,8 +158,11 @@ def state_entries(module: Any, prefix: str = "") -> dict[str, torch.Tensor]:
     has one.)"""
     slots = _Slots(module)
     found = {prefix + name: value for name, value in slots.parameters if value is not None}
-    found.update((prefix + name, value) for name, value in slots.buffers
-                 if value is not None and name not in slots.non_persistent)  # fmt: skip
+    found.update(
+        (prefix + name, value)
+        for name, value in slots.buffers
+        if value is not None and name not in slots.non_persistent
+    )
     for name, sub in slots.modules:
         if sub is not None:
             found.update(state_entries(sub, f"{prefix}{name}."))

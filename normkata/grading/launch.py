@@ -30,8 +30,12 @@ from normkata.threads import THREADS
 #: What the zygote imports before it forks anything: everything a worker needs before it runs.
 #: torch imports symbolic_shapes (and sympy) lazily, on the first backward given a gradient:
 #: 0.4 s that each worker would pay again.
-ZYGOTE_PRELOAD = ["normkata.grading.zygote", "torch", "torch.fx.experimental.symbolic_shapes",
-                  "normkata.grading.worker"]  # fmt: skip
+ZYGOTE_PRELOAD = [
+    "normkata.grading.zygote",
+    "torch",
+    "torch.fx.experimental.symbolic_shapes",
+    "normkata.grading.worker",
+]
 
 
 def interprets_triton() -> bool:
@@ -98,8 +102,13 @@ def runner_environment(package_parent: Path = PACKAGE_PARENT) -> dict[str, str]:
     with no entry-point plugin that a submission could have dropped into site-packages."""
     path = os.pathsep.join(p for p in (str(package_parent), os.environ.get("PYTHONPATH", "")) if p)
     # PYTHONSAFEPATH and PYTHONNOUSERSITE: what ISOLATION_FLAGS say, for every grandchild too.
-    return {**os.environ, "PYTHONPATH": path, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONSAFEPATH": "1",
-            "PYTHONNOUSERSITE": "1"}  # fmt: skip
+    return {
+        **os.environ,
+        "PYTHONPATH": path,
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTHONSAFEPATH": "1",
+        "PYTHONNOUSERSITE": "1",
+    }
 
 
 #: The worker's environment, decided here and nowhere else. The learner's code runs in the worker
@@ -111,11 +120,23 @@ def runner_environment(package_parent: Path = PACKAGE_PARENT) -> dict[str, str]:
 #: - these variables of the grader's environment, which Python, torch, CUDA, the maths libraries
 #:   and Triton's compiler read (where to find programs and libraries, the locale, the time zone,
 #:   which GPUs, OpenBLAS's hardware hints), and the grader's own switch for the sandbox;
-WORKER_ENV_NAMES = frozenset({
-    "PATH", "LANG", "LANGUAGE", "TZ", "NORMKATA_SANDBOX",
-    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "LD_LIBRARY_PATH",
-    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH",
-})  # fmt: skip
+WORKER_ENV_NAMES = frozenset(
+    {
+        "PATH",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "NORMKATA_SANDBOX",
+        "CUDA_VISIBLE_DEVICES",
+        "CUDA_DEVICE_ORDER",
+        "CUDA_HOME",
+        "LD_LIBRARY_PATH",
+        "OPENBLAS_CORETYPE",
+        "OPENBLAS_L2_SIZE",
+        "TRITON_PTXAS_PATH",
+        "TRITON_LIBCUDA_PATH",
+    }
+)
 WORKER_ENV_PREFIXES = ("LC_",)
 #: - the thread count of the maths libraries, set by the grader: OMP_NUM_THREADS of the grader's
 #:   environment where it is a whole number of at least 1 (it wins, normkata.threads), else the
@@ -132,14 +153,22 @@ def worker_environment(host: dict[str, str] | None = None) -> dict[str, str]:
     """The worker's whole environment (the list above): the allowlisted part of `host` (this
     process's), and what the grader sets."""
     host = dict(os.environ) if host is None else host
-    env = {name: value for name, value in host.items()
-           if name in WORKER_ENV_NAMES or name.startswith(WORKER_ENV_PREFIXES)}  # fmt: skip
+    env = {
+        name: value for name, value in host.items() if name in WORKER_ENV_NAMES or name.startswith(WORKER_ENV_PREFIXES)
+    }
     asked = host.get("OMP_NUM_THREADS", "").strip()
     threads = asked if asked.isdigit() and int(asked) >= 1 else str(THREADS["grading"])
     env.update(dict.fromkeys(THREAD_VARIABLES, threads))
     path = os.pathsep.join(p for p in (str(PACKAGE_PARENT), host.get("PYTHONPATH", "")) if p)
-    env.update({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": path, "PYTHONNOUSERSITE": "1", "PYTHONSAFEPATH": "1",
-                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})  # fmt: skip
+    env.update(
+        {
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": path,
+            "PYTHONNOUSERSITE": "1",
+            "PYTHONSAFEPATH": "1",
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        }
+    )
     if interprets_triton():
         env["TRITON_INTERPRET"] = "1"
     return env
@@ -160,7 +189,7 @@ class SpawnLauncher:
             env=worker_environment(),
             cwd=PACKAGE_PARENT,  # trusted, as for the runner; the worker moves to its scratch folder when confined
             start_new_session=True,  # one process group: killed whole at the end
-        )  # fmt: skip
+        )
 
 
 class _Forked:

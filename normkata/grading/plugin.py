@@ -28,8 +28,15 @@ class SuiteError(Exception):
 class GradingPlugin:
     """Fixtures for the suite (`harness`) and a record of every case's outcome."""
 
-    def __init__(self, submission: Submission, names: SuiteNames, device: str, cuda_available: bool, lang: str,
-                 select: list[str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        submission: Submission,
+        names: SuiteNames,
+        device: str,
+        cuda_available: bool,
+        lang: str,
+        select: list[str] | None = None,
+    ) -> None:
         self.submission = submission
         self.names = names
         self.select = [pattern.casefold() for pattern in select or []]
@@ -69,8 +76,9 @@ class GradingPlugin:
             if self.device == "cpu":
                 item.add_marker(pytest.mark.skip(reason="--device cpu"))
             elif not self.cuda_available:
-                item.add_marker(pytest.mark.skip(reason=say("CUDA is not available on this machine",
-                                                            "本机没有可用的 CUDA")))  # fmt: skip
+                item.add_marker(
+                    pytest.mark.skip(reason=say("CUDA is not available on this machine", "本机没有可用的 CUDA"))
+                )
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
@@ -81,8 +89,9 @@ class GradingPlugin:
         elif call.when == "call" or (call.when == "setup" and report.failed):
             self._add(item, *_classify(call))
 
-    def _add(self, item: pytest.Item, status: Status, message: str, cause: Cause | None = None,
-             called: str | None = None) -> None:  # fmt: skip
+    def _add(
+        self, item: pytest.Item, status: Status, message: str, cause: Cause | None = None, called: str | None = None
+    ) -> None:
         diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
         name = _case_name(item, self.names, self.lang)

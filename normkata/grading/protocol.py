@@ -77,8 +77,12 @@ def send(fd: int, obj: Any, timeout: float | None = None, alive: Callable[[], bo
         view = view[written:]
 
 
-def receive(fd: int, timeout: float | None = None, alive: Callable[[], bool] | None = None,
-            convert: Callable[[Any], Any] = lambda message: message) -> Any:  # fmt: skip
+def receive(
+    fd: int,
+    timeout: float | None = None,
+    alive: Callable[[], bool] | None = None,
+    convert: Callable[[Any], Any] = lambda message: message,
+) -> Any:
     """One message from `fd`, read and decoded (then passed through `convert`) within `timeout`.
 
     With `alive`, a sender that died is noticed within a tenth of a second, even when some

@@ -153,8 +153,10 @@ class Worker:
 
     def _timed_out(self, timeout: float) -> NoReturn:
         self.kill()
-        raise SubmissionError(Text(f"timed out after {timeout:g} s (an endless loop?)",
-                                   f"{timeout:g} 秒后超时（死循环？）"), Cause.TIMEOUT)  # fmt: skip
+        raise SubmissionError(
+            Text(f"timed out after {timeout:g} s (an endless loop?)", f"{timeout:g} 秒后超时（死循环？）"),
+            Cause.TIMEOUT,
+        )
 
     def _receive(self, kind: type[_Reply], timeout: float, deadline: float | None = None) -> _Reply:
         left = timeout if deadline is None else max(deadline - time.monotonic(), 0.0)
@@ -194,8 +196,10 @@ class Worker:
         else:
             en, zh = f"died (exit code {code})", f"意外终止（退出码 {code}）"
         tail = self.output.text()
-        died = Text(f"the process running your code {en}" + (f"; its last output: {tail}" if tail else ""),
-                    f"运行你代码的进程{zh}" + (f"；最后的输出：{tail}" if tail else ""))  # fmt: skip
+        died = Text(
+            f"the process running your code {en}" + (f"; its last output: {tail}" if tail else ""),
+            f"运行你代码的进程{zh}" + (f"；最后的输出：{tail}" if tail else ""),
+        )
         raise SubmissionError(died)
 
     def kill(self) -> None:
@@ -219,8 +223,15 @@ class Submission:
     MAX_RESTARTS times. `budget` bounds the whole grade, whatever the per-case timeout.
     """
 
-    def __init__(self, request: LoadRequest, protected: list[Path], timeout: float, budget: float,
-                 launcher: Launcher | None = None, spare: Worker | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        request: LoadRequest,
+        protected: list[Path],
+        timeout: float,
+        budget: float,
+        launcher: Launcher | None = None,
+        spare: Worker | None = None,
+    ) -> None:
         """`spare`: a worker the launcher started ahead, unconfined and unused (else one starts now)."""
         self.launcher = launcher or SpawnLauncher()
         self.request = request
@@ -315,8 +326,9 @@ class Submission:
         """The worker with the file loaded, restarted after a crash (up to MAX_RESTARTS)."""
         loaded = self.load()
         if not loaded.ok:
-            raise SubmissionError(Text.neutral(loaded.failure.message if loaded.failure else "the file did not load"),
-                                  Cause.IMPORT)  # fmt: skip
+            raise SubmissionError(
+                Text.neutral(loaded.failure.message if loaded.failure else "the file did not load"), Cause.IMPORT
+            )
         if self.worker is None:
             if self.restarts >= MAX_RESTARTS:
                 raise SubmissionError(

@@ -51,8 +51,14 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
 
     lang = result.lang
     title = text("title", lang, kata=result.kata, file=Path(result.file).name)
-    meta = text("meta", lang, torch=result.torch or "?", seed=result.seed, sandbox=sandbox_text(result.sandbox, lang),
-                seconds=result.duration_s)  # fmt: skip
+    meta = text(
+        "meta",
+        lang,
+        torch=result.torch or "?",
+        seed=result.seed,
+        sandbox=sandbox_text(result.sandbox, lang),
+        seconds=result.duration_s,
+    )
     console.print(f"[heading]{escape(title)}[/]  [muted]{escape(meta)}[/]")
     table = Table(show_edge=False)
     table.add_column(text("category", lang))

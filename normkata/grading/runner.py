@@ -234,8 +234,11 @@ class _TrustedCopy:
 
 def _grading_modules() -> list[Path]:
     """The grading code this process runs (what a verdict depends on), as files."""
-    files = {getattr(module, "__file__", None) for name, module in list(sys.modules.items())
-             if name.startswith("normkata.grading.")}  # fmt: skip
+    files = {
+        getattr(module, "__file__", None)
+        for name, module in list(sys.modules.items())
+        if name.startswith("normkata.grading.")
+    }
     return sorted(Path(f) for f in files if f)
 
 
@@ -243,8 +246,9 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted: _TrustedCopy,
-           request: GradeRequest, seed: int) -> GradeResult:  # fmt: skip
+def _grade(
+    kata: Kata, file: Path, source: str, submission: Submission, trusted: _TrustedCopy, request: GradeRequest, seed: int
+) -> GradeResult:
 
     from normkata.grading import checks
     from normkata.grading.plugin import GradingPlugin
@@ -262,9 +266,12 @@ def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted:
     if not loaded.ok:
         return result([_import_case(file, source, loaded)], [])
     if loaded.missing:
-        message = checks.say("MISSING CLASS {names} in {file}: did you rename it or forget to define it?",
-                             "{file} 中缺少类 {names}：是否改了名字或忘了定义？",
-                             names=", ".join(loaded.missing), file=file.name)  # fmt: skip
+        message = checks.say(
+            "MISSING CLASS {names} in {file}: did you rename it or forget to define it?",
+            "{file} 中缺少类 {names}：是否改了名字或忘了定义？",
+            names=", ".join(loaded.missing),
+            file=file.name,
+        )
         return result([CaseResult("import", Category.STATE, Status.ERROR, message, cause=Cause.MISSING_CLASS)], [])
 
     import torch
@@ -274,13 +281,21 @@ def _grade(kata: Kata, file: Path, source: str, submission: Submission, trusted:
     )
     _run_pytest(trusted.suite, plugin)
     if request.select and not plugin.results:
-        raise InputError(checks.say("-k {patterns}: no case of {kata} matches (grade --list shows them)",
-                                    "-k {patterns}：{kata} 没有匹配的用例（grade --list 可列出全部用例）",
-                                    patterns=" ".join(request.select), kata=kata.id))  # fmt: skip
+        raise InputError(
+            checks.say(
+                "-k {patterns}: no case of {kata} matches (grade --list shows them)",
+                "-k {patterns}：{kata} 没有匹配的用例（grade --list 可列出全部用例）",
+                patterns=" ".join(request.select),
+                kata=kata.id,
+            )
+        )
     if plugin.suite_errors:
         raise GraderError(_SUITE_BROKEN + "; ".join(plugin.suite_errors[:3]))
-    cases = [*plugin.results, _forbidden_case(kata, file, source, sorted(submission.forbidden_seen)),
-             _global_case(loaded.global_changes)]  # fmt: skip
+    cases = [
+        *plugin.results,
+        _forbidden_case(kata, file, source, sorted(submission.forbidden_seen)),
+        _global_case(loaded.global_changes),
+    ]
     lang = request.lang
     diagnosis = [Diagnosis(m.id, m.title.in_(lang), m.hint.in_(lang), n) for m, n in plugin.diagnoses.values()]
     return result(cases, diagnosis)
@@ -294,15 +309,41 @@ def _run_pytest(suite: Path, plugin: object, *extra: str) -> None:
         # lists every folder from the confcutdir down to the suite: unset, it listed / and all of
         # /tmp on every grade (80 ms here, more on a full /tmp). The suite's own folder it is.
         str(suite),
-        "-c", os.devnull, "--rootdir", str(suite.parent), "--confcutdir", str(suite.parent), "--noconftest",
+        "-c",
+        os.devnull,
+        "--rootdir",
+        str(suite.parent),
+        "--confcutdir",
+        str(suite.parent),
+        "--noconftest",
         "--import-mode=importlib",
-        "-p", "no:cacheprovider", "-q", "-o", "addopts=",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-o",
+        "addopts=",
         # Suites raise CaseFailure with their own messages: no assert rewriting and no
         # source-parsing tracebacks needed, and these plugins only cost start-up time here.
-        "--tb=native", "--assert=plain", "-p", "no:doctest", "-p", "no:junitxml", "-p", "no:pastebin",
-        "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler",
-        "-p", "no:logging", "-p", "no:legacypath", *extra,
-    ]  # fmt: skip
+        "--tb=native",
+        "--assert=plain",
+        "-p",
+        "no:doctest",
+        "-p",
+        "no:junitxml",
+        "-p",
+        "no:pastebin",
+        "-p",
+        "no:unraisableexception",
+        "-p",
+        "no:threadexception",
+        "-p",
+        "no:faulthandler",
+        "-p",
+        "no:logging",
+        "-p",
+        "no:legacypath",
+        *extra,
+    ]
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         pytest.main(pytest_args, plugins=[plugin])
 
@@ -329,18 +370,34 @@ def _import_case(file: Path, source: str, loaded: LoadReply) -> CaseResult:
     failure = loaded.failure
     where = say(" line {n}", " 第 {n} 行", n=failure.line) if failure.line else ""
     if failure.error == "SyntaxError":
-        text = say("SYNTAX ERROR in {file}{where}: {message}", "{file}{where}有语法错误：{message}",
-                   file=file.name, where=where, message=failure.message)  # fmt: skip
+        text = say(
+            "SYNTAX ERROR in {file}{where}: {message}",
+            "{file}{where}有语法错误：{message}",
+            file=file.name,
+            where=where,
+            message=failure.message,
+        )
     elif failure.error in ("SystemExit", "KeyboardInterrupt"):
-        text = say("IMPORT STOPPED in {file}{where}: the file exited while being imported ({message})",
-                   "{file}{where}导入中止：文件在导入时退出了（{message}）", file=file.name, where=where,
-                   message=failure.message)  # fmt: skip
+        text = say(
+            "IMPORT STOPPED in {file}{where}: the file exited while being imported ({message})",
+            "{file}{where}导入中止：文件在导入时退出了（{message}）",
+            file=file.name,
+            where=where,
+            message=failure.message,
+        )
     elif failure.error == "Crash":
-        text = say("IMPORT FAILED for {file}: {message}", "{file} 导入失败：{message}", file=file.name,
-                   message=failure.message)  # fmt: skip
+        text = say(
+            "IMPORT FAILED for {file}: {message}", "{file} 导入失败：{message}", file=file.name, message=failure.message
+        )
     else:
-        text = say("IMPORT ERROR in {file}{where}: {error}: {message}", "{file}{where}导入出错：{error}：{message}",
-                   file=file.name, where=where, error=failure.error, message=failure.message)  # fmt: skip
+        text = say(
+            "IMPORT ERROR in {file}{where}: {error}: {message}",
+            "{file}{where}导入出错：{error}：{message}",
+            file=file.name,
+            where=where,
+            error=failure.error,
+            message=failure.message,
+        )
     if failure.line and failure.error != "Crash":
         text += source_excerpt(source, failure.line, syntax=failure.error == "SyntaxError")
     cause = Cause.SYNTAX if failure.error == "SyntaxError" else Cause.IMPORT

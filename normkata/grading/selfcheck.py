@@ -41,8 +41,9 @@ class Problem:
 
 
 def planned_grades(katas: list[Kata]) -> int:
-    return sum(REFERENCE_SEEDS + 1 + sum(CORRECT_FIXTURE_SEEDS if f.passes else 1 for f in kata_fixtures(k.id))
-               for k in katas)  # fmt: skip
+    return sum(
+        REFERENCE_SEEDS + 1 + sum(CORRECT_FIXTURE_SEEDS if f.passes else 1 for f in kata_fixtures(k.id)) for k in katas
+    )
 
 
 def deep_check(katas: list[Kata], advance: Callable[[str], None]) -> tuple[list[Problem], bool]:
@@ -55,8 +56,9 @@ def deep_check(katas: list[Kata], advance: Callable[[str], None]) -> tuple[list[
     return problems, fixtures_available()
 
 
-def _grade_source(service: Grader, kata: Kata, folder: Path, source: str, seed: int = SEED
-                  ) -> tuple[bool, int, set[str], list[str]]:  # fmt: skip
+def _grade_source(
+    service: Grader, kata: Kata, folder: Path, source: str, seed: int = SEED
+) -> tuple[bool, int, set[str], list[str]]:
     folder.mkdir(parents=True, exist_ok=True)
     learner = folder / kata.file
     learner.write_text(source, encoding="utf-8")
@@ -99,8 +101,9 @@ def _check_kata(service: Grader, kata: Kata, folder: Path, advance: Callable[[st
     return problems
 
 
-def _verdict_problems(kata: Kata, fixture: Fixture, passed: bool, diagnoses: set[str], messages: list[str]
-                      ) -> list[Problem]:  # fmt: skip
+def _verdict_problems(
+    kata: Kata, fixture: Fixture, passed: bool, diagnoses: set[str], messages: list[str]
+) -> list[Problem]:
     if passed != fixture.passes:
         verdict = "passes" if passed else f"fails ({messages[:1]})"
         return [Problem(kata.id, f"fixture {fixture.id} {verdict}, expected to {'pass' if fixture.passes else 'fail'}")]

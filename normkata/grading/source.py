@@ -142,8 +142,7 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
                         data = read_source(name, dir_fd=fd)
                         total += len(data)
                         if total > MAX_FOLDER_BYTES:
-                            raise SourceError(f"{_shown(root)}: its .py files exceed "
-                                              f"{MAX_FOLDER_BYTES // 1024} kB")  # fmt: skip
+                            raise SourceError(f"{_shown(root)}: its .py files exceed {MAX_FOLDER_BYTES // 1024} kB")
                         files[relative] = data
             finally:
                 os.close(fd)
@@ -160,8 +159,9 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
     return Snapshot(files, hasher.hexdigest())
 
 
-def write_source(path: str | os.PathLike[str], data: bytes, *, replace: bool = False, dir_fd: int | None = None,
-                 mode: int = 0o600) -> None:  # fmt: skip
+def write_source(
+    path: str | os.PathLike[str], data: bytes, *, replace: bool = False, dir_fd: int | None = None, mode: int = 0o600
+) -> None:
     """Write `data` as a new file, or with `replace` over a regular file, never through a link.
 
     A link in its place (dangling or not), a FIFO, a device or a folder is a SourceError and

@@ -173,8 +173,10 @@ def _dataclass(kind: Any) -> Reader:
             raise WireError(": expected a mapping")
         if not fields:
             hints, missing = _hints(kind), dataclasses.MISSING
-            fields[:] = [(f.name, _reader(hints[f.name]), f.default is missing and f.default_factory is missing)
-                         for f in dataclasses.fields(kind)]  # fmt: skip
+            fields[:] = [
+                (f.name, _reader(hints[f.name]), f.default is missing and f.default_factory is missing)
+                for f in dataclasses.fields(kind)
+            ]
         values = {}
         for name, reader, required in fields:
             if name in data:

@@ -222,8 +222,15 @@ class _Session:
         stage.name = "inspect"
         return RunReply(True, steps, held.held_module(module) if program.inspect else None)
 
-    def _step(self, target: Any, step: Step, program: Program, stage: Stage, watched: set[str] | None = None,
-              returned: list[torch.Tensor | None] | None = None) -> StepReply:  # fmt: skip
+    def _step(
+        self,
+        target: Any,
+        step: Step,
+        program: Program,
+        stage: Stage,
+        watched: set[str] | None = None,
+        returned: list[torch.Tensor | None] | None = None,
+    ) -> StepReply:
         module = target if program.kind is ProgramKind.MODULE else None
         if step.mode and module is not None:
             module.train(step.mode == "train")

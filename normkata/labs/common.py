@@ -58,8 +58,9 @@ def norm_factory(kind: str, options: LabOptions, eps: float = 1e-5) -> Callable[
     if kind == "none":
         return lambda d: nn.Identity()
     if options.use_mine:
-        kata, cls = {"rmsnorm": ("rmsnorm", "RMSNorm"), "layernorm": ("layernorm", "LayerNorm"),
-                     "dyt": ("dyt", "DyT")}[kind]  # fmt: skip
+        kata, cls = {"rmsnorm": ("rmsnorm", "RMSNorm"), "layernorm": ("layernorm", "LayerNorm"), "dyt": ("dyt", "DyT")}[
+            kind
+        ]
         mine = learner_class(options, kata, cls)
         return (lambda d: mine(d)) if kind == "dyt" else (lambda d: mine(d, eps=eps))
     if kind == "dyt":

@@ -69,9 +69,16 @@ def run(
         make_norm = norm_factory(norm if placement != "none" else "none", options)
         for lr in settings.lrs:
             result = tracker.train(
-                f"{label} · lr {lr:g}", config, make_norm, data, steps=settings.steps, lr=lr,
-                batch=settings.batch, seed=options.seed, device=options.device,
-            )  # fmt: skip
+                f"{label} · lr {lr:g}",
+                config,
+                make_norm,
+                data,
+                steps=settings.steps,
+                lr=lr,
+                batch=settings.batch,
+                seed=options.seed,
+                device=options.device,
+            )
             result.label = label
             runs.append(result.to_json())
     summary = []

@@ -54,9 +54,16 @@ def run(
             label = f"{'Pre' if placement == 'pre' else 'Post'}-LN, {depth} layers"
             config = Config(data.vocab, settings.block, depth, settings.d_model, settings.heads, placement)
             result = tracker.train(
-                label, config, make_norm, data, steps=settings.steps, lr=settings.lr,
-                batch=settings.batch, seed=options.seed, device=options.device,
-            )  # fmt: skip
+                label,
+                config,
+                make_norm,
+                data,
+                steps=settings.steps,
+                lr=settings.lr,
+                batch=settings.batch,
+                seed=options.seed,
+                device=options.device,
+            )
             runs.append({**result.to_json(), "depth": depth, "placement": placement})
     return {"settings": {**asdict(settings), "depths": list(settings.depths)}, "seed": options.seed, "runs": runs}
 

@@ -30,8 +30,9 @@ def run(
     lrs: tuple[float, ...] | None = None,
     progress: Any = None,
 ) -> dict[str, Any]:
-    return compare.run(options, quick=quick, data_path=data_path, steps=steps, lrs=lrs, progress=progress,
-                       configs=CONFIGS)  # fmt: skip
+    return compare.run(
+        options, quick=quick, data_path=data_path, steps=steps, lrs=lrs, progress=progress, configs=CONFIGS
+    )
 
 
 render = compare.render

@@ -191,8 +191,14 @@ def save_png(plot: Plot, folder: Path) -> Path:
         points = _finite(xs, ys, log)
         every = max(1, len(points) // 12)  # a marker on every point would blot out a 200-step curve
         look = plot.style_index(index)
-        axes.plot([x for x, _ in points], [y for _, y in points], label=_legend(label, "en"), marker=_style(look)[3],
-                  markevery=every, color=f"C{look % 10}")  # fmt: skip
+        axes.plot(
+            [x for x, _ in points],
+            [y for _, y in points],
+            label=_legend(label, "en"),
+            marker=_style(look)[3],
+            markevery=every,
+            color=f"C{look % 10}",
+        )
     if log:
         axes.set_yscale("log")
     if integer_ticks(plot.series):

@@ -34,18 +34,38 @@ def run(options: LabOptions) -> dict[str, Any]:
         rows.append({"group": group, "what": what, **by_column, "note": note, "key": key, "fields": fields})
 
     finfo = {dt: torch.finfo(dt) for dt in DTYPES}
-    add("range", "largest finite value", {dt: f.max for dt, f in finfo.items()},
-        "fp16 has 5 exponent bits, bf16 fp32's 8", "max")  # fmt: skip
-    add("range", "smallest normal value", {dt: f.tiny for dt, f in finfo.items()},
-        "below it: subnormals, then 0", "tiny")  # fmt: skip
-    add("range", "machine epsilon (step at 1.0)", {dt: f.eps for dt, f in finfo.items()},
-        "bf16 keeps 7 mantissa bits, fp16 10", "eps")  # fmt: skip
+    add(
+        "range",
+        "largest finite value",
+        {dt: f.max for dt, f in finfo.items()},
+        "fp16 has 5 exponent bits, bf16 fp32's 8",
+        "max",
+    )
+    add(
+        "range",
+        "smallest normal value",
+        {dt: f.tiny for dt, f in finfo.items()},
+        "below it: subnormals, then 0",
+        "tiny",
+    )
+    add(
+        "range",
+        "machine epsilon (step at 1.0)",
+        {dt: f.eps for dt, f in finfo.items()},
+        "bf16 keeps 7 mantissa bits, fp16 10",
+        "eps",
+    )
     square = {dt: (torch.tensor(300.0, dtype=dt, device=device) ** 2).item() for dt in DTYPES}
     add("overflow", "300² (the Pre-Norm document)", square, "fp16: 90000 ≥ 65520 rounds to inf", "square")
     row = torch.full((1, 64), 300.0, device=device)
     naive = {dt: _naive_rms(row.to(dt), 1e-5).float().mean().item() for dt in DTYPES}
-    add("overflow", "naive RMSNorm of a row of 300s (true: 1)", naive,
-        "x · rsqrt(inf) = 0: the signal is wiped out", "naive")  # fmt: skip
+    add(
+        "overflow",
+        "naive RMSNorm of a row of 300s (true: 1)",
+        naive,
+        "x · rsqrt(inf) = 0: the signal is wiped out",
+        "naive",
+    )
     low = DTYPES[:2]  # the upcast only matters below fp32
     upcast = {dt: _upcast_rms(row.to(dt), 1e-5).float().mean().item() for dt in low}
     add("overflow", "RMSNorm with fp32 upcast, same row", upcast, "x.float() before squaring fixes it", "upcast")
@@ -54,8 +74,14 @@ def run(options: LabOptions) -> dict[str, Any]:
         add("eps", f"eps {eps:g} stored", stored, "fp16's smallest subnormal is ~5.96e-8", "eps_stored", eps=f"{eps:g}")
         zero = torch.zeros(1, 16, device=device)
         out = {dt: _naive_rms(zero.to(dt), eps).float().abs().max().item() for dt in DTYPES}
-        add("eps", f"naive RMSNorm of a zero row, eps {eps:g}", out,
-            "0 is right; NaN means eps became 0 (0 · rsqrt(0))", "eps_zero", eps=f"{eps:g}")  # fmt: skip
+        add(
+            "eps",
+            f"naive RMSNorm of a zero row, eps {eps:g}",
+            out,
+            "0 is right; NaN means eps became 0 (0 · rsqrt(0))",
+            "eps_zero",
+            eps=f"{eps:g}",
+        )
     squares = torch.randn(4096, generator=torch.Generator().manual_seed(options.seed)).pow(2)
     exact = squares.double().sum().item()
     running = {}
@@ -64,15 +90,24 @@ def run(options: LabOptions) -> dict[str, Any]:
         for value in squares.to(dt):  # one rounding per add, as a naive low-precision kernel would
             total = total + value
         running[dt] = total.double().item() / exact
-    add("swamping", "sum of 4096 squares, one add at a time (÷ exact)", running,
-        "the sum stalls once it dwarfs each term: accumulate in fp32", "swamp")  # fmt: skip
+    add(
+        "swamping",
+        "sum of 4096 squares, one add at a time (÷ exact)",
+        running,
+        "the sum stalls once it dwarfs each term: accumulate in fp32",
+        "swamp",
+    )
     x = torch.randn(64, 256, generator=torch.Generator().manual_seed(options.seed)) + 1000.0
     mean = x.mean(-1, keepdim=True)
     one_pass = (x * x).mean(-1, keepdim=True) - mean * mean
     exact_var = x.double().var(-1, unbiased=False, keepdim=True)
-    add("cancellation", "fp32 one-pass variance at mean 1000: max error",
+    add(
+        "cancellation",
+        "fp32 one-pass variance at mean 1000: max error",
         {torch.float32: (one_pass.double() - exact_var).abs().max().item()},
-        "E[x²] − E[x]² loses its digits; two-pass error is ~1e-6", "cancel")  # fmt: skip
+        "E[x²] − E[x]² loses its digits; two-pass error is ~1e-6",
+        "cancel",
+    )
     if options.use_mine:
         mine = learner_class(options, "rmsnorm", "RMSNorm")
         outs = {}

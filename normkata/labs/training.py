@@ -89,8 +89,16 @@ class Tracker:
         self.progress = progress
         self.task = progress.add_task("training", total=total_steps) if progress else None
 
-    def train(self, label: str, config: Config, make_norm: Callable[[int], torch.nn.Module], data: CharData,
-              *, steps: int, **kwargs: Any) -> Run:  # fmt: skip
+    def train(
+        self,
+        label: str,
+        config: Config,
+        make_norm: Callable[[int], torch.nn.Module],
+        data: CharData,
+        *,
+        steps: int,
+        **kwargs: Any,
+    ) -> Run:
         if self.progress is None:
             return train(label, config, make_norm, data, steps=steps, **kwargs)
         self.progress.update(self.task, description=label)

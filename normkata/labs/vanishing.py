@@ -109,8 +109,11 @@ def explain(result: dict[str, Any], lang: str) -> list[str]:
     grads = [row["grad_none"] for row in rows]
     normed_grads = [row[f"grad_{v}"] for row in rows for v in ("layernorm", "rmsnorm")]
     level = math.exp(sum(math.log(g) for g in grads) / len(grads)) if all(g > 0 for g in grads) else float("nan")
-    other = math.exp(sum(math.log(g) for g in normed_grads) / len(normed_grads)) if all(
-        g > 0 for g in normed_grads) else float("nan")  # fmt: skip
+    other = (
+        math.exp(sum(math.log(g) for g in normed_grads) / len(normed_grads))
+        if all(g > 0 for g in normed_grads)
+        else float("nan")
+    )
     gap = round(math.log10(other / level)) if level > 0 and other > 0 else 0
     return [
         t("lab.look", lang),

@@ -95,8 +95,9 @@ def studied_kernels(bank: Bank, store: Store) -> bool:
     return any(log.status(kata.id).attempts for kata in load_katas()[0] if KERNEL_EXTRA in kata.requires)
 
 
-def interview_order(cards: list[Card], minutes: int, strength: dict[str, float], must: str | None = None
-                    ) -> list[Asked]:  # fmt: skip
+def interview_order(
+    cards: list[Card], minutes: int, strength: dict[str, float], must: str | None = None
+) -> list[Asked]:
     """The questions planned for a mock of `minutes`: at least one card, then as many as fit.
     `must`: a topic whose weakest card is planned first, wherever the order of study puts it."""
     chosen: list[Card] = []
@@ -120,8 +121,7 @@ def _with_first(ordered: list[Card], topic: str | None) -> list[Card]:
     return ordered if first is None else [first, *(card for card in ordered if card is not first)]
 
 
-def questions(cards: list[Card], minutes: int, strength: dict[str, float], must: str | None = None
-              ) -> Iterator[Asked]:  # fmt: skip
+def questions(cards: list[Card], minutes: int, strength: dict[str, float], must: str | None = None) -> Iterator[Asked]:
     """The planned questions, then the other cards in order, each with its follow-ups: the mock
     stops at its deadline, not when the plan runs out."""
     planned = interview_order(cards, minutes, strength, must)

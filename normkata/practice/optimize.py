@@ -87,8 +87,9 @@ class Prediction:
     losses: tuple[float, ...] = ()
 
 
-def predict(history: dict[str, list[Logged]], parameters: Sequence[float] | None,
-            since: datetime | None = None) -> Prediction:  # fmt: skip
+def predict(
+    history: dict[str, list[Logged]], parameters: Sequence[float] | None, since: datetime | None = None
+) -> Prediction:
     """Replay every item's reviews under `parameters`: FSRS's predicted recall at each countable
     review (from `since` on, when given: the earlier ones only build the item's state)."""
     from fsrs import Card, Rating
@@ -108,10 +109,17 @@ def predict(history: dict[str, list[Logged]], parameters: Sequence[float] | None
     if not probabilities:
         return Prediction(0, 0.0, 0.0, 0.0)
     eps = 1e-6
-    losses = tuple(-(y * math.log(max(p, eps)) + (1 - y) * math.log(max(1 - p, eps)))
-                   for p, y in zip(probabilities, outcomes, strict=True))  # fmt: skip
-    return Prediction(len(outcomes), sum(probabilities) / len(probabilities), sum(outcomes) / len(outcomes),
-                      sum(losses) / len(losses), losses)  # fmt: skip
+    losses = tuple(
+        -(y * math.log(max(p, eps)) + (1 - y) * math.log(max(1 - p, eps)))
+        for p, y in zip(probabilities, outcomes, strict=True)
+    )
+    return Prediction(
+        len(outcomes),
+        sum(probabilities) / len(probabilities),
+        sum(outcomes) / len(outcomes),
+        sum(losses) / len(losses),
+        losses,
+    )
 
 
 class OptimizerMissing(Exception):
@@ -127,8 +135,11 @@ def fit(history: dict[str, list[Logged]], batch: int = BATCH) -> list[float]:
     except ImportError as exc:
         raise OptimizerMissing(str(exc).splitlines()[0]) from None
     ids = {item: number for number, item in enumerate(sorted(history), start=1)}
-    logs = [ReviewLog(card_id=ids[r.item], rating=Rating(r.rating), review_datetime=r.at, review_duration=r.duration_ms)
-            for reviews in history.values() for r in reviews]  # fmt: skip
+    logs = [
+        ReviewLog(card_id=ids[r.item], rating=Rating(r.rating), review_datetime=r.at, review_duration=r.duration_ms)
+        for reviews in history.values()
+        for r in reviews
+    ]
     # The batch size is a module setting of py-fsrs 6, read when the fit starts; set for this fit only.
     saved = optimizer.mini_batch_size
     optimizer.mini_batch_size = max(1, min(batch, countable_reviews(history)))
@@ -160,8 +171,9 @@ def optimize(store: Store) -> Fitted | int:
         return MIN_REVIEWS - have
     train, since = held_out_split(history)
     parameters = fit(train)
-    outcome = Fitted(parameters, countable_reviews(train), predict(history, None, since),
-                     predict(history, parameters, since))  # fmt: skip
+    outcome = Fitted(
+        parameters, countable_reviews(train), predict(history, None, since), predict(history, parameters, since)
+    )
     if outcome.better:
         reviews = sum(len(r) for r in train.values())
         store.save_fsrs_parameters(
@@ -193,7 +205,17 @@ def optimize_command(lang: str) -> None:
         store.close()
     assert not isinstance(outcome, int)  # the minimum was checked above
     before, after = outcome.before, outcome.after
-    console.print(t("optimize.result", lang, train=outcome.train, n=after.reviews, recalled=f"{after.recalled:.1%}",
-                    before=f"{before.predicted:.1%}", after=f"{after.predicted:.1%}",
-                    loss_before=f"{before.log_loss:.4f}", loss_after=f"{after.log_loss:.4f}"))  # fmt: skip
+    console.print(
+        t(
+            "optimize.result",
+            lang,
+            train=outcome.train,
+            n=after.reviews,
+            recalled=f"{after.recalled:.1%}",
+            before=f"{before.predicted:.1%}",
+            after=f"{after.predicted:.1%}",
+            loss_before=f"{before.log_loss:.4f}",
+            loss_after=f"{after.log_loss:.4f}",
+        )
+    )
     console.print(t("optimize.saved" if outcome.better else "optimize.kept_defaults", lang))

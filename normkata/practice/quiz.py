@@ -160,8 +160,9 @@ def short_note(question: Question, raw: str, short: int, lang: str) -> str:
     return t(f"quiz.short.{kind}", lang, typed=raw.strip(), n=short, asked=asked)
 
 
-def save_answer(store: Store, session_id: int, question: Question, given: str, correct: bool,
-                duration_ms: int | None) -> None:  # fmt: skip
+def save_answer(
+    store: Store, session_id: int, question: Question, given: str, correct: bool, duration_ms: int | None
+) -> None:
     """The answer and the question's next FSRS review, saved together."""
     review = schedule(store, question.id, quiz_rating(correct), duration_ms=duration_ms)
     store.record_answer(session_id, question.id, question.topic, given, correct, review)

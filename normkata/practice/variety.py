@@ -66,8 +66,9 @@ class Facts:
     def _vector(self, item: str) -> dict[str, float]:
         if item not in self._vectors:
             counts = Counter(self._words.get(item, ()))
-            self._vectors[item] = _unit({w: (1 + math.log(n)) * math.log(self._total / self._documents[w])
-                                         for w, n in counts.items()})  # fmt: skip
+            self._vectors[item] = _unit(
+                {w: (1 + math.log(n)) * math.log(self._total / self._documents[w]) for w, n in counts.items()}
+            )
         return self._vectors[item]
 
     def spread(self, ordered: Iterable[Question], n: int) -> list[Question]:

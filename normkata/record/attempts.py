@@ -82,11 +82,21 @@ class KataLog:
                 "INSERT INTO kata_attempts (kata, file, passed, score, max_score, counts, device, duration_s, at, "
                 "seed, sandbox, cases, diagnosis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    result.kata, result.file, int(result.passed), result.score, result.max_score,
-                    json.dumps(result.counts), device, result.duration_s, iso(utcnow()), result.seed,
-                    result.sandbox, json.dumps(cases, ensure_ascii=False), json.dumps(diagnosis, ensure_ascii=False),
+                    result.kata,
+                    result.file,
+                    int(result.passed),
+                    result.score,
+                    result.max_score,
+                    json.dumps(result.counts),
+                    device,
+                    result.duration_s,
+                    iso(utcnow()),
+                    result.seed,
+                    result.sandbox,
+                    json.dumps(cases, ensure_ascii=False),
+                    json.dumps(diagnosis, ensure_ascii=False),
                 ),
-            )  # fmt: skip
+            )
             self._conn.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, 'attempt')", (result.kata,))
 
     def take_hint(self, kata: Kata, lang: str) -> Hint:
@@ -262,10 +272,16 @@ class Attempt:
         named, cases = _json(row["diagnosis"]), _json(row["cases"])
         named = named if isinstance(named, list) else []
         return cls(
-            row["id"], row["kata"], bool(row["passed"]), row["score"], row["max_score"], row["seed"], row["at"],
+            row["id"],
+            row["kata"],
+            bool(row["passed"]),
+            row["score"],
+            row["max_score"],
+            row["seed"],
+            row["at"],
             cases if isinstance(cases, dict) else None,
             tuple(Named(str(d["id"]), str(d.get("title") or "")) for d in named if isinstance(d, dict) and "id" in d),
-        )  # fmt: skip
+        )
 
     def case(self, case_id: str, lang: str) -> str:
         from normkata.content.suite_names import suite_names

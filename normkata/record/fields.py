@@ -77,8 +77,9 @@ def real(low: float, high: float, *, nullable: bool = False) -> Column:
     return Column(lambda value, _now: number(value, low, high), nullable)
 
 
-def text(limit: int, *, pattern: re.Pattern[str] | None = None, choices: tuple[str, ...] = (),
-         nullable: bool = False) -> Column:  # fmt: skip
+def text(
+    limit: int, *, pattern: re.Pattern[str] | None = None, choices: tuple[str, ...] = (), nullable: bool = False
+) -> Column:
     def check(value: object, _now: datetime) -> str:
         if not isinstance(value, str):
             raise BadValue(f"must be text, got {shown(value)}")
@@ -153,10 +154,18 @@ def diagnosis_shape(value: object) -> None:
         raise BadValue(f"must be a list of misconceptions, got {shown(value)}")
     for index, named in enumerate(value):
         cases = named.get("cases", 0) if isinstance(named, dict) else None
-        ok = (isinstance(named, dict) and set(named) <= {"id", "title", "cases"} and isinstance(named.get("id"), str)
-              and bool(ID_PATTERN.match(named["id"])) and len(named["id"]) <= ID_CHARS
-              and isinstance(named.get("title", ""), str) and len(named.get("title", "")) <= TITLE_CHARS
-              and isinstance(cases, int) and not isinstance(cases, bool) and 0 <= cases <= MAX_CASES)  # fmt: skip
+        ok = (
+            isinstance(named, dict)
+            and set(named) <= {"id", "title", "cases"}
+            and isinstance(named.get("id"), str)
+            and bool(ID_PATTERN.match(named["id"]))
+            and len(named["id"]) <= ID_CHARS
+            and isinstance(named.get("title", ""), str)
+            and len(named.get("title", "")) <= TITLE_CHARS
+            and isinstance(cases, int)
+            and not isinstance(cases, bool)
+            and 0 <= cases <= MAX_CASES
+        )
         if not ok:
             raise BadValue(
                 f'must be {{"id": a misconception id, "title": text, "cases": a count}}, got {shown(named)}',
@@ -165,9 +174,12 @@ def diagnosis_shape(value: object) -> None:
 
 
 def made_shape(value: object) -> None:
-    if (not isinstance(value, list) or len(value) > 100
-            or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 100 for i in value)
-            or len(set(value)) != len(value)):  # fmt: skip
+    if (
+        not isinstance(value, list)
+        or len(value) > 100
+        or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 100 for i in value)
+        or len(set(value)) != len(value)
+    ):
         raise BadValue(f"must be a list of the key points ticked (distinct indexes), got {shown(value)}")
 
 

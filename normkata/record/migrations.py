@@ -320,8 +320,10 @@ def m009_schedule_passed_katas(db: sqlite3.Connection) -> None:
             moment = moment.replace(tzinfo=timezone.utc)
         card, _log = scheduler.review_card(Card(due=moment), Rating.Good, review_datetime=moment)
         due = card.due.astimezone(timezone.utc).isoformat(timespec="seconds")
-        db.execute("INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, 'kata', ?, ?, ?)",
-                   (item, kata, card.to_json(), due))  # fmt: skip
+        db.execute(
+            "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, 'kata', ?, ?, ?)",
+            (item, kata, card.to_json(), due),
+        )
 
 
 @migration

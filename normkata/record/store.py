@@ -207,9 +207,16 @@ class Store:
             self._conn.execute(
                 "INSERT INTO review_logs (item_id, kind, topic, rating, state_before, reviewed_at, duration_ms) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (item_id, kind, topic, srs_state.rating, srs_state.state_before, srs_state.reviewed_at,
-                 srs_state.duration_ms),
-            )  # fmt: skip
+                (
+                    item_id,
+                    kind,
+                    topic,
+                    srs_state.rating,
+                    srs_state.state_before,
+                    srs_state.reviewed_at,
+                    srs_state.duration_ms,
+                ),
+            )
 
     def record_review(self, item_id: str, kind: str, topic: str, review: Review) -> None:
         """A review of an item that is neither a quiz answer nor a card rating (a kata written again)."""

@@ -257,8 +257,10 @@ def import_document(store: Store, document: object, now: datetime | None = None)
             columns = [name for name in _columns(store, table) if name not in ("id", IMPORTED)]
             marked = IMPORTED in _columns(store, table)
             existing = _existing(store, table, columns)
-            insert = (f"INSERT INTO {table} ({', '.join(columns + [IMPORTED] * marked)}) "
-                      f"VALUES ({', '.join('?' * (len(columns) + marked))})")  # fmt: skip
+            insert = (
+                f"INSERT INTO {table} ({', '.join(columns + [IMPORTED] * marked)}) "
+                f"VALUES ({', '.join('?' * (len(columns) + marked))})"
+            )
             ids: dict[Any, int] = {}
             count = 0
             for row in checked.tables[table]:
@@ -318,15 +320,15 @@ def _latest_in_file(rows: list[Row]) -> dict[str, str]:
     return latest
 
 
-def _merge_schedules(store: Store, rows: list[Row], file_reviews: dict[str, str],
-                     local_reviews: dict[str, str]) -> int:  # fmt: skip
+def _merge_schedules(store: Store, rows: list[Row], file_reviews: dict[str, str], local_reviews: dict[str, str]) -> int:
     """Add the schedules not here; replace one that is here only when the file proves later reviews."""
     changed = 0
     for row in rows:
         item = row.values["item_id"]
         here = store._conn.execute("SELECT 1 FROM srs WHERE item_id = ?", (item,)).fetchone()
-        if here is not None and not _proves_later(row.values["card_json"], file_reviews.get(item),
-                                                  local_reviews.get(item)):  # fmt: skip
+        if here is not None and not _proves_later(
+            row.values["card_json"], file_reviews.get(item), local_reviews.get(item)
+        ):
             continue
         store._conn.execute(
             "INSERT INTO srs (item_id, kind, topic, card_json, due) VALUES (?, ?, ?, ?, ?) "

@@ -96,8 +96,12 @@ def integer(value: object, low: int, high: int) -> int:
 
 
 def number(value: object, low: float, high: float, *, what: str = "a finite number") -> float:
-    if (not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value)
-            or not low <= value <= high):  # fmt: skip
+    if (
+        not isinstance(value, (int, float))
+        or isinstance(value, bool)
+        or not math.isfinite(value)
+        or not low <= value <= high
+    ):
         raise BadValue(f"must be {what} from {low:g} to {high:g}, got {shown(value)}")
     return float(value)
 

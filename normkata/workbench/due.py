@@ -50,8 +50,9 @@ def kata_of(item: str) -> str:
     return item[len(PREFIX) :] if item.startswith(PREFIX) else item
 
 
-def kata_rating(*, minutes: int, seconds: float | None, failed_before: int, hints: int,
-                gave_up: bool) -> tuple[int, str]:  # fmt: skip
+def kata_rating(
+    *, minutes: int, seconds: float | None, failed_before: int, hints: int, gave_up: bool
+) -> tuple[int, str]:
     """The FSRS rating of a pass (1 Again .. 4 Easy) and the rule that gave it (a REASONS key)."""
     if gave_up:
         return 1, "solution"
@@ -130,9 +131,12 @@ def schedule_pass(store: Store, kata: Kata, now: datetime | None = None) -> Kata
     seconds = (passed_at - started_at).total_seconds() if passed_at and started_at else None
     kinds = [e.kind for e in found.events]
     rating, reason = kata_rating(
-        minutes=kata.minutes, seconds=seconds, failed_before=len(found.attempts) - 1,
-        hints=kinds.count("hint"), gave_up="gave_up" in kinds,
-    )  # fmt: skip
+        minutes=kata.minutes,
+        seconds=seconds,
+        failed_before=len(found.attempts) - 1,
+        hints=kinds.count("hint"),
+        gave_up="gave_up" in kinds,
+    )
     duration = round(seconds * 1000) if seconds is not None and seconds >= 0 else None
     review = schedule(store, item_id(kata.id), rating, now or passed_at or utcnow(), duration, steps=False)
     store.record_review(item_id(kata.id), KIND, kata.topics[0] if kata.topics else kata.id, review)
@@ -171,9 +175,19 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
         review = schedule_pass(store, kata)
         if review:
             rating = t(f"rating.{review.rating}", lang)
-            notes.append(Note("muted", t("loop.kata_scheduled", lang, kata=kata.id, rating=rating,
-                                         why=t(f"loop.reason.{review.reason}", lang, minutes=kata.minutes),
-                                         when=when(review.due, lang))))  # fmt: skip
+            notes.append(
+                Note(
+                    "muted",
+                    t(
+                        "loop.kata_scheduled",
+                        lang,
+                        kata=kata.id,
+                        rating=rating,
+                        why=t(f"loop.reason.{review.reason}", lang, minutes=kata.minutes),
+                        when=when(review.due, lang),
+                    ),
+                )
+            )
     if result.diagnosis:
         from normkata.workbench.lessons import item_command, item_title, load_links, make_due
 
@@ -192,9 +206,20 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
             from normkata.content.suite_names import suite_names
 
             mistake = suite_names(result.kata).misconception(named.id, lang) or named.title
-            notes.append(Note("next", t("loop.teach", lang, mistake=mistake, kind=kind,
-                                        title=item_title(bank, items[0], lang), more=more,
-                                        cmd=item_command(bank, items[0]))))  # fmt: skip
+            notes.append(
+                Note(
+                    "next",
+                    t(
+                        "loop.teach",
+                        lang,
+                        mistake=mistake,
+                        kind=kind,
+                        title=item_title(bank, items[0], lang),
+                        more=more,
+                        cmd=item_command(bank, items[0]),
+                    ),
+                )
+            )
     return notes
 
 

@@ -52,8 +52,14 @@ def load_links(path: Path | None = None) -> tuple[dict[str, tuple[str, ...]], li
     if not isinstance(data, LineDict) or set(data) != {"format_version", "links"}:
         return {}, [ContentIssue(str(path), 1, "", Message("check.links.shape"))]
     if data["format_version"] != LINKS_FORMAT_VERSION:
-        return {}, [ContentIssue(str(path), data.key_lines["format_version"], "format_version",
-                                 Message.of("check.version.bare", want=LINKS_FORMAT_VERSION))]  # fmt: skip
+        return {}, [
+            ContentIssue(
+                str(path),
+                data.key_lines["format_version"],
+                "format_version",
+                Message.of("check.version.bare", want=LINKS_FORMAT_VERSION),
+            )
+        ]
     links, issues = {}, []
     table = data["links"]
     if not isinstance(table, LineDict):

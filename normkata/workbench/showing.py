@@ -41,8 +41,11 @@ def _show_diff(console: Console, mine: Path, reference: str, lang: str) -> None:
         yours = files.read(mine, lang)  # never through a link
     except (OSError, InputError):
         return
-    diff = list(difflib.unified_diff(yours.splitlines(), reference.splitlines(), fromfile=f"yours: {mine}",
-                                     tofile="reference", lineterm=""))  # fmt: skip
+    diff = list(
+        difflib.unified_diff(
+            yours.splitlines(), reference.splitlines(), fromfile=f"yours: {mine}", tofile="reference", lineterm=""
+        )
+    )
     console.print()
     console.print(f"[heading]{escape(t('solution.diff', lang, path=mine))}[/]", soft_wrap=True)
     if not diff:

@@ -60,8 +60,9 @@ class WatchSettings:
 class Watcher:
     """The watch loop: one kata file at a time, graded by one warm grader."""
 
-    def __init__(self, kata: Kata, file: Path, settings: WatchSettings, bench: Workbench, console: Console,
-                 grader: Grader) -> None:  # fmt: skip
+    def __init__(
+        self, kata: Kata, file: Path, settings: WatchSettings, bench: Workbench, console: Console, grader: Grader
+    ) -> None:
         self.kata, self.file, self.settings = kata, file, settings
         self.bench, self.console, self.grader = bench, console, grader
         self.events: queue.Queue[Event] = queue.Queue()
@@ -106,8 +107,14 @@ class Watcher:
 
         name = self.file.name
         stop = self.watching
-        for _changes in watch(self.file.parent, watch_filter=lambda _change, path: Path(path).name == name,
-                              debounce=DEBOUNCE_MS, step=10, stop_event=stop, raise_interrupt=False):  # fmt: skip
+        for _changes in watch(
+            self.file.parent,
+            watch_filter=lambda _change, path: Path(path).name == name,
+            debounce=DEBOUNCE_MS,
+            step=10,
+            stop_event=stop,
+            raise_interrupt=False,
+        ):
             self.last_event_at = time.monotonic()
             self.events.put(Event("change"))
 
@@ -149,8 +156,9 @@ class Watcher:
             return
         self.last_digest = digest
         try:
-            result = self.grader.grade(self.kata.id, self.file, device=self.settings.device,
-                                       timeout=self.settings.timeout, lang=lang)  # fmt: skip
+            result = self.grader.grade(
+                self.kata.id, self.file, device=self.settings.device, timeout=self.settings.timeout, lang=lang
+            )
         except (GraderError, InputError) as error:
             self._say(str(error), style="warn")
             return
@@ -174,9 +182,12 @@ class Watcher:
     def on_key(self, key: str) -> bool:
         """Act on a key; False to stop watching."""
         actions: dict[str, Callable[[], None]] = {
-            "h": self._hint, "n": self._next_kata, "l": self._list, "s": self._solution,
+            "h": self._hint,
+            "n": self._next_kata,
+            "l": self._list,
+            "s": self._solution,
             "r": lambda: self.grade(force=True),
-        }  # fmt: skip
+        }
         if self.confirming:  # the answer to "give up and see the solution?": that key does nothing else
             self.confirming = False
             if key == "y":

@@ -181,8 +181,9 @@ class Workbench:
             return None
         return NamedHint(first.id, first.shown(kata.id, self.lang), text)
 
-    def hints(self, kata: Kata, *, every: bool = False,
-              level: int | None = None) -> tuple[list[Hint | NamedHint] | Passed, bool]:  # fmt: skip
+    def hints(
+        self, kata: Kata, *, every: bool = False, level: int | None = None
+    ) -> tuple[list[Hint | NamedHint] | Passed, bool]:
         """`every`: each hint taken so far (at least the first); `level`: that one, the levels up
         to it counted as taken; neither: `next_hint`. True with them when the next levelled one
         was asked for and every hint had been taken already."""

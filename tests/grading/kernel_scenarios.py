@@ -219,18 +219,29 @@ def returns_none(x):
     return y, None
 
 
-SCENARIOS = {name: value for name, value in dict(globals()).items()
-             if callable(value) and not name.startswith("_") and not isinstance(value, triton.runtime.KernelInterface)
-             and getattr(value, "__module__", "") == __name__ and name not in ("run", "describe")}  # fmt: skip
+SCENARIOS = {
+    name: value
+    for name, value in dict(globals()).items()
+    if callable(value)
+    and not name.startswith("_")
+    and not isinstance(value, triton.runtime.KernelInterface)
+    and getattr(value, "__module__", "") == __name__
+    and name not in ("run", "describe")
+}
 
 
 def describe(reply: object) -> dict:
     found = [[f.access.value, f.tensor, f.program_text, f.lanes, f.side.value] for f in reply.out_of_bounds]
-    return {"config": reply.config, "launches": reply.launches, "out_of_bounds": found,
-            "nan_filled": reply.nan_filled, "guard": reply.guard.state.value,
-            "written": [None if w is None else w.tolist() for w in reply.written],
-            "margins": [[m.tensor, m.before.tolist(), m.after.tolist()] for m in reply.margins],
-            "outputs": [o.tolist() for o in reply.outputs]}  # fmt: skip
+    return {
+        "config": reply.config,
+        "launches": reply.launches,
+        "out_of_bounds": found,
+        "nan_filled": reply.nan_filled,
+        "guard": reply.guard.state.value,
+        "written": [None if w is None else w.tolist() for w in reply.written],
+        "margins": [[m.tensor, m.before.tolist(), m.after.tolist()] for m in reply.margins],
+        "outputs": [o.tolist() for o in reply.outputs],
+    }
 
 
 def run(name: str) -> dict:

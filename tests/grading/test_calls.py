@@ -138,8 +138,9 @@ def test_object_steps_update_merge_and_read_attributes(submission: Submission) -
     assert count.dtype == torch.float64 and count.dim() == 0 and count.item() == 26.0
 
 
-@pytest.mark.parametrize("step", [Step([], method="describe"), Step([], attribute="update")],
-                         ids=["text", "bound-method"])  # fmt: skip
+@pytest.mark.parametrize(
+    "step", [Step([], method="describe"), Step([], attribute="update")], ids=["text", "bound-method"]
+)
 def test_a_result_that_is_not_tensors_is_a_type_error(submission: Submission, step: Step) -> None:
     reply = submission.run(Program("Counter", [2], {}, kind=ProgramKind.OBJECT, steps=[step]))
     assert not reply.ok and reply.failure is not None

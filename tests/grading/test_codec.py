@@ -29,8 +29,14 @@ def _tensor(**fields: object) -> dict[str, object]:
 
 
 def test_plain_values_tuples_and_text_arrive_as_sent() -> None:
-    message = {"op": "run", "args": [8, (2, 3), ((1,), [])], "kwargs": {"eps": 1e-5, "flag": True, "none": None},
-               "text": "中文 \ud800 \x1b[31m", "big": 2**70, "inf": float("inf")}  # fmt: skip
+    message = {
+        "op": "run",
+        "args": [8, (2, 3), ((1,), [])],
+        "kwargs": {"eps": 1e-5, "flag": True, "none": None},
+        "text": "中文 \ud800 \x1b[31m",
+        "big": 2**70,
+        "inf": float("inf"),
+    }
     assert decode(encode(message)) == message
     assert decode(encode({"nan": float("nan")}))["nan"] != decode(encode({"nan": float("nan")}))["nan"]
 
@@ -102,7 +108,7 @@ def test_a_dict_with_the_reserved_key_is_not_sent() -> None:
         "repeats its bytes",
         "unknown tag",
         "not JSON",
-    ],  # fmt: skip
+    ],
 )
 def test_crafted_bytes_are_refused(payload: bytes, why: str) -> None:
     with pytest.raises(CodecError, match=why):

@@ -16,13 +16,32 @@ from normkata.grading.launch import ZYGOTE_PRELOAD, runner_environment
 def test_the_policy_admits_nvidia_device_nodes(tmp_path: Path) -> None:
     dev = tmp_path / "dev"
     (dev / "nvidia-caps").mkdir(parents=True)
-    for name in ("null", "zero", "urandom", "nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "sda",
-                 "kvm"):  # fmt: skip
+    for name in (
+        "null",
+        "zero",
+        "urandom",
+        "nvidia0",
+        "nvidia1",
+        "nvidiactl",
+        "nvidia-uvm",
+        "nvidia-uvm-tools",
+        "sda",
+        "kvm",
+    ):
         (dev / name).touch()
     devices = sandbox.default_devices(dev)
     names = sorted(p.name for p in devices)
-    assert names == ["null", "nvidia-caps", "nvidia-uvm", "nvidia-uvm-tools", "nvidia0", "nvidia1", "nvidiactl",
-                     "urandom", "zero"]  # fmt: skip
+    assert names == [
+        "null",
+        "nvidia-caps",
+        "nvidia-uvm",
+        "nvidia-uvm-tools",
+        "nvidia0",
+        "nvidia1",
+        "nvidiactl",
+        "urandom",
+        "zero",
+    ]
     policy = sandbox.Policy(tmp_path / "scratch", devices=devices)
     assert (dev / "nvidiactl").resolve() in policy.devices and (dev / "sda").resolve() not in policy.devices
 
@@ -55,8 +74,14 @@ print(json.dumps(calls))
 
 
 def test_the_zygote_preload_never_calls_into_cuda(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-s", "-c", _NO_CUDA_IN_PRELOAD, *ZYGOTE_PRELOAD], capture_output=True,
-                          text=True, env=runner_environment(), cwd=tmp_path, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-s", "-c", _NO_CUDA_IN_PRELOAD, *ZYGOTE_PRELOAD],
+        capture_output=True,
+        text=True,
+        env=runner_environment(),
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
 

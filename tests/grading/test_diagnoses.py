@@ -20,8 +20,18 @@ from normkata.grading.report import render
 KATAS = {k.id: k for k in load_katas()[0]}
 #: Katas whose class has a forward (an nn.Module or an autograd Function): the wrapper below
 #: scales what forward returns.
-SCALED_KATAS = ["rmsnorm", "layernorm", "batchnorm", "prenorm", "groupnorm", "fused_add_rmsnorm", "qknorm_attention",
-                "rmsnorm_backward", "layernorm_backward", "batchnorm_backward"]  # fmt: skip
+SCALED_KATAS = [
+    "rmsnorm",
+    "layernorm",
+    "batchnorm",
+    "prenorm",
+    "groupnorm",
+    "fused_add_rmsnorm",
+    "qknorm_attention",
+    "rmsnorm_backward",
+    "layernorm_backward",
+    "batchnorm_backward",
+]
 
 pytestmark = pytest.mark.slow
 
@@ -64,8 +74,7 @@ def correct_styles() -> list[Fixture]:
 
 
 @pytest.mark.parametrize("style", correct_styles(), ids=lambda f: f.id)
-def test_no_mistake_named_without_its_signature(style: Fixture, grading_service: Grader,
-                                                tmp_path: Path) -> None:  # fmt: skip
+def test_no_mistake_named_without_its_signature(style: Fixture, grading_service: Grader, tmp_path: Path) -> None:
     """Every correct style, with all its outputs 0.1% off: it fails, and no misconception is named."""
     source = style.source + SCALED.format(cls=KATAS[style.kata].classes[0])
     result = grade(grading_service, style.kata, source, tmp_path, zlib.crc32(style.id.encode()) % 1000)
@@ -73,13 +82,17 @@ def test_no_mistake_named_without_its_signature(style: Fixture, grading_service:
     assert result.diagnosis == [], [(c.name, c.diagnosis) for c in result.cases if c.diagnosis]
 
 
-@pytest.mark.parametrize(("kata", "name", "mistake"), [
-    ("rmsnorm", "buggy_eps_outside_sqrt", "rms-eps-outside-sqrt"),
-    ("layernorm", "buggy_unbiased_variance", "ln-unbiased-variance"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kata", "name", "mistake"),
+    [
+        ("rmsnorm", "buggy_eps_outside_sqrt", "rms-eps-outside-sqrt"),
+        ("layernorm", "buggy_unbiased_variance", "ln-unbiased-variance"),
+    ],
+)
 @pytest.mark.parametrize("seed", [7, 1234])
-def test_one_mistake_one_finding(kata: str, name: str, mistake: str, seed: int, grading_service: Grader,
-                                 tmp_path: Path) -> None:  # fmt: skip
+def test_one_mistake_one_finding(
+    kata: str, name: str, mistake: str, seed: int, grading_service: Grader, tmp_path: Path
+) -> None:
     """Every case the mistake fails is attributed to it; the report has no other failure line."""
     result = grade(grading_service, kata, fixture(kata, name).source, tmp_path, seed)
     failing = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]

@@ -49,8 +49,11 @@ def test_correct_files_pass_on_every_seed(kata: str, grading_service: Grader, tm
         learner_file.write_text(source, encoding="utf-8")
         for seed in seeds_for(name, count):
             result = grading_service.grade(kata, learner_file, seed=seed)
-            failures += [f"{name} --seed {seed}: {case.name}: {case.message}" for case in result.cases
-                         if case.status.value in ("failed", "error")]  # fmt: skip
+            failures += [
+                f"{name} --seed {seed}: {case.name}: {case.message}"
+                for case in result.cases
+                if case.status.value in ("failed", "error")
+            ]
     assert not failures, "\n".join(failures[:10])
 
 

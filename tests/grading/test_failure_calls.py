@@ -14,6 +14,7 @@ from normkata.grading.checks import CaseFailure, LearnerError, Misconception, ca
 from normkata.grading.checks.wording import explanation
 from normkata.grading.contract import Cause, Failure, Status, StepReply
 from normkata.grading.plugin import _classify
+from normkata.i18n.text import Text
 
 
 @pytest.fixture(params=["en", "zh"])
@@ -69,7 +70,7 @@ def test_the_kernel_checks_carry_the_launch_and_its_input(lang: str) -> None:
             return "named"
 
     reply = StepReply(outputs=[torch.zeros(2, 5)], launches=[], written=[None])
-    mistake = Misconception("no-mask", "t", "t", "h", "h")
+    mistake = Misconception("no-mask", Text("t", "t"), Text("h", "h"))
     on = "x: N(0,1)"
     with pytest.raises(CaseFailure) as failed:
         check_findings(Named(), reply, "launch(x)", on, 5, no_mask=mistake, off_by_one=mistake)  # type: ignore[arg-type]

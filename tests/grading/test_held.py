@@ -59,8 +59,12 @@ class Outer(nn.Module):
 
 
 def _torch_view(module: nn.Module) -> tuple[list[str], list[str], list[str], list[str]]:
-    return ([n for n, _ in module.named_parameters()], [n for n, _ in module.named_buffers()],
-            list(module.state_dict()), [n for n, _ in module.named_children()])  # fmt: skip
+    return (
+        [n for n, _ in module.named_parameters()],
+        [n for n, _ in module.named_buffers()],
+        list(module.state_dict()),
+        [n for n, _ in module.named_children()],
+    )
 
 
 def test_a_module_is_named_as_torch_names_it() -> None:
@@ -147,18 +151,28 @@ class Specific(ValueError):
     pass
 
 
-@pytest.mark.parametrize(("error", "name"), [(ValueError("x"), "ValueError"), (Specific("x"), "ValueError"),
-                                             (OwnValueError("x"), "Exception"), (KeyError("x"), "KeyError")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("error", "name"),
+    [
+        (ValueError("x"), "ValueError"),
+        (Specific("x"), "ValueError"),
+        (OwnValueError("x"), "Exception"),
+        (KeyError("x"), "KeyError"),
+    ],
+)
 def test_an_exception_is_named_as_except_matches_it(error: BaseException, name: str) -> None:
     assert held.builtin_name(error) == name
 
 
-@pytest.mark.parametrize("offered", [
-    {"weight": torch.ones(3), "bias": torch.zeros(3)},  # what fits
-    {"weight": torch.ones(4), "bias": torch.zeros(3)},  # a shape that does not
-    {"weight": torch.ones(3)},  # one entry missing
-    {"weight": torch.ones(3), "bias": torch.zeros(3), "extra": torch.zeros(1)},  # one unexpected
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "offered",
+    [
+        {"weight": torch.ones(3), "bias": torch.zeros(3)},  # what fits
+        {"weight": torch.ones(4), "bias": torch.zeros(3)},  # a shape that does not
+        {"weight": torch.ones(3)},  # one entry missing
+        {"weight": torch.ones(3), "bias": torch.zeros(3), "extra": torch.zeros(1)},  # one unexpected
+    ],
+)
 def test_load_findings_are_torchs_own(offered: dict[str, torch.Tensor]) -> None:
     """StateLoad.derive, from the state offered and the module as torch holds it, says what torch's
     load_state_dict says: missing and unexpected keys, and the entries whose shapes differ."""

@@ -32,8 +32,14 @@ from tests.conftest import Database
 HERE = Path(__file__).parent / "hostile_v2"
 HOSTILE = sorted(p for p in HERE.glob("*.py") if p.read_text(encoding="utf-8").startswith("# expect: fail"))
 #: Tricks aimed at the CLI process, its database or its output file: graded end to end.
-THROUGH_THE_CLI = {"deletes_quiz_history", "writes_progress_db", "rewrites_results_after_exit",
-                   "stops_runner_rewrites_results", "signals_runner", "overwrites_workspace"}  # fmt: skip
+THROUGH_THE_CLI = {
+    "deletes_quiz_history",
+    "writes_progress_db",
+    "rewrites_results_after_exit",
+    "stops_runner_rewrites_results",
+    "signals_runner",
+    "overwrites_workspace",
+}
 #: The whole command, torch start-up included: the grade's own budget is far below it.
 CEILING_S = 240
 
@@ -63,8 +69,11 @@ def installation(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _tree_hash(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _site_packages() -> set[str]:
@@ -92,8 +101,9 @@ def _survivors(marker: str) -> list[str]:
 def _normkata(installation: Path, args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-c", "from normkata.cli import main; main()", *args]
     full_env = {**os.environ, **env, "PYTHONPATH": str(installation), "COLUMNS": "100"}
-    return subprocess.run(command, capture_output=True, text=True, env=full_env, cwd=cwd, timeout=CEILING_S,
-                          stdin=subprocess.DEVNULL)  # fmt: skip
+    return subprocess.run(
+        command, capture_output=True, text=True, env=full_env, cwd=cwd, timeout=CEILING_S, stdin=subprocess.DEVNULL
+    )
 
 
 def assert_nothing_outlived_the_grade(grader: Grader) -> None:
@@ -125,8 +135,12 @@ def test_hostile_submission_fails_in_the_service_and_harms_nothing(
     learner = tmp_path / "rmsnorm.py"
     shutil.copy(submission, learner)
     (tmp_path / "results.json").write_text('{"score": 0}\n')
-    before = {"installation": _tree_hash(installation), "home": _tree_hash(home), "cwd": _tree_hash(tmp_path),
-              "site-packages": _site_packages()}  # fmt: skip
+    before = {
+        "installation": _tree_hash(installation),
+        "home": _tree_hash(home),
+        "cwd": _tree_hash(tmp_path),
+        "site-packages": _site_packages(),
+    }
     timeout = SLOWER_TO_FAIL_S.get(submission.stem, SERVICE_CASE_TIMEOUT_S)
     budget = ENDED_BY_THE_BUDGET_S.get(submission.stem)
     result = grader.grade("rmsnorm", learner, timeout=timeout, budget=budget).to_json()
@@ -153,8 +167,12 @@ def test_hostile_submission_fails_and_harms_nothing(submission: Path, installati
     learner = cwd / "rmsnorm.py"
     shutil.copy(submission, learner)
     (cwd / "results.json").write_text('{"score": 0}\n')
-    before = {"installation": _tree_hash(installation), "workspace": _tree_hash(workspace),
-              "cwd": _tree_hash(cwd), "site-packages": _site_packages()}  # fmt: skip
+    before = {
+        "installation": _tree_hash(installation),
+        "workspace": _tree_hash(workspace),
+        "cwd": _tree_hash(cwd),
+        "site-packages": _site_packages(),
+    }
     database = Database(home / "normkata.db")
     events_before = database.execute("SELECT COUNT(*) FROM kata_events").fetchone()[0]
     started = time.monotonic()
@@ -187,13 +205,20 @@ def _metadata(folder: Path) -> dict[str, tuple[object, ...]]:
             xattrs = tuple(sorted(os.listxattr(path, follow_symlinks=False)))
         except OSError:
             xattrs = ()
-        found[str(path.relative_to(folder))] = (info.st_mode, info.st_uid, info.st_gid, info.st_mtime_ns,
-                                                info.st_ctime_ns, xattrs)  # fmt: skip
+        found[str(path.relative_to(folder))] = (
+            info.st_mode,
+            info.st_uid,
+            info.st_gid,
+            info.st_mtime_ns,
+            info.st_ctime_ns,
+            xattrs,
+        )
     return found
 
 
-def test_metadata_outside_scratch_cannot_change(installation: Path, service: tuple[Grader, Path],
-                                                tmp_path: Path) -> None:  # fmt: skip
+def test_metadata_outside_scratch_cannot_change(
+    installation: Path, service: tuple[Grader, Path], tmp_path: Path
+) -> None:
     """chmod, chown, utime and setxattr, by path and by descriptor, on the class folder, a
     classmate's file, the installation, the progress store and the workspace: all refused."""
     grader, home = service

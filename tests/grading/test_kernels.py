@@ -25,10 +25,24 @@ from normkata.grading.contract import GuardState, GuardStatus, KernelMargin, Ste
 from tests.conftest import invoke
 
 SENTINEL = -16384.0
-SCENARIOS = ["unmasked_store", "primitives", "raw_interpreter_read", "plain_torch", "partial_sums", "misses_a_row",
-             "writes_margin_in_torch", "autotuned", "autotuned_without_reset", "pruned_heuristics", "libdevice_math",
-             "unsupported_libdevice", "block_pointers", "asks_torch_cuda", "asks_triton_driver",
-             "returns_none"]  # fmt: skip
+SCENARIOS = [
+    "unmasked_store",
+    "primitives",
+    "raw_interpreter_read",
+    "plain_torch",
+    "partial_sums",
+    "misses_a_row",
+    "writes_margin_in_torch",
+    "autotuned",
+    "autotuned_without_reset",
+    "pruned_heuristics",
+    "libdevice_math",
+    "unsupported_libdevice",
+    "block_pointers",
+    "asks_torch_cuda",
+    "asks_triton_driver",
+    "returns_none",
+]
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +52,14 @@ def replies(tmp_path_factory: pytest.TempPathFactory) -> dict:
     scratch = tmp_path_factory.mktemp("kernels")
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     root = Path(__file__).parents[2]
-    done = subprocess.run([sys.executable, "-m", "tests.grading.kernel_scenarios", str(scratch), *SCENARIOS],
-                          env=env, capture_output=True, text=True, timeout=600, cwd=root)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.grading.kernel_scenarios", str(scratch), *SCENARIOS],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=root,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -73,8 +93,11 @@ def test_every_memory_primitive_goes_through_the_guard(replies: dict) -> None:
     step = only_step(replies, "primitives")
     # 16 lanes on an 8-element x: 8 past it by atomic_cas, 8 by the descriptor's load; on a
     # 4-element lock, 12 past it by each of xchg, add and max.
-    assert sorted(step["out_of_bounds"]) == [["atomic", "lock_ptr", "0", 36, "after"], ["atomic", "x", "0", 8, "after"],
-                                             ["read", "x", "0", 8, "after"]]  # fmt: skip
+    assert sorted(step["out_of_bounds"]) == [
+        ["atomic", "lock_ptr", "0", 36, "after"],
+        ["atomic", "x", "0", 8, "after"],
+        ["read", "x", "0", 8, "after"],
+    ]
     assert step["outputs"][0] == replies["primitives"]["x"]  # nothing was written through the stray lanes
 
 
@@ -159,9 +182,11 @@ def test_what_cannot_run_is_said_in_one_line(replies: dict) -> None:
 
 @pytest.mark.extra("triton")
 def test_an_output_that_is_not_a_tensor_is_named(replies: dict) -> None:
-    assert replies["returns_none"] == {"raised": "TypeError", "stage": "launcher",
-                                       "message": "returns_none returned None for second: expected (y, second), "
-                                                  "each a tensor"}  # fmt: skip
+    assert replies["returns_none"] == {
+        "raised": "TypeError",
+        "stage": "launcher",
+        "message": "returns_none returned None for second: expected (y, second), each a tensor",
+    }
 
 
 # -- what the runner concludes -----------------------------------------------------------------
@@ -206,8 +231,12 @@ def _margin(before: list[float], after: list[float]) -> KernelMargin:
 
 def test_the_runner_reads_the_margins() -> None:
     intact = [SENTINEL] * 4
-    reply = StepReply(outputs=[torch.zeros(2, 5)], launches=["k"], written=[torch.ones(2, 5, dtype=torch.bool)],
-                      margins=[_margin(intact, [0.0, math.nan, SENTINEL, SENTINEL])])  # fmt: skip
+    reply = StepReply(
+        outputs=[torch.zeros(2, 5)],
+        launches=["k"],
+        written=[torch.ones(2, 5, dtype=torch.bool)],
+        margins=[_margin(intact, [0.0, math.nan, SENTINEL, SENTINEL])],
+    )
     message, named = _check(reply)
     assert "2 value(s) written past the end of y" in message and named == ["no-mask"]
 

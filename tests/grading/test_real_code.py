@@ -57,15 +57,18 @@ def _graded(service: Grader, kata: str, source: Path, tmp_path: Path) -> object:
 
 
 @pytest.mark.extra("triton")
-@pytest.mark.parametrize(("trick", "control"), [("bug_reads_via_atomic_cas", "bug_no_mask"),
-                                                 ("bug_repairs_margins", "bug_store_unmasked")])  # fmt: skip
-def test_a_trick_on_the_guard_fails_as_its_control_does(trick: str, control: str, grading_service: Grader,
-                                                         tmp_path: Path) -> None:  # fmt: skip
+@pytest.mark.parametrize(
+    ("trick", "control"), [("bug_reads_via_atomic_cas", "bug_no_mask"), ("bug_repairs_margins", "bug_store_unmasked")]
+)
+def test_a_trick_on_the_guard_fails_as_its_control_does(
+    trick: str, control: str, grading_service: Grader, tmp_path: Path
+) -> None:
     """Unmasked reads through tl.atomic_cas fail as the same reads through tl.load do; a store
     past y fails the same whether or not the launcher restores what lay after y."""
     fixtures = katas_dir() / "triton_rmsnorm" / "fixtures"
-    tricked, plain = (_graded(grading_service, "triton_rmsnorm", fixtures / f"{name}.py", tmp_path)
-                      for name in (trick, control))  # fmt: skip
+    tricked, plain = (
+        _graded(grading_service, "triton_rmsnorm", fixtures / f"{name}.py", tmp_path) for name in (trick, control)
+    )
     for result in (tricked, plain):
         assert not result.passed and [d.id for d in result.diagnosis] == ["triton-no-mask"]  # type: ignore[attr-defined]
     assert tricked.score == plain.score  # type: ignore[attr-defined]

@@ -236,8 +236,16 @@ def _probe(tmp_path: Path, prefix: list[str] | None = None) -> dict[str, Any]:
 
 
 #: Refused by seccomp itself (EPERM), not by a missing attribute or file system support.
-METADATA = ["chmod outside", "fchmod outside", "fchmodat2 outside", "chown outside", "utime outside",
-            "futimens outside", "setxattr outside", "removexattrat outside"]  # fmt: skip
+METADATA = [
+    "chmod outside",
+    "fchmod outside",
+    "fchmodat2 outside",
+    "chown outside",
+    "utime outside",
+    "futimens outside",
+    "setxattr outside",
+    "removexattrat outside",
+]
 
 
 def _assert_confined(report: dict[str, Any]) -> None:

@@ -60,8 +60,13 @@ PROBE = textwrap.dedent(
 def _confined(tmp_path: Path, allowed: str) -> dict:
     other = shutil.which("echo")
     assert other is not None
-    done = subprocess.run([sys.executable, "-c", PROBE, allowed, other, str(tmp_path / "scratch")],
-                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2])  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, allowed, other, str(tmp_path / "scratch")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.splitlines()[-1])
 

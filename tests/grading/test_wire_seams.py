@@ -99,13 +99,17 @@ def test_a_missing_field_of_a_finding_is_refused() -> None:
         ({"guard": {"state": "active", "reason": "trust me"}}, "RunReply.steps[].guard: reason is given when"),
         ({"guard": {"state": "off"}}, "RunReply.steps[].guard: reason is given when"),
         ({"guard": {"state": "asleep", "reason": "x"}}, "RunReply.steps[].guard.state: unknown GuardState 'asleep'"),
-        ({"timing": {"launcher_ms": float("nan"), "copy_ms": 1.0, "eager_ms": 1.0}},
-         "RunReply.steps[].timing: launcher_ms must be a finite time >= 0, not nan"),
-        ({"timing": {"launcher_ms": 1.0, "copy_ms": -2.0, "eager_ms": 1.0}},
-         "RunReply.steps[].timing: copy_ms must be a finite time >= 0, not -2.0"),
+        (
+            {"timing": {"launcher_ms": float("nan"), "copy_ms": 1.0, "eager_ms": 1.0}},
+            "RunReply.steps[].timing: launcher_ms must be a finite time >= 0, not nan",
+        ),
+        (
+            {"timing": {"launcher_ms": 1.0, "copy_ms": -2.0, "eager_ms": 1.0}},
+            "RunReply.steps[].timing: copy_ms must be a finite time >= 0, not -2.0",
+        ),
         ({"timing": {"launcher_ms": 1.0, "copy_ms": 1.0}}, "RunReply.steps[].timing: missing eager_ms"),
     ],
-)  # fmt: skip
+)
 def test_a_malformed_guard_status_count_or_timing_is_refused(step: dict, said: str) -> None:
     reply = to_wire(a_launch_reply())
     reply["steps"][0].update(step)
@@ -115,8 +119,14 @@ def test_a_malformed_guard_status_count_or_timing_is_refused(step: dict, said: s
 
 
 def a_launcher_program(**changes: object) -> Program:
-    program = Program("rmsnorm_forward", [], {}, steps=[Step([torch.ones(2, 4)])], kind=ProgramKind.LAUNCHER,
-                      launch=Launch(("x", "weight"), ("y", "rstd"), timed=True))  # fmt: skip
+    program = Program(
+        "rmsnorm_forward",
+        [],
+        {},
+        steps=[Step([torch.ones(2, 4)])],
+        kind=ProgramKind.LAUNCHER,
+        launch=Launch(("x", "weight"), ("y", "rstd"), timed=True),
+    )
     return dataclasses.replace(program, **changes)
 
 

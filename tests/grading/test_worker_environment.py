@@ -37,8 +37,15 @@ pytestmark = pytest.mark.slow
 
 def _run(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **HOST, "NORMKATA_HOME": str(tmp_path / "home"), "COLUMNS": "100"}
-    return subprocess.run([sys.executable, "-m", "normkata", *args], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "normkata", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _seen(text: str) -> set[str]:
@@ -47,8 +54,15 @@ def _seen(text: str) -> set[str]:
 
 
 def test_the_worker_environment_is_an_allowlist() -> None:
-    host = {**HOST, "PATH": "/usr/bin", "LC_ALL": "C.UTF-8", "HOME": "/home/teacher", "TMPDIR": "/home/teacher/tmp",
-            "HTTPS_PROXY": "http://user:pw@proxy", "TRITON_PTXAS_PATH": "/opt/cuda/bin/ptxas"}  # fmt: skip
+    host = {
+        **HOST,
+        "PATH": "/usr/bin",
+        "LC_ALL": "C.UTF-8",
+        "HOME": "/home/teacher",
+        "TMPDIR": "/home/teacher/tmp",
+        "HTTPS_PROXY": "http://user:pw@proxy",
+        "TRITON_PTXAS_PATH": "/opt/cuda/bin/ptxas",
+    }
     env = worker_environment(host)
     assert env["TZ"] == "Europe/Paris" and env["PATH"] == "/usr/bin" and env["LC_ALL"] == "C.UTF-8"
     assert env["TRITON_PTXAS_PATH"] == "/opt/cuda/bin/ptxas"
@@ -99,11 +113,22 @@ def test_the_gradescope_bundle_hides_the_host_environment(tmp_path: Path) -> Non
     (root / "submission").mkdir()
     (root / "results").mkdir()
     shutil.copy(SUBMISSION, root / "submission" / "rmsnorm.py")
-    env = {**os.environ, **HOST, "NORMKATA_AUTOGRADER_ROOT": str(root),
-           "PATH": os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", "")))}  # fmt: skip
+    env = {
+        **os.environ,
+        **HOST,
+        "NORMKATA_AUTOGRADER_ROOT": str(root),
+        "PATH": os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", ""))),
+    }
     env.pop("NORMKATA_HOME", None)  # run_autograder chooses its own
-    done = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
+    done = subprocess.run(
+        [str(root / "run_autograder")],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr[-500:]
     results = (root / "results" / "results.json").read_text(encoding="utf-8")
     assert SECRET not in results + done.stdout + done.stderr

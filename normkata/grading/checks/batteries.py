@@ -60,8 +60,9 @@ def drawn_forward_cases(check_forward: Check, min_d: int) -> Cases:
     @pytest.mark.parametrize("k", range(3))
     def test_forward_drawn_shapes(harness: Harness, k: int) -> None:
         shape = (draw(10 + k, 1, 5), draw(20 + k, 1, 6), draw(30 + k, min_d, 97))
-        check_forward(harness, Input(randn(shape, 40 + k, scale=1.5, shift=-0.5), "1.5·N(0,1)-0.5"), shape[-1],
-                      key=50 + k)  # fmt: skip
+        check_forward(
+            harness, Input(randn(shape, 40 + k, scale=1.5, shift=-0.5), "1.5·N(0,1)-0.5"), shape[-1], key=50 + k
+        )
 
     return {"test_forward_drawn_shapes": test_forward_drawn_shapes}
 
@@ -107,12 +108,21 @@ def last_dim_backward_cases(check: Check, *, drawn: Noise, float64: Noise) -> Ca
     @pytest.mark.category(Category.STABILITY)
     @pytest.mark.parametrize("device", DEVICES)
     def test_small_variance_rows(harness: Harness, device: str) -> None:
-        check(harness, randn((4, 32), 400, scale=1e-3), say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"),
-              key=401)  # fmt: skip
+        check(
+            harness,
+            randn((4, 32), 400, scale=1e-3),
+            say("small-variance (1e-3·N(0,1))", "小方差（1e-3·N(0,1)）"),
+            key=401,
+        )
 
     cases = gradient_cases(check, LAST_DIM_SHAPES)
-    for test in (test_gradients_drawn_shapes, test_small_hidden_sizes, test_four_dimensional_input, test_float64,
-                 test_small_variance_rows):  # fmt: skip
+    for test in (
+        test_gradients_drawn_shapes,
+        test_small_hidden_sizes,
+        test_four_dimensional_input,
+        test_float64,
+        test_small_variance_rows,
+    ):
         cases[test.__name__] = test
     return cases
 

@@ -57,8 +57,13 @@ def random_block_state(is_gain: Callable[[str], bool]) -> Callable[[nn.Module, i
     return random_state
 
 
-def float64_reference(reference_module: Callable[[str, list[Any], dict[str, Any]], nn.Module], cls: str,
-                      args: list[Any], kwargs: dict[str, Any], state: State) -> nn.Module:  # fmt: skip
+def float64_reference(
+    reference_module: Callable[[str, list[Any], dict[str, Any]], nn.Module],
+    cls: str,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    state: State,
+) -> nn.Module:
     """The reference in float64 with `state` (already quantised to the case's dtype) loaded."""
     module = reference_module(cls, args, kwargs)
     module.load_state_dict(state)
@@ -92,8 +97,9 @@ class BlockKata:
             self._templates[key] = self.reference_module(cls, args, kwargs)
         return self._templates[key]
 
-    def eps_variants(self, cls: str, args: list[Any], kwargs: dict[str, Any], state: State,
-                     x: torch.Tensor) -> list[tuple[Misconception, torch.Tensor]]:  # fmt: skip
+    def eps_variants(
+        self, cls: str, args: list[Any], kwargs: dict[str, Any], state: State, x: torch.Tensor
+    ) -> list[tuple[Misconception, torch.Tensor]]:
         """The output when the given eps misses the blocks' norms, the final norm, or both."""
         given = kwargs.get("eps", self.default_eps)
         choices: list[float | None] = [None, *(e for e in NOT_PASSED_EPS if e != given)]
@@ -107,8 +113,17 @@ class BlockKata:
                     found.append((self.eps_not_passed, module(x.double().cpu())))
         return found
 
-    def check(self, harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], x: Input, *, key: int,
-              dtype: torch.dtype = torch.float32) -> None:  # fmt: skip
+    def check(
+        self,
+        harness: Harness,
+        cls: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        x: Input,
+        *,
+        key: int,
+        dtype: torch.dtype = torch.float32,
+    ) -> None:
         state = self.random_state(self.template(cls, args, kwargs), key)
 
         def expected(x_in: torch.Tensor, quantised: State) -> torch.Tensor:
@@ -131,19 +146,30 @@ class BlockKata:
             with torch.no_grad():
                 own_error = (low.to(dtype)(x.tensor).double() - expected(x.tensor, quantised)).abs().max().item()
             tol = tol.at_least(Tolerance(tol.rtol, 2 * own_error))
-        harness.forward_case(cls, args, kwargs, x, state=state, dtype=None if dtype == torch.float32 else dtype,
-                             tol=tol, expected=expected, suspects=suspects)  # fmt: skip
+        harness.forward_case(
+            cls,
+            args,
+            kwargs,
+            x,
+            state=state,
+            dtype=None if dtype == torch.float32 else dtype,
+            tol=tol,
+            expected=expected,
+            suspects=suspects,
+        )
 
-    def structure(self, harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any]
-                  ) -> tuple[Inspection, list[str]]:  # fmt: skip
+    def structure(
+        self, harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any]
+    ) -> tuple[Inspection, list[str]]:
         """The learner's module with the reference's weights loaded where they fit: (inspection, mismatched names)."""
         reference = self.template(cls, args, kwargs)
         reply = harness.run(harness.program(cls, args, kwargs, state=self.random_state(reference, 1), inspect=True))
         assert reply.inspect is not None
         return reply.inspect, reply.state_load.mismatched
 
-    def check_structure(self, harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any],
-                        children: list[str]) -> None:  # fmt: skip
+    def check_structure(
+        self, harness: Harness, cls: str, args: list[Any], kwargs: dict[str, Any], children: list[str]
+    ) -> None:
         """Named submodules present (extra ones are the learner's business), state_dict names fixed.
 
         The stack is judged on what is its own (how many blocks, under which names, its final
@@ -162,9 +188,15 @@ class BlockKata:
             mismatched = [k for k in mismatched if k.split(".", 2)[-1] not in block_mismatched or k.startswith(final)]
         expect_keys(call, "state_dict", info.state_dict, expected)
         if mismatched:
-            fail(say("{call}: the reference's weights do not fit {names} (different shapes). Fix: keep the given "
-                     "CausalSelfAttention and FeedForward as they are, pass d_model, n_heads and d_ff through "
-                     "unchanged and give each norm d_model features.",
-                     "{call}：参考实现的权重放不进 {names}（形状不同）。修改：保持提供的 CausalSelfAttention 和 "
-                     "FeedForward 不变，原样传递 d_model、n_heads 和 d_ff，每个归一化层的大小都是 d_model。",
-                     call=call, names=", ".join(f"`{n}`" for n in mismatched)), call=call)  # fmt: skip
+            fail(
+                say(
+                    "{call}: the reference's weights do not fit {names} (different shapes). Fix: keep the given "
+                    "CausalSelfAttention and FeedForward as they are, pass d_model, n_heads and d_ff through "
+                    "unchanged and give each norm d_model features.",
+                    "{call}：参考实现的权重放不进 {names}（形状不同）。修改：保持提供的 CausalSelfAttention 和 "
+                    "FeedForward 不变，原样传递 d_model、n_heads 和 d_ff，每个归一化层的大小都是 d_model。",
+                    call=call,
+                    names=", ".join(f"`{n}`" for n in mismatched),
+                ),
+                call=call,
+            )

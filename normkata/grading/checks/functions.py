@@ -36,12 +36,17 @@ class FunctionCall:
         return f"{self.cls}.apply({', '.join(parts)})"
 
     def program(self, harness: Harness, grad_output: torch.Tensor | None) -> Program:
-        step = Step(list(self.tensors), input_grad=grad_output is not None, grad_output=grad_output,
-                    extra=list(self.extra.values()))  # fmt: skip
+        step = Step(
+            list(self.tensors),
+            input_grad=grad_output is not None,
+            grad_output=grad_output,
+            extra=list(self.extra.values()),
+        )
         return Program(self.cls, [], {}, device=harness.device, steps=[step], seed=RUN.seed, kind=ProgramKind.FUNCTION)
 
-    def run(self, harness: Harness, grad_output: torch.Tensor | None,
-            error_suspects: Sequence[ErrorSuspect] = ()) -> StepReply:  # fmt: skip
+    def run(
+        self, harness: Harness, grad_output: torch.Tensor | None, error_suspects: Sequence[ErrorSuspect] = ()
+    ) -> StepReply:
         return harness.submit(self.program(harness, grad_output), self.text(), error_suspects).steps[0]
 
 
@@ -69,15 +74,31 @@ def backward_case(
     got = call.run(harness, grad_output, error_suspects)
     dtype = call.tensors[0].dtype
     inputs = [*call.tensors, grad_output]
-    errors = once(lambda: own_errors(truth, inputs, expected, truth(list(inputs)) if dtype == torch.float32 else [])
-                  if truth is not None else [0.0] * len(expected))  # fmt: skip
+    errors = once(
+        lambda: (
+            own_errors(truth, inputs, expected, truth(list(inputs)) if dtype == torch.float32 else [])
+            if truth is not None
+            else [0.0] * len(expected)
+        )
+    )
     on = Input(call.tensors[0], call.label).describe(harness.device)
     found = [*suspects, *([()] * (len(expected) - len(suspects)))]
     if not got.outputs:
-        fail(say("{call} on {on}: forward returned nothing", "{call}，{on}：forward 没有返回值",
-                 call=call.text(), on=on), call=call_on(call.text(), on))  # fmt: skip
-    harness.assert_close(got.output, expected[0], tol=tolerance_for(dtype), own_error=lambda: errors()[0],
-                         call=call.text(), on=on, suspects=found[0])  # fmt: skip
+        fail(
+            say(
+                "{call} on {on}: forward returned nothing", "{call}，{on}：forward 没有返回值", call=call.text(), on=on
+            ),
+            call=call_on(call.text(), on),
+        )
+    harness.assert_close(
+        got.output,
+        expected[0],
+        tol=tolerance_for(dtype),
+        own_error=lambda: errors()[0],
+        call=call.text(),
+        on=on,
+        suspects=found[0],
+    )
     tol = TOLERANCES["float64" if dtype == torch.float64 else "gradient"]
     backward = say("{call}, then backward", "{call} 之后反向传播", call=call.text())
     # The shape of what backward returned, read here off the tensor that came back (a Tensor
@@ -85,33 +106,62 @@ def backward_case(
     for name, tensor, returned in zip(call.names, call.tensors, got.backward_returned, strict=False):
         shape = None if returned is None else list(returned.shape)
         if shape is not None and shape != list(tensor.shape):
-            fail(say("{call} on {on}: backward returned the gradient of {name} with shape {got}, expected {want}, "
-                     "the shape of {name} (autograd would sum it for you, but the instructions ask backward for it: "
-                     "sum over every dimension {name} does not have)",
-                     "{call}，{on}：backward 返回的 {name} 的梯度形状为 {got}，应为 {want}，即 {name} 的形状"
-                     "（autograd 会替你求和，但题目要求 backward 自己给出：在 {name} 没有的维度上求和）",
-                     call=backward, on=on, name=name, got=tuple(shape), want=tuple(tensor.shape)),
-                          call=call_on(backward, on))  # fmt: skip
+            fail(
+                say(
+                    "{call} on {on}: backward returned the gradient of {name} with shape {got}, expected {want}, "
+                    "the shape of {name} (autograd would sum it for you, but the instructions ask backward for it: "
+                    "sum over every dimension {name} does not have)",
+                    "{call}，{on}：backward 返回的 {name} 的梯度形状为 {got}，应为 {want}，即 {name} 的形状"
+                    "（autograd 会替你求和，但题目要求 backward 自己给出：在 {name} 没有的维度上求和）",
+                    call=backward,
+                    on=on,
+                    name=name,
+                    got=tuple(shape),
+                    want=tuple(tensor.shape),
+                ),
+                call=call_on(backward, on),
+            )
     for index, name in enumerate(call.names):
         grad = got.input_grads[index] if index < len(got.input_grads) else None
         if grad is None:
-            fail(say("{call} on {on}: no gradient for {name} (did backward return None in its place?)",
-                     "{call}，{on}：{name} 没有得到梯度（backward 是否在它的位置返回了 None？）",
-                     call=backward, on=on, name=name), call=call_on(backward, on))  # fmt: skip
+            fail(
+                say(
+                    "{call} on {on}: no gradient for {name} (did backward return None in its place?)",
+                    "{call}，{on}：{name} 没有得到梯度（backward 是否在它的位置返回了 None？）",
+                    call=backward,
+                    on=on,
+                    name=name,
+                ),
+                call=call_on(backward, on),
+            )
         what = say("gradient of {name}", "{name} 的梯度", name=name)
-        harness.assert_close(grad, expected[index + 1], tol=tol, own_error=partial(at, errors, index + 1),
-                             call=backward, on=on, what=what, suspects=found[index + 1])  # fmt: skip
+        harness.assert_close(
+            grad,
+            expected[index + 1],
+            tol=tol,
+            own_error=partial(at, errors, index + 1),
+            call=backward,
+            on=on,
+            what=what,
+            suspects=found[index + 1],
+        )
     return got
 
 
 def expect_no_autograd(harness: Harness, call: FunctionCall, got: StepReply) -> None:
     """Fail, naming the mistake, when the learner's backward used autograd (what the worker saw)."""
     if got.autograd_in_backward:
-        fail(say("{call}: the gradient did not come from backward's own formula alone ({found}); this kata asks "
-                 "for the gradients written out in backward. ",
-                 "{call}：梯度并非只来自 backward 自己的公式（{found}）；本练习要求在 backward 中手写出梯度。",
-                 call=call.text(), found=", ".join(got.autograd_in_backward))
-             + harness.diagnose(AUTOGRAD_IN_BACKWARD), call=call.text())  # fmt: skip
+        fail(
+            say(
+                "{call}: the gradient did not come from backward's own formula alone ({found}); this kata asks "
+                "for the gradients written out in backward. ",
+                "{call}：梯度并非只来自 backward 自己的公式（{found}）；本练习要求在 backward 中手写出梯度。",
+                call=call.text(),
+                found=", ".join(got.autograd_in_backward),
+            )
+            + harness.diagnose(AUTOGRAD_IN_BACKWARD),
+            call=call.text(),
+        )
 
 
 def invalid_gradient(index: int) -> Callable[[Failure], bool]:

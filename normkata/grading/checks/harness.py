@@ -95,8 +95,9 @@ class Harness:
         except SubmissionError as exc:
             raise LearnerError(f"{call}: {exc.text(RUN.lang)}", exc.cause, call=call) from None
 
-    def submit(self, program: Program, call: str, error_suspects: Sequence[ErrorSuspect] = (), *,
-               sent: bool = False) -> Observed:  # fmt: skip
+    def submit(
+        self, program: Program, call: str, error_suspects: Sequence[ErrorSuspect] = (), *, sent: bool = False
+    ) -> Observed:
         """The reply to `program`, which must have run: what the learner's code raised is explained
         as a call of `call`, naming the first mistake in `error_suspects` that it reveals.
         `sent`: the program was sent already (`submission.begin`), the reply is only read."""
@@ -112,13 +113,20 @@ class Harness:
         if not program.inspect:
             return Observed(reply.steps, None, program)
         if reply.inspect is None:
-            raise LearnerError(say("{call}: the module's parameters and buffers did not come back",
-                                   "{call}：模块的参数和 buffer 没有返回", call=call), call=call)  # fmt: skip
+            raise LearnerError(
+                say(
+                    "{call}: the module's parameters and buffers did not come back",
+                    "{call}：模块的参数和 buffer 没有返回",
+                    call=call,
+                ),
+                call=call,
+            )
         return Observed(reply.steps, Inspection.observe(reply.inspect), program)
 
     def run(self, program: Program, error_suspects: Sequence[ErrorSuspect] = (), *, sent: bool = False) -> Observed:
-        return self.submit(program, call_text(program.cls, program.args, program.kwargs, None), error_suspects,
-                           sent=sent)  # fmt: skip
+        return self.submit(
+            program, call_text(program.cls, program.args, program.kwargs, None), error_suspects, sent=sent
+        )
 
     def program(
         self,
@@ -149,8 +157,9 @@ class Harness:
             launch=launch,
         )
 
-    def inspect(self, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None,
-                dtype: torch.dtype | None = None) -> Inspection:  # fmt: skip
+    def inspect(
+        self, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, dtype: torch.dtype | None = None
+    ) -> Inspection:
         reply = self.run(self.program(cls, args, kwargs, inspect=True, dtype=dtype))
         assert reply.inspect is not None
         return reply.inspect
@@ -225,21 +234,41 @@ class Harness:
         that is right when fresh and wrong on a later call is named as depending on earlier calls.
         """
         for x in {id(x): x for x in inputs}.values():
-            self.forward_case(cls, args, kwargs, x, state=state, mode=mode, expected=lambda t, _: expected(t),
-                              suspects=(lambda t, _: suspects(t)) if suspects else None)  # fmt: skip
+            self.forward_case(
+                cls,
+                args,
+                kwargs,
+                x,
+                state=state,
+                mode=mode,
+                expected=lambda t, _: expected(t),
+                suspects=(lambda t, _: suspects(t)) if suspects else None,
+            )
         steps = [Step([x.tensor]) for x in inputs]
         replies = self.run(self.program(cls, args, kwargs, state=state, mode=mode, steps=steps)).steps
         for number, (x, reply) in enumerate(zip(inputs, replies, strict=True), start=1):
-            call = say("{call} (call {n} of {total} on the same module)", "{call}（同一模块的第 {n}/{total} 次调用）",
-                       call=call_text(cls, args, kwargs), n=number, total=len(inputs))  # fmt: skip
+            call = say(
+                "{call} (call {n} of {total} on the same module)",
+                "{call}（同一模块的第 {n}/{total} 次调用）",
+                call=call_text(cls, args, kwargs),
+                n=number,
+                total=len(inputs),
+            )
             want = expected(x.tensor)
 
             @torch.no_grad()
             def error(x: Input = x, want: torch.Tensor = want) -> float:
                 return own_errors(lambda moved: [expected(moved[0])], [x.tensor], [want])[0]
 
-            self.assert_close(reply.output, want, tol=tolerance_for(x.tensor.dtype), own_error=error, call=call,
-                              on=x.describe(self.device), cause=STATEFUL)  # fmt: skip
+            self.assert_close(
+                reply.output,
+                want,
+                tol=tolerance_for(x.tensor.dtype),
+                own_error=error,
+                call=call,
+                on=x.describe(self.device),
+                cause=STATEFUL,
+            )
 
     def gradient_case(
         self,
@@ -284,14 +313,29 @@ class Harness:
         call, on = call_text(cls, args, kwargs, method="backward"), x.describe(self.device)
         tol = TOLERANCES["gradient"]
         if not got.input_grads or got.input_grads[0] is None:
-            fail(say("{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)",
-                     "{call}，{on}：输入没有得到梯度（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
-                     call=call, on=on), call=call_on(call, on))  # fmt: skip
-        found = once(lambda: _gradient_suspects(suspects, x.tensor, state or {}, names, grad_output)
-                     if suspects else {})  # fmt: skip
+            fail(
+                say(
+                    "{call} on {on}: no gradient reached the input (is the graph cut by .detach(), .data or no_grad?)",
+                    "{call}，{on}：输入没有得到梯度（计算图是否被 .detach()、.data 或 no_grad 切断了？）",
+                    call=call,
+                    on=on,
+                ),
+                call=call_on(call, on),
+            )
+        found = once(
+            lambda: _gradient_suspects(suspects, x.tensor, state or {}, names, grad_output) if suspects else {}
+        )
         what = say("gradient of the input", "输入的梯度")
-        self.assert_close(got.input_grads[0], want[0], tol=tol, own_error=lambda: errors()[0], call=call, on=on,
-                          what=what, suspects=lambda: found().get("", []))  # fmt: skip
+        self.assert_close(
+            got.input_grads[0],
+            want[0],
+            tol=tol,
+            own_error=lambda: errors()[0],
+            call=call,
+            on=on,
+            what=what,
+            suspects=lambda: found().get("", []),
+        )
         for index, name in enumerate(names, start=1):
             learner_grad = got.param_grads.get(name)
             if learner_grad is None:
@@ -306,8 +350,16 @@ class Harness:
                     call=call_on(call, on),
                 )
             what = say("gradient of {name}", "{name} 的梯度", name=name)
-            self.assert_close(learner_grad, want[index], tol=tol, own_error=partial(at, errors, index), call=call,
-                              on=on, what=what, suspects=partial(_suspected, found, name))  # fmt: skip
+            self.assert_close(
+                learner_grad,
+                want[index],
+                tol=tol,
+                own_error=partial(at, errors, index),
+                call=call,
+                on=on,
+                what=what,
+                suspects=partial(_suspected, found, name),
+            )
 
     # -- comparing -----------------------------------------------------------------------------
 
@@ -335,10 +387,18 @@ class Harness:
         already knows what a failure here means (a later call on a module that was right fresh).
         """
         if tuple(got.shape) != tuple(expected.shape):
-            fail(say("{call} on {on}: {what} has shape {got}, expected {expected}",
-                     "{call}，{on}：{what}的形状是 {got}，应为 {expected}",
-                     call=call, on=on, what=what or say("output", "输出"), got=tuple(got.shape),
-                     expected=tuple(expected.shape)), call=call_on(call, on))  # fmt: skip
+            fail(
+                say(
+                    "{call} on {on}: {what} has shape {got}, expected {expected}",
+                    "{call}，{on}：{what}的形状是 {got}，应为 {expected}",
+                    call=call,
+                    on=on,
+                    what=what or say("output", "输出"),
+                    got=tuple(got.shape),
+                    expected=tuple(expected.shape),
+                ),
+                call=call_on(call, on),
+            )
         got64, expected64 = got.double(), expected.double()
         close = torch.isclose(got64, expected64, rtol=tol.rtol, atol=tol.atol)
         if bool(close.all()):
@@ -363,9 +423,15 @@ class Harness:
             "expected {exp:.6g}, got {got:.6g} ({tol}).",
             "{call}，{on}：{what}与参考实现不一致。最大绝对误差 {err:.3g}，位于下标 {index}："
             "应为 {exp:.6g}，实际为 {got:.6g}（{tol}）。",
-            call=call, on=on, what=what, err=error.max().item(), index=index, exp=expected64[index].item(),
-            got=got64[index].item(), tol=tol.describe(RUN.lang),
-        )  # fmt: skip
+            call=call,
+            on=on,
+            what=what,
+            err=error.max().item(),
+            index=index,
+            exp=expected64[index].item(),
+            got=got64[index].item(),
+            tol=tol.describe(RUN.lang),
+        )
         # A mistake is named only where its signature shows: its output differs from the truth on
         # this input (else every wrong file near the truth would "match" it) and the learner's
         # output matches it everywhere (NaN where it gives NaN).
@@ -386,8 +452,11 @@ class Harness:
     def diagnose(self, misconception: Misconception) -> str:
         """Record `misconception` for this case and the sentence that names it to the learner."""
         self.record(misconception)
-        return say("This matches a known mistake: {title}.", "这符合一个常见错误：{title}。",
-                   title=misconception.title.in_(RUN.lang))  # fmt: skip
+        return say(
+            "This matches a known mistake: {title}.",
+            "这符合一个常见错误：{title}。",
+            title=misconception.title.in_(RUN.lang),
+        )
 
     def assert_dtype(self, got: torch.Tensor, expected: torch.dtype, *, call: str, on: str) -> None:
         if got.dtype != expected:
@@ -429,8 +498,9 @@ def _gradient_suspects(
 ) -> dict[str, list[tuple[Misconception, torch.Tensor]]]:
     """Each mistaken forward's gradients, by what they are of: "" (the input) or a parameter's name."""
     leaf = x.detach().double().cpu().requires_grad_(True)
-    params = {k: v.detach().double().cpu().requires_grad_(True) if v.is_floating_point() else v
-              for k, v in state.items()}  # fmt: skip
+    params = {
+        k: v.detach().double().cpu().requires_grad_(True) if v.is_floating_point() else v for k, v in state.items()
+    }
     found: dict[str, list[tuple[Misconception, torch.Tensor]]] = {}
     with torch.enable_grad():
         for misconception, output in suspects(leaf, params):
@@ -444,8 +514,9 @@ def _gradient_suspects(
     return found
 
 
-def build_failure(harness: Harness, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None
-                  ) -> Failure | None:  # fmt: skip
+def build_failure(
+    harness: Harness, cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None
+) -> Failure | None:
     """Build `cls(*args, **kwargs)` in the worker: what it raised, or None when it built.
 
     For contracts that require a constructor to refuse bad arguments (as torch's modules do).

@@ -55,14 +55,20 @@ def own_errors(
     """Per expected tensor, how far the case's own precision lands from it on these inputs
     (contract.ACHIEVABLE_FACTOR): the error of `in_dtype` (the truth computed in the case's dtype,
     where the suite gives it) and of `truth` (float64) on the inputs moved by one rounding."""
-    worst = [_max_error(own, want) if own is not None else 0.0
-             for own, want in zip([*in_dtype, *[None] * len(expected)], expected, strict=False)]  # fmt: skip
+    worst = [
+        _max_error(own, want) if own is not None else 0.0
+        for own, want in zip([*in_dtype, *[None] * len(expected)], expected, strict=False)
+    ]
     unit = rounding_unit(inputs[0].dtype)
     generator = torch.Generator().manual_seed(RUN.seed)
     for _ in range(PERTURBATION_DRAWS):
-        moved = [t.detach().double().cpu() * (1 + unit * (torch.rand(t.shape, generator=generator,
-                                                                     dtype=torch.float64) * 2 - 1))
-                 if t.is_floating_point() else t for t in inputs]  # fmt: skip
+        moved = [
+            t.detach().double().cpu()
+            * (1 + unit * (torch.rand(t.shape, generator=generator, dtype=torch.float64) * 2 - 1))
+            if t.is_floating_point()
+            else t
+            for t in inputs
+        ]
         for index, (got, want) in enumerate(zip(truth(moved), expected, strict=True)):
             worst[index] = max(worst[index], _max_error(got, want))
     return worst
@@ -84,5 +90,8 @@ class Input:
         return say(
             "{label} input of shape {shape}, {dtype} on {device}",
             "{label} 输入，形状 {shape}，{dtype}，设备 {device}",
-            label=self.label, shape=shape, dtype=dtype, device=device,
-        )  # fmt: skip
+            label=self.label,
+            shape=shape,
+            dtype=dtype,
+            device=device,
+        )

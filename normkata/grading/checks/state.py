@@ -18,10 +18,18 @@ def expect_parameters(call: str, info: Inspection, expected: dict[str, torch.Ten
         got = info.parameters[name]
         want_dtype = dtype_name(value.dtype)
         if got.shape != list(value.shape) or got.dtype != want_dtype:
-            fail(say("{call}.{name} is {dtype} of shape {shape}, expected {want_dtype} of shape {want_shape}",
-                     "{call}.{name} 是形状 {shape} 的 {dtype}，应为形状 {want_shape} 的 {want_dtype}",
-                     call=call, name=name, dtype=got.dtype, shape=got.shape, want_dtype=want_dtype,
-                     want_shape=list(value.shape)))  # fmt: skip
+            fail(
+                say(
+                    "{call}.{name} is {dtype} of shape {shape}, expected {want_dtype} of shape {want_shape}",
+                    "{call}.{name} 是形状 {shape} 的 {dtype}，应为形状 {want_shape} 的 {want_dtype}",
+                    call=call,
+                    name=name,
+                    dtype=got.dtype,
+                    shape=got.shape,
+                    want_dtype=want_dtype,
+                    want_shape=list(value.shape),
+                )
+            )
         if not got.is_parameter or not got.requires_grad:
             fail(
                 say(
@@ -32,8 +40,15 @@ def expect_parameters(call: str, info: Inspection, expected: dict[str, torch.Ten
                 )
             )
         if not torch.equal(got.value.to(value.dtype), value):
-            fail(say("{call}.{name} should start as {init}", "{call}.{name} 的初始值应为 {init}",
-                     call=call, name=name, init=_describe_init(value)))  # fmt: skip
+            fail(
+                say(
+                    "{call}.{name} should start as {init}",
+                    "{call}.{name} 的初始值应为 {init}",
+                    call=call,
+                    name=name,
+                    init=_describe_init(value),
+                )
+            )
 
 
 def expect_keys(call: str, what: str, got: Sequence[str], expected: Sequence[str]) -> None:
@@ -57,9 +72,17 @@ def expect_keys(call: str, what: str, got: Sequence[str], expected: Sequence[str
             ),
             call=call,
         )
-    fail(say("{call}: {what}: {parts}. Fix: use exactly these names: {expected}.",
-             "{call}：{what}：{parts}。修改：名称应恰好是 {expected}。",
-             call=call, what=what, parts="; ".join(parts), expected=_names(expected)), call=call)  # fmt: skip
+    fail(
+        say(
+            "{call}: {what}: {parts}. Fix: use exactly these names: {expected}.",
+            "{call}：{what}：{parts}。修改：名称应恰好是 {expected}。",
+            call=call,
+            what=what,
+            parts="; ".join(parts),
+            expected=_names(expected),
+        ),
+        call=call,
+    )
 
 
 def load_fix(load: StateLoad, naming: str) -> str:
@@ -68,10 +91,13 @@ def load_fix(load: StateLoad, naming: str) -> str:
     extra entries (eps registered as a buffer, say), renaming is not the fix: keeping them out is."""
     if load.unexpected or load.mismatched or not load.missing:
         return naming
-    return say("Fix: {names} should not be in the state_dict: keep a setting such as eps a plain attribute "
-               "(self.eps = eps), not a buffer or a Parameter.",
-               "修改：state_dict 中不应有 {names}：像 eps 这样的设置应是普通属性（self.eps = eps），"
-               "不是 buffer 或 Parameter。", names=_names(load.missing))  # fmt: skip
+    return say(
+        "Fix: {names} should not be in the state_dict: keep a setting such as eps a plain attribute "
+        "(self.eps = eps), not a buffer or a Parameter.",
+        "修改：state_dict 中不应有 {names}：像 eps 这样的设置应是普通属性（self.eps = eps），"
+        "不是 buffer 或 Parameter。",
+        names=_names(load.missing),
+    )
 
 
 def expect_contains(call: str, what: str, got: Sequence[str], required: Sequence[str]) -> None:

@@ -63,8 +63,9 @@ def _misconceptions(kata_id: str, meta: Path, mtime_ns: int) -> dict[str, Miscon
     return {m.id: m for m in read_kata(kata_id, meta.parent.parent).misconceptions}
 
 
-def call_text(cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str | None = "forward"
-              ) -> str:  # fmt: skip
+def call_text(
+    cls: str, args: Sequence[Any], kwargs: dict[str, Any] | None = None, method: str | None = "forward"
+) -> str:
     """How a call reads to the learner: `RMSNorm(8, eps=1e-05).forward`."""
     parts = [value_text(a) for a in args] + [f"{k}={value_text(v)}" for k, v in (kwargs or {}).items()]
     return f"{cls}({', '.join(parts)})" + (f".{method}" if method else "")
@@ -97,8 +98,11 @@ def exception_name(error: str, builtin: str) -> str:
     """How the learner's exception is named: its class's name, and where that is a built-in
     exception's name its class is not (an `except ValueError` would not catch it), that too."""
     if builtin and error != builtin and isinstance(getattr(builtins, error, None), type):
-        return say("{error} (a class of your own, not Python's {error})",
-                   "{error}（你自己定义的类，不是 Python 的 {error}）", error=error)  # fmt: skip
+        return say(
+            "{error} (a class of your own, not Python's {error})",
+            "{error}（你自己定义的类，不是 Python 的 {error}）",
+            error=error,
+        )
     return error
 
 
@@ -129,11 +133,22 @@ def explanation(failure: Failure, call: str) -> tuple[str, str]:
         )
     at = f"{call} {stage}"
     if failure.error == "TritonUnsupported":  # the grade's own limit, said as it is (normkata.grading.kernels)
-        return at, say("{call} {stage}: {message}{where}", "{call} {stage}：{message}{where}", call=call,
-                       stage=stage, message=message, where=where)  # fmt: skip
+        return at, say(
+            "{call} {stage}: {message}{where}",
+            "{call} {stage}：{message}{where}",
+            call=call,
+            stage=stage,
+            message=message,
+            where=where,
+        )
     if failure.error == "Forbidden":
-        return at, say("{call} {stage}: {message}", "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
-                       call=call, stage=stage, message=message)  # fmt: skip
+        return at, say(
+            "{call} {stage}: {message}",
+            "{call} {stage}：调用了本练习禁止的 torch 实现，请自己写出计算",
+            call=call,
+            stage=stage,
+            message=message,
+        )
     if failure.stage not in ("launcher", "kernel") and (match := _NO_ATTRIBUTE.search(message)):
         return at, say(
             "{call} {stage}: the module has no attribute `{name}`{where}",
@@ -147,12 +162,22 @@ def explanation(failure: Failure, call: str) -> tuple[str, str]:
         return at, say(
             "{call} {stage}: shapes do not broadcast (a size-{a} dimension met a size-{b} one){where}",
             "{call} {stage}：形状无法广播（大小为 {a} 的维度遇到了大小为 {b} 的维度）{where}",
-            call=call, stage=stage, a=match[1], b=match[2], where=where,
-        )  # fmt: skip
-    raised = say("{call} {stage} raised {error}", "{call} {stage}抛出 {error}", call=call, stage=stage,
-                 error=exception_name(failure.error, failure.builtin))  # fmt: skip
-    return raised, say("{raised}: {message}{where}", "{raised}：{message}{where}", raised=raised, message=message,
-                       where=where)  # fmt: skip
+            call=call,
+            stage=stage,
+            a=match[1],
+            b=match[2],
+            where=where,
+        )
+    raised = say(
+        "{call} {stage} raised {error}",
+        "{call} {stage}抛出 {error}",
+        call=call,
+        stage=stage,
+        error=exception_name(failure.error, failure.builtin),
+    )
+    return raised, say(
+        "{raised}: {message}{where}", "{raised}：{message}{where}", raised=raised, message=message, where=where
+    )
 
 
 def is_broadcast_error(failure: Failure) -> bool:

@@ -42,11 +42,20 @@ from normkata.grading.kernels.watch import ACTIVE, Extent, GridIndex, Watch, act
 TESTED_TRITON = "3.9.0"
 ACTIVE_STATUS = GuardStatus(GuardState.ACTIVE)
 #: The interpreter's private names the guard replaces or calls (doctor checks they exist).
-HOOKS = [("InterpreterBuilder", "create_masked_load"), ("InterpreterBuilder", "create_extern_elementwise"),
-         ("InterpreterBuilder", "binary_op"), ("ReduceOps", "sum"), ("GridExecutor", "_init_args_hst"),
-         ("GridExecutor", "__call__"), ("InterpretedFunction", "__call__"), ("", "_implicit_cvt"),
-         ("_interpreter", "load"), ("_interpreter", "store"), ("_interpreter", "atomic_rmw"),
-         ("_interpreter", "atomic_cas")]  # fmt: skip
+HOOKS = [
+    ("InterpreterBuilder", "create_masked_load"),
+    ("InterpreterBuilder", "create_extern_elementwise"),
+    ("InterpreterBuilder", "binary_op"),
+    ("ReduceOps", "sum"),
+    ("GridExecutor", "_init_args_hst"),
+    ("GridExecutor", "__call__"),
+    ("InterpretedFunction", "__call__"),
+    ("", "_implicit_cvt"),
+    ("_interpreter", "load"),
+    ("_interpreter", "store"),
+    ("_interpreter", "atomic_rmw"),
+    ("_interpreter", "atomic_cas"),
+]
 
 
 class _Guard:
@@ -117,8 +126,12 @@ def _guarded_memory(raw: Any) -> dict[str, Any]:
         cmp_b, value_b = np.broadcast_to(cmp, addresses.shape), np.broadcast_to(value, addresses.shape)
         result = np.array(cmp_b, copy=True)
         if on.any():
-            result[on] = cas(np.ascontiguousarray(addresses[on]), np.ascontiguousarray(cmp_b[on]),
-                             np.ascontiguousarray(value_b[on]), sem)  # fmt: skip
+            result[on] = cas(
+                np.ascontiguousarray(addresses[on]),
+                np.ascontiguousarray(cmp_b[on]),
+                np.ascontiguousarray(value_b[on]),
+                sem,
+            )
         return result
 
     return {"load": guarded_load, "store": guarded_store, "atomic_rmw": guarded_rmw, "atomic_cas": guarded_cas}
@@ -138,8 +151,9 @@ def describe() -> str:
         from triton.runtime import interpreter
     except Exception as exc:
         return f"triton: cannot be imported ({type(exc).__name__}: {exc})"[:300]
-    missing = [f"{c}.{m}".lstrip(".") for c, m in HOOKS
-               if not hasattr(getattr(interpreter, c, None) if c else interpreter, m)]  # fmt: skip
+    missing = [
+        f"{c}.{m}".lstrip(".") for c, m in HOOKS if not hasattr(getattr(interpreter, c, None) if c else interpreter, m)
+    ]
     version = getattr(triton, "__version__", "?")
     tested = "" if version == TESTED_TRITON else f", the guard was tested with {TESTED_TRITON}"
     if missing:
@@ -214,8 +228,11 @@ def _patches() -> list[tuple[Any, str, Any]]:
         watch = active()
         if watch is not None:
             keys = list(kwargs)
-            watch.add_kernel_args(list(self.arg_names) + keys, [*args_dev, *(kwargs[k] for k in keys)],
-                                  [*args_hst, *(kwargs_hst[k] for k in keys)])  # fmt: skip
+            watch.add_kernel_args(
+                list(self.arg_names) + keys,
+                [*args_dev, *(kwargs[k] for k in keys)],
+                [*args_hst, *(kwargs_hst[k] for k in keys)],
+            )
         return args_hst, kwargs_hst
 
     def launch(self: Any, *args: Any, **kwargs: Any) -> Any:

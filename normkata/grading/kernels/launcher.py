@@ -96,9 +96,14 @@ def _watching(watch: Watch) -> Iterator[None]:
         ACTIVE.remove(watch)
 
 
-def run_launcher(fn: Any, inputs: list[torch.Tensor], extra: list[Any], names: tuple[str, ...],
-                 output_names: tuple[str, ...], stage: Stage | None = None
-                 ) -> tuple[Any, GuardStatus, list[OutOfBounds], Watch]:  # fmt: skip
+def run_launcher(
+    fn: Any,
+    inputs: list[torch.Tensor],
+    extra: list[Any],
+    names: tuple[str, ...],
+    output_names: tuple[str, ...],
+    stage: Stage | None = None,
+) -> tuple[Any, GuardStatus, list[OutOfBounds], Watch]:
     """Call `fn(*inputs, *extra)`: its result, the guard's status, the lanes it switched off (each
     named after the input or output it ran past) and the watch (launches, writes, allocations)."""
     status = install_guard()
@@ -109,8 +114,10 @@ def run_launcher(fn: Any, inputs: list[torch.Tensor], extra: list[Any], names: t
         except Exception as exc:
             raise _explained(exc, inputs, stage) from None
     rename = _allocation_names(watch, result, output_names)
-    found = [OutOfBounds(access, rename.get(name, name), program, lanes, side)
-             for (access, name, program, side), lanes in watch.findings.items()]  # fmt: skip
+    found = [
+        OutOfBounds(access, rename.get(name, name), program, lanes, side)
+        for (access, name, program, side), lanes in watch.findings.items()
+    ]
     return result, status, found, watch
 
 
@@ -153,22 +160,32 @@ def _explained(exc: Exception, inputs: list[torch.Tensor], stage: Stage | None) 
     if isinstance(error, NotImplementedError) and f"{os.sep}triton{os.sep}" in innermost:
         # "... not supported in interpreter mode" is the interpreter's limit; anything else
         # (block pointers were removed in 3.9) is Triton's own, on a GPU too.
-        where = ("Triton's CPU interpreter, which runs kernels here without a GPU,"
-                 if "interpreter" in str(error) else f"Triton {_triton_version()}")  # fmt: skip
+        where = (
+            "Triton's CPU interpreter, which runs kernels here without a GPU,"
+            if "interpreter" in str(error)
+            else f"Triton {_triton_version()}"
+        )
         return _with_traceback(TritonUnsupported(f"{where} cannot run this: {error}"), error)
     if _asked_a_gpu(frames) and not any(t.is_cuda for t in inputs):
-        return _with_traceback(TritonUnsupported(
-            f"the launcher asked torch.cuda or Triton's driver about a GPU ({type(error).__name__}: {error}), but this "
-            "case runs the kernel on CPU tensors under Triton's interpreter: size the grid from the inputs (for "
-            "example torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else "
-            "os.cpu_count())"), error)  # fmt: skip
+        return _with_traceback(
+            TritonUnsupported(
+                f"the launcher asked torch.cuda or Triton's driver about a GPU ({type(error).__name__}: {error}), "
+                "but this case runs the kernel on CPU tensors under Triton's interpreter: size the grid from the "
+                "inputs (for example torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda "
+                "else os.cpu_count())"
+            ),
+            error,
+        )
     return error
 
 
 #: Where an exception comes from when a launcher asks about a GPU: torch.cuda, or Triton's
 #: driver and GPU backends (`triton.runtime.driver.active...`, "0 active drivers" without one).
-_GPU_MODULES = (f"{os.sep}torch{os.sep}cuda{os.sep}", f"{os.sep}triton{os.sep}runtime{os.sep}driver.py",
-                f"{os.sep}triton{os.sep}backends{os.sep}")  # fmt: skip
+_GPU_MODULES = (
+    f"{os.sep}torch{os.sep}cuda{os.sep}",
+    f"{os.sep}triton{os.sep}runtime{os.sep}driver.py",
+    f"{os.sep}triton{os.sep}backends{os.sep}",
+)
 
 
 def _asked_a_gpu(frames: traceback.StackSummary) -> bool:
@@ -244,19 +261,33 @@ def _outputs(result: Any, launcher: str, output_names: tuple[str, ...]) -> list[
     return outputs
 
 
-def _reply(outputs: list[torch.Tensor], output_names: tuple[str, ...], status: GuardStatus,
-           found: list[OutOfBounds], label: str, watch: Watch) -> StepReply:  # fmt: skip
+def _reply(
+    outputs: list[torch.Tensor],
+    output_names: tuple[str, ...],
+    status: GuardStatus,
+    found: list[OutOfBounds],
+    label: str,
+    watch: Watch,
+) -> StepReply:
     guarded = status.state is GuardState.ACTIVE and interpreting()
     names = _allocation_names(watch, outputs, output_names)
     # The outputs' margins first: a launcher that allocates many tensors cannot push them out.
     order = sorted(range(len(watch.allocated)), key=lambda i: names[f"@{i}"] not in output_names)
     bases = [watch.allocated[i][0] for i in order[:MAX_ALLOCATIONS]]
-    margins = [KernelMargin(names[f"@{i}"], _plain(base[:MARGIN]), _plain(base[-MARGIN:]))
-               for i, base in zip(order, bases, strict=False)]  # fmt: skip
-    return StepReply(outputs=[_plain(t) for t in outputs], out_of_bounds=found, nan_filled=watch.nan_filled,
-                     guard=status, config=label, launches=list(watch.launches),
-                     written=[watch.coverage(t) if guarded else None for t in outputs],
-                     margins=margins)  # fmt: skip
+    margins = [
+        KernelMargin(names[f"@{i}"], _plain(base[:MARGIN]), _plain(base[-MARGIN:]))
+        for i, base in zip(order, bases, strict=False)
+    ]
+    return StepReply(
+        outputs=[_plain(t) for t in outputs],
+        out_of_bounds=found,
+        nan_filled=watch.nan_filled,
+        guard=status,
+        config=label,
+        launches=list(watch.launches),
+        written=[watch.coverage(t) if guarded else None for t in outputs],
+        margins=margins,
+    )
 
 
 def _plain(t: torch.Tensor) -> torch.Tensor:
@@ -272,8 +303,9 @@ def _moved(t: torch.Tensor, device: str) -> torch.Tensor:
     """A strided input keeps its layout on the device: its whole storage moves, gaps and all."""
     base = torch.empty(0, dtype=t.dtype, device=device)
     storage = t.untyped_storage()
-    flat = torch.empty(0, dtype=t.dtype, device=t.device).set_(storage, 0, (storage.nbytes() // t.element_size(),),
-                                                               (1,))  # fmt: skip
+    flat = torch.empty(0, dtype=t.dtype, device=t.device).set_(
+        storage, 0, (storage.nbytes() // t.element_size(),), (1,)
+    )
     moved = flat.to(device, copy=True)
     return base.set_(moved.untyped_storage(), t.storage_offset(), t.shape, t.stride())
 

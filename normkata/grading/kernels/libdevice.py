@@ -24,8 +24,11 @@ from typing import Any
 from normkata.grading.kernels.errors import TritonUnsupported
 
 #: Modules whose functions stand for libdevice calls (the stubs, and each backend's real ones).
-LIBDEVICE_MODULES = ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
-                     "triton.language.extra.hip.libdevice")  # fmt: skip
+LIBDEVICE_MODULES = (
+    "triton.language.extra.libdevice",
+    "triton.language.extra.cuda.libdevice",
+    "triton.language.extra.hip.libdevice",
+)
 _CUDA = "triton.language.extra.cuda.libdevice"
 
 
@@ -48,24 +51,77 @@ def _table() -> dict[str, Callable[..., Any]]:
     lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
     tgamma = np.vectorize(math.gamma, otypes=[np.float64])
     return {
-        "rsqrt": lambda x: 1 / np.sqrt(x), "sqrt": np.sqrt, "rcp": lambda x: 1 / x, "cbrt": np.cbrt,
-        "rcbrt": lambda x: 1 / np.cbrt(x), "exp": np.exp, "exp2": np.exp2, "exp10": lambda x: np.power(10, x),
-        "expm1": np.expm1, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
-        "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-        "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
-        "acosh": np.arccosh, "atanh": np.arctanh, "sinpi": lambda x: np.sin(np.pi * x),
-        "cospi": lambda x: np.cos(np.pi * x), "erf": erf, "erfc": erfc, "erfinv": torch_unary("erfinv"),
-        "erfcinv": lambda x: torch_unary("erfinv")(1 - x), "lgamma": lgamma, "tgamma": tgamma,
-        "normcdf": torch_unary("ndtr"), "normcdfinv": torch_unary("ndtri"), "pow": np.power, "powi": np.power,
-        "fma": lambda a, b, c: a * b + c, "fmod": np.fmod, "remainder": np.remainder, "hypot": np.hypot,
-        "rhypot": lambda a, b: 1 / np.hypot(a, b), "fdim": lambda a, b: np.maximum(a - b, 0),
-        "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": round_half_away, "rint": np.rint,
-        "nearbyint": np.rint, "abs": np.abs, "fabs": np.abs, "llabs": np.abs, "copysign": np.copysign,
-        "nextafter": np.nextafter, "ldexp": np.ldexp, "scalbn": np.ldexp, "saturate": lambda x: np.clip(x, 0, 1),
-        "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "dividef": np.divide,
-        "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "finite": np.isfinite, "signbit": np.signbit,
-        "fmax": np.fmax, "fmin": np.fmin,
-    }  # fmt: skip
+        "rsqrt": lambda x: 1 / np.sqrt(x),
+        "sqrt": np.sqrt,
+        "rcp": lambda x: 1 / x,
+        "cbrt": np.cbrt,
+        "rcbrt": lambda x: 1 / np.cbrt(x),
+        "exp": np.exp,
+        "exp2": np.exp2,
+        "exp10": lambda x: np.power(10, x),
+        "expm1": np.expm1,
+        "log": np.log,
+        "log2": np.log2,
+        "log10": np.log10,
+        "log1p": np.log1p,
+        "sin": np.sin,
+        "cos": np.cos,
+        "tan": np.tan,
+        "asin": np.arcsin,
+        "acos": np.arccos,
+        "atan": np.arctan,
+        "atan2": np.arctan2,
+        "sinh": np.sinh,
+        "cosh": np.cosh,
+        "tanh": np.tanh,
+        "asinh": np.arcsinh,
+        "acosh": np.arccosh,
+        "atanh": np.arctanh,
+        "sinpi": lambda x: np.sin(np.pi * x),
+        "cospi": lambda x: np.cos(np.pi * x),
+        "erf": erf,
+        "erfc": erfc,
+        "erfinv": torch_unary("erfinv"),
+        "erfcinv": lambda x: torch_unary("erfinv")(1 - x),
+        "lgamma": lgamma,
+        "tgamma": tgamma,
+        "normcdf": torch_unary("ndtr"),
+        "normcdfinv": torch_unary("ndtri"),
+        "pow": np.power,
+        "powi": np.power,
+        "fma": lambda a, b, c: a * b + c,
+        "fmod": np.fmod,
+        "remainder": np.remainder,
+        "hypot": np.hypot,
+        "rhypot": lambda a, b: 1 / np.hypot(a, b),
+        "fdim": lambda a, b: np.maximum(a - b, 0),
+        "floor": np.floor,
+        "ceil": np.ceil,
+        "trunc": np.trunc,
+        "round": round_half_away,
+        "rint": np.rint,
+        "nearbyint": np.rint,
+        "abs": np.abs,
+        "fabs": np.abs,
+        "llabs": np.abs,
+        "copysign": np.copysign,
+        "nextafter": np.nextafter,
+        "ldexp": np.ldexp,
+        "scalbn": np.ldexp,
+        "saturate": lambda x: np.clip(x, 0, 1),
+        "add": np.add,
+        "sub": np.subtract,
+        "mul": np.multiply,
+        "div": np.divide,
+        "dividef": np.divide,
+        "isnan": np.isnan,
+        "isinf": np.isinf,
+        "isfinite": np.isfinite,
+        "finite": np.isfinite,
+        "signbit": np.signbit,
+        "fmax": np.fmax,
+        "fmin": np.fmin,
+    }
 
 
 _TABLE: dict[str, Callable[..., Any]] = {}
@@ -84,16 +140,19 @@ def numpy_function(symbol: str) -> Callable[..., Any] | None:
     return next((_TABLE[c] for c in candidates if c in _TABLE), None)
 
 
-def create_extern_elementwise(builder: Any, lib_name: str, lib_path: str, symbol: str, args: list[Any],
-                              ret_type: Any, is_pure: bool) -> Any:  # fmt: skip
+def create_extern_elementwise(
+    builder: Any, lib_name: str, lib_path: str, symbol: str, args: list[Any], ret_type: Any, is_pure: bool
+) -> Any:
     """InterpreterBuilder.create_extern_elementwise: the symbol computed on the arguments' data."""
     import numpy as np
     from triton.runtime import interpreter
 
     function = numpy_function(symbol)
     if function is None:
-        raise TritonUnsupported(f"libdevice's {symbol} has no counterpart in Triton's CPU interpreter, which runs "
-                                "kernels here without a GPU: the grader cannot run this kernel")  # fmt: skip
+        raise TritonUnsupported(
+            f"libdevice's {symbol} has no counterpart in Triton's CPU interpreter, which runs "
+            "kernels here without a GPU: the grader cannot run this kernel"
+        )
     out_dtype = interpreter._get_np_dtype(ret_type)
     arrays = np.broadcast_arrays(*(np.asarray(a.data) for a in args))
     with np.errstate(all="ignore"):  # a GPU gives inf and NaN without a word, as numpy does here
@@ -122,8 +181,11 @@ def interpretable() -> dict[str, Callable[..., Any]]:
     cuda = importlib.import_module(_CUDA)
     from triton.language import core
 
-    return {name: _interpreted(name, member) for name, member in vars(cuda).items()
-            if callable(member) and core.is_builtin(member)}  # fmt: skip
+    return {
+        name: _interpreted(name, member)
+        for name, member in vars(cuda).items()
+        if callable(member) and core.is_builtin(member)
+    }
 
 
 _FUNCTIONS: dict[str, Callable[..., Any]] = {}

@@ -88,8 +88,9 @@ def install() -> None:
 
 def _key(tuner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """The autotuner's own cache key: the values of its `key` arguments and every tensor's dtype."""
-    named = {k: v for k, v in {**dict(zip(tuner.arg_names, args, strict=False)), **kwargs}.items()
-             if k in tuner.arg_names}  # fmt: skip
+    named = {
+        k: v for k, v in {**dict(zip(tuner.arg_names, args, strict=False)), **kwargs}.items() if k in tuner.arg_names
+    }
     key: list[Any] = [named[k] for k in tuner.keys if k in named]
     key += [str(v.dtype) for v in named.values() if hasattr(v, "dtype")]
     return tuple(key)
@@ -120,8 +121,9 @@ def _run(self: Any, *args: Any, **kwargs: Any) -> Any:
 _run._normkata = True  # type: ignore[attr-defined]
 
 
-def _replay_benchmark(tuner: Any, config: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
-                      full_nargs: dict[str, Any]) -> None:  # fmt: skip
+def _replay_benchmark(
+    tuner: Any, config: Any, args: tuple[Any, ...], kwargs: dict[str, Any], full_nargs: dict[str, Any]
+) -> None:
     """One run as `Autotuner._bench` makes it (hooks included), then the reset it does after."""
     watch = active()
     if watch is not None:

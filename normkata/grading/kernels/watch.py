@@ -164,8 +164,17 @@ def active() -> Watch | None:
 
 
 _EMPTY = {torch.empty, torch.empty_like, torch.Tensor.new_empty, torch.empty_strided}
-_FILLED = {torch.zeros, torch.zeros_like, torch.ones, torch.ones_like, torch.full, torch.full_like,
-           torch.Tensor.new_zeros, torch.Tensor.new_ones, torch.Tensor.new_full}  # fmt: skip
+_FILLED = {
+    torch.zeros,
+    torch.zeros_like,
+    torch.ones,
+    torch.ones_like,
+    torch.full,
+    torch.full_like,
+    torch.Tensor.new_zeros,
+    torch.Tensor.new_ones,
+    torch.Tensor.new_full,
+}
 
 
 class LauncherMode(TorchFunctionMode):

@@ -85,8 +85,12 @@ class Report:
             return math.inf
         ok, err = max_err(got, exp, tol, atol)
         share = used_share(got, exp, tol, atol) if got.shape == exp.shape else math.inf
-        self.add(name, ok, f"max abs err {err:.3g} (tol {tol:g}{'' if atol is None else f', atol {atol:.3g}'}; "
-                 f"{share:.0%} of the allowance)")  # fmt: skip
+        self.add(
+            name,
+            ok,
+            f"max abs err {err:.3g} (tol {tol:g}{'' if atol is None else f', atol {atol:.3g}'}; "
+            f"{share:.0%} of the allowance)",
+        )
         return err
 
     def run(self, name: str, fn: Callable[[], None]) -> None:
@@ -209,15 +213,21 @@ def check_layernorm(mod) -> Report:  # type: ignore[no-untyped-def]
             and torch.equal(p["bias"], torch.zeros(6))
         )
         r.add("state: parameters weight (ones), bias (zeros)", ok, str(list(p)))
-        r.add("state: state_dict keys == ['weight', 'bias']", list(m.state_dict()) == ["weight", "bias"],
-              str(list(m.state_dict())))  # fmt: skip
+        r.add(
+            "state: state_dict keys == ['weight', 'bias']",
+            list(m.state_dict()) == ["weight", "bias"],
+            str(list(m.state_dict())),
+        )
         # Attribute names (normalized_shape, eps, elementwise_affine) are the learner's business:
         # the contract observes them through outputs.
         t = cls((4, 5))
         r.add("state: LayerNorm((4, 5)) weight shape (4, 5)", t.weight.shape == (4, 5))
         n = cls(6, elementwise_affine=False)
-        r.add("state: elementwise_affine=False", n.weight is None and n.bias is None and not list(n.state_dict()),
-              str(list(n.state_dict())))  # fmt: skip
+        r.add(
+            "state: elementwise_affine=False",
+            n.weight is None and n.bias is None and not list(n.state_dict()),
+            str(list(n.state_dict())),
+        )
         nb = cls(6, bias=False)
         r.add("state: bias=False", nb.bias is None and list(nb.state_dict()) == ["weight"], str(list(nb.state_dict())))
         r.add("state: dtype=bfloat16", cls(4, dtype=torch.bfloat16).weight.dtype == torch.bfloat16)
@@ -288,9 +298,11 @@ def check_layernorm(mod) -> Report:  # type: ignore[no-untyped-def]
     def grads() -> None:
         const = randn((3, 8), 43)
         const[1] = 2.0
-        for label, x, shape in [("(2,5,8) over 8", randn((2, 5, 8), 40, 1.5), (8,)),
-                                ("(3,4,6) over (4,6)", randn((3, 4, 6), 40, 1.5), (4, 6)),
-                                ("(3,8) with a constant row", const, (8,))]:  # fmt: skip
+        for label, x, shape in [
+            ("(2,5,8) over 8", randn((2, 5, 8), 40, 1.5), (8,)),
+            ("(3,4,6) over (4,6)", randn((3, 4, 6), 40, 1.5), (4, 6)),
+            ("(3,8) with a constant row", const, (8,)),
+        ]:
             w, b, dy = randn(shape, 41, 0.5, 1.0), randn(shape, 42, 0.5), randn(x.shape, 44)
             m = cls(list(shape) if len(shape) > 1 else shape[0])
             m.weight.data.copy_(w)
@@ -347,33 +359,56 @@ def check_batchnorm(mod) -> Report:  # type: ignore[no-untyped-def]
         r.add("state: parameters weight (ones), bias (zeros)", ok, str(list(p)))
         r.add("state: state_dict keys", list(m.state_dict()) == full, str(list(m.state_dict())))
         bufs = dict(m.named_buffers())
-        r.add("state: buffers running_mean, running_var, num_batches_tracked",
-              sorted(bufs) == sorted(full[2:]), str(sorted(bufs)))  # fmt: skip
+        r.add(
+            "state: buffers running_mean, running_var, num_batches_tracked",
+            sorted(bufs) == sorted(full[2:]),
+            str(sorted(bufs)),
+        )
         for name, init in (("running_mean", torch.zeros(C)), ("running_var", torch.ones(C))):
             b = bufs.get(name)
-            r.add(f"state: {name} float32 buffer, no grad", b is not None and b.dtype == torch.float32
-                  and torch.equal(b, init) and not b.requires_grad)  # fmt: skip
+            r.add(
+                f"state: {name} float32 buffer, no grad",
+                b is not None and b.dtype == torch.float32 and torch.equal(b, init) and not b.requires_grad,
+            )
         nbt = bufs.get("num_batches_tracked")
-        r.add("state: num_batches_tracked 0-dim int64 == 0", nbt is not None and nbt.dtype == torch.int64
-              and nbt.dim() == 0 and int(nbt) == 0)  # fmt: skip
+        r.add(
+            "state: num_batches_tracked 0-dim int64 == 0",
+            nbt is not None and nbt.dtype == torch.int64 and nbt.dim() == 0 and int(nbt) == 0,
+        )
         a = cls(C, affine=False)
-        r.add("state: affine=False", a.weight is None and a.bias is None and list(a.state_dict()) == full[2:],
-              str(list(a.state_dict())))  # fmt: skip
+        r.add(
+            "state: affine=False",
+            a.weight is None and a.bias is None and list(a.state_dict()) == full[2:],
+            str(list(a.state_dict())),
+        )
         t = cls(C, track_running_stats=False)
-        r.add("state: track_running_stats=False", list(t.state_dict()) == ["weight", "bias"] and all(
-            getattr(t, n, 0) is None for n in full[2:]), str(list(t.state_dict())))  # fmt: skip
+        r.add(
+            "state: track_running_stats=False",
+            list(t.state_dict()) == ["weight", "bias"] and all(getattr(t, n, 0) is None for n in full[2:]),
+            str(list(t.state_dict())),
+        )
         dbl = cls(C).double()
         bufs = dict(dbl.named_buffers())
-        r.add("state: .double() keeps num_batches_tracked int64",
-              bufs.get("running_mean") is not None and bufs["running_mean"].dtype == torch.float64
-              and bufs.get("num_batches_tracked") is not None and bufs["num_batches_tracked"].dtype == torch.int64)  # fmt: skip
+        r.add(
+            "state: .double() keeps num_batches_tracked int64",
+            bufs.get("running_mean") is not None
+            and bufs["running_mean"].dtype == torch.float64
+            and bufs.get("num_batches_tracked") is not None
+            and bufs["num_batches_tracked"].dtype == torch.int64,
+        )
 
     r.run("state", state)
 
     def load_torch() -> None:
         t = nn.BatchNorm1d(C)
-        t.load_state_dict({**bn_affine(5), "running_mean": torch.zeros(C), "running_var": torch.ones(C),
-                           "num_batches_tracked": torch.tensor(0)})  # fmt: skip
+        t.load_state_dict(
+            {
+                **bn_affine(5),
+                "running_mean": torch.zeros(C),
+                "running_var": torch.ones(C),
+                "num_batches_tracked": torch.tensor(0),
+            }
+        )
         for i in range(3):
             t(randn((16, C), 60 + i, 2.0, 3.0))
         t.eval()
@@ -459,8 +494,12 @@ def check_batchnorm(mod) -> Report:  # type: ignore[no-untyped-def]
     def no_tracking_eval() -> None:
         x = randn((8, C), 130, 2.0, 3.0)
         m = cls(C, track_running_stats=False).eval()
-        r.compare("track_running_stats=False eval uses batch stats", m(x),
-                  torch_bn(track_running_stats=False).eval()(x.double()), 1e-5)  # fmt: skip
+        r.compare(
+            "track_running_stats=False eval uses batch stats",
+            m(x),
+            torch_bn(track_running_stats=False).eval()(x.double()),
+            1e-5,
+        )
 
     r.run("track_running_stats=False eval uses batch stats", no_tracking_eval)
 
@@ -534,10 +573,16 @@ def check_prenorm(mod) -> Report:  # type: ignore[no-untyped-def]
         for norm, kind in (("rmsnorm", "RMSNorm"), ("layernorm", "LayerNorm")):
             b = mod.PreNormBlock(D, H, FF, norm=norm)
             kids = dict(b.named_children())
-            r.add(f"block({norm}): norm1/attn/norm2/ffn present", all(k in kids for k in ("norm1", "attn", "norm2", "ffn")),
-                  str(list(kids)))  # fmt: skip
-            r.add(f"block({norm}): norms are {kind}", all(kind in type(kids.get(k)).__name__ for k in ("norm1", "norm2")),
-                  str([type(kids.get(k)).__name__ for k in ("norm1", "norm2")]))  # fmt: skip
+            r.add(
+                f"block({norm}): norm1/attn/norm2/ffn present",
+                all(k in kids for k in ("norm1", "attn", "norm2", "ffn")),
+                str(list(kids)),
+            )
+            r.add(
+                f"block({norm}): norms are {kind}",
+                all(kind in type(kids.get(k)).__name__ for k in ("norm1", "norm2")),
+                str([type(kids.get(k)).__name__ for k in ("norm1", "norm2")]),
+            )
             r.add(
                 f"block({norm}): state_dict keys",
                 list(b.state_dict()) == list(ref.PreNormBlock(D, H, FF, norm=norm).state_dict()),
@@ -545,8 +590,11 @@ def check_prenorm(mod) -> Report:  # type: ignore[no-untyped-def]
         s = mod.PreNormTransformer(3, D, H, FF)
         kids = dict(s.named_children())
         extra = [k for k in kids if k not in ("blocks", "final_norm")]
-        r.add("stack: blocks (ModuleList) and final_norm", isinstance(kids.get("blocks"), nn.ModuleList) and "final_norm" in kids,
-              f"children {list(kids)}; extra harmless: {extra}")  # fmt: skip
+        r.add(
+            "stack: blocks (ModuleList) and final_norm",
+            isinstance(kids.get("blocks"), nn.ModuleList) and "final_norm" in kids,
+            f"children {list(kids)}; extra harmless: {extra}",
+        )
         r.add("stack: state_dict keys", list(s.state_dict()) == list(ref.PreNormTransformer(3, D, H, FF).state_dict()))
 
     r.run("structure", structure)
@@ -575,8 +623,14 @@ def check_prenorm(mod) -> Report:  # type: ignore[no-untyped-def]
 
     for norm in ("rmsnorm", "layernorm"):
         for shape in [(2, 5), (1, 9), (3, 1)]:
-            forward(f"block {norm} fp32 {shape}", "PreNormBlock", [D, H, FF], {"norm": norm},
-                    randn((*shape, D), 1, 1.5, 0.3), seed=len(norm) + shape[1])  # fmt: skip
+            forward(
+                f"block {norm} fp32 {shape}",
+                "PreNormBlock",
+                [D, H, FF],
+                {"norm": norm},
+                randn((*shape, D), 1, 1.5, 0.3),
+                seed=len(norm) + shape[1],
+            )
         forward(
             f"stack {norm} fp32 (2,6)",
             "PreNormTransformer",
@@ -594,8 +648,14 @@ def check_prenorm(mod) -> Report:  # type: ignore[no-untyped-def]
             small,
             seed=11,
         )
-        forward(f"stack {norm} eps=1e-2 small 0.02·N(0,1)", "PreNormTransformer", [3, D, H, FF],
-                {"norm": norm, "eps": 1e-2}, small, seed=12)  # fmt: skip
+        forward(
+            f"stack {norm} eps=1e-2 small 0.02·N(0,1)",
+            "PreNormTransformer",
+            [3, D, H, FF],
+            {"norm": norm, "eps": 1e-2},
+            small,
+            seed=12,
+        )
         for dtype in (torch.bfloat16, torch.float16):
             forward(
                 f"block {norm} {dtype} N(0,1)",
@@ -619,8 +679,10 @@ def check_prenorm(mod) -> Report:  # type: ignore[no-untyped-def]
             learner(x).backward(dy)
             reference(x.double()).backward(dy.double())
             rp = dict(reference.named_parameters())
-            errs = [max_err(p.grad, rp[n].grad, GRAD_TOL) if p.grad is not None else (False, math.inf)
-                    for n, p in learner.named_parameters()]  # fmt: skip
+            errs = [
+                max_err(p.grad, rp[n].grad, GRAD_TOL) if p.grad is not None else (False, math.inf)
+                for n, p in learner.named_parameters()
+            ]
             worst = max(errs, key=lambda e: e[1])
             r.add(f"gradients of every parameter ({norm})", worst[0], f"max abs err {worst[1]:.3g}")
 
