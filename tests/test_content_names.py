@@ -13,7 +13,8 @@ import pytest
 from normkata.content.bank import load_bank
 from normkata.content.katas import load_katas
 from normkata.content.names import load_shared, shared_path
-from normkata.content.study import check_homes, study_order
+from normkata.content.study import study_order
+from normkata.content.study_checks import check_homes
 from normkata.content.suite_names import suite_names
 from normkata.practice import curriculum
 from tests.conftest import invoke

@@ -52,7 +52,7 @@ def check(path: Path | None, deep: bool, only: tuple[str, ...], lang: str | None
     unlinked: list[str] = []
     if path is None:  # the bundled content: katas, and the links from misconceptions to the items that teach them
         from normkata.content.names import load_shared
-        from normkata.content.study import check_homes
+        from normkata.content.study_checks import check_homes
         from normkata.workbench.lessons import check_links
 
         _shared, shared_issues = load_shared()

@@ -80,7 +80,7 @@ def load_bank_checked(path: Path) -> tuple[Bank, list[ContentIssue]]:
 def _study_issues(path: Path, bank: Bank) -> list[ContentIssue]:
     """The order of study's problems. One file of a bank names prerequisites and places that other
     files hold: it is checked against the bank files beside it, and only its own problems are told."""
-    from normkata.content.study import check_study_order
+    from normkata.content.study_checks import check_study_order
 
     if path.is_dir() or not path.parent.is_dir():
         return check_study_order(bank)

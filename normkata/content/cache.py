@@ -38,7 +38,7 @@ _KEY_SIZE = 20
 MAX_CACHE_BYTES = 64 * 1024 * 1024
 _PACKAGE = Path(__file__).resolve().parent
 #: The code that shapes a parsed Bank: a change to any of it must invalidate the cache.
-_CODE = ("bank.py", "cache.py", "model.py", "schema.py", "study.py", "typography.py", "yamlnodes.py")
+_CODE = ("bank.py", "cache.py", "model.py", "schema.py", "study.py", "study_checks.py", "typography.py", "yamlnodes.py")
 
 
 def cache_dir() -> Path:

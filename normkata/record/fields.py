@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 from normkata.content.schema import ID_PATTERN
-from normkata.record.store import iso
 from normkata.record.values import (
     HORIZON,
     INT64_MAX,
@@ -25,6 +24,7 @@ from normkata.record.values import (
     fsrs_card,
     fsrs_parameters,
     integer,
+    iso,
     json_text,
     moment,
     number,

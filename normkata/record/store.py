@@ -25,6 +25,7 @@ from normkata.errors import InputError
 from normkata.i18n import Text
 from normkata.record import values
 from normkata.record.migrations import migrate
+from normkata.record.values import iso
 
 #: How long a write waits for another process's transaction before giving up. Writers hold
 #: the lock for one short transaction, so only a stuck or foreign program waits this long.
@@ -43,10 +44,6 @@ _OPEN: weakref.WeakSet[Store] = weakref.WeakSet()
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)

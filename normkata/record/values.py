@@ -19,6 +19,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from fsrs import Card, Scheduler
 
+
+def iso(moment: datetime) -> str:
+    """How the record writes a moment: UTC, to the second (`2026-11-28T09:04:39+00:00`)."""
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
 #: Nothing in a record happened before normkata's FSRS (or anyone's SQLite progress) existed.
 EARLIEST = datetime(2000, 1, 1, tzinfo=timezone.utc)
 #: How far ahead of this machine's clock another machine's may be: clocks set by hand drift by
