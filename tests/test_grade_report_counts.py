@@ -54,3 +54,23 @@ def test_skipped_cases_are_counted_as_cases_in_both_languages() -> None:
     zh = shown(render, result("zh"))
     assert "跳过：16 个用例（本机没有可用的 CUDA）。" in zh  # not "16 本机…" (16 machines)
     assert "尚未通过：45 个用例中 37 个通过。" in zh
+
+
+def failing(name: str, call: str | None, rest: str) -> CaseResult:
+    message = f"{call}: {rest}" if call else rest
+    return CaseResult(name, Category.FORWARD, Status.FAILED, message, call=call)
+
+
+def test_findings_alike_but_for_their_call_are_one_finding() -> None:
+    """The call each case carries is what differs between findings of one mistake, colons inside
+    its input description and all; the rest of the message, numbers aside, says which mistake."""
+    cases = [
+        failing("forward [a]", "launch(x) on x: N(0,1) 4x8", "wrong values at row 2 (max error 0.5)"),
+        failing("forward [b]", "launch(x) on x: ones, residual: zeros 16x64", "wrong values at row 7 (max error 3)"),
+        failing("forward [c]", "launch(x) on x: N(0,1) 4x8", "returned float32, expected bfloat16"),
+        failing("forward [d]", None, "the kernel wrote nothing: no @triton.jit kernel ran"),
+    ]
+    text = shown(render, GradeResult("triton_rmsnorm", "k.py", cases, [], 7, "full", 1.0, "2.13.0", "en"))
+    assert sum(line.startswith("✗ ") for line in text.splitlines()) == 3
+    assert text.count("… and 1 more with the same message") == 1
+    assert "returned float32, expected bfloat16" in text and "no @triton.jit kernel ran" in text

@@ -128,7 +128,7 @@ def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> Non
 
     groups: dict[str, list[CaseResult]] = {}
     for case in sorted(cases, key=lambda c: list(Category).index(c.category)):
-        groups.setdefault(_shape_of(case.message), []).append(case)
+        groups.setdefault(_shape_of(case), []).append(case)
     for shown, same in enumerate(groups.values()):
         if shown == MAX_FINDINGS:
             left = sum(len(g) for g in list(groups.values())[shown:])
@@ -212,11 +212,14 @@ def render_compact(console: Console, result: GradeResult) -> None:
         console.print(f"  [kata.fail]{escape(failures[0].name)}:[/] {escape(failures[0].message)}")
 
 
-_CALL_PREFIX = re.compile(r"^[^:：]*[:：]")
 _INDEX = re.compile(r"\([\d,\s]*\)")
 _NUMBER = re.compile(r"[-+]?\d[\d.e+-]*")
 
 
-def _shape_of(message: str) -> str:
-    """A message without its call, indices and numbers: messages of the same shape are one finding."""
-    return _NUMBER.sub("#", _INDEX.sub("#", _CALL_PREFIX.sub("", message, count=1)))
+def _shape_of(case: CaseResult) -> str:
+    """A case's message without the call it carries (its message begins with it), indices and
+    numbers: messages of the same shape are one finding."""
+    message = case.message
+    if case.call and message.startswith(case.call):
+        message = message.removeprefix(case.call).lstrip(":： ")
+    return _NUMBER.sub("#", _INDEX.sub("#", message))
