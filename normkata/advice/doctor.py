@@ -396,16 +396,16 @@ def grade_katas(report: Report, katas: list[Any], device: str, lang: str, advanc
 def grading_failure_fix(kata: str, exc: Exception) -> str:
     """What to do when a grade gave no verdict, by why it gave none."""
     from normkata.errors import InputError
+    from normkata.grading.errors import GraderDidNotStart, GraderTimedOut
 
     if isinstance(exc, InputError):
         return f"the kata's own files are broken: run `normkata content check --deep --kata {kata}` and report it"
-    text = str(exc)
-    if "took longer than" in text:
+    if isinstance(exc, GraderTimedOut):
         return (
             f"this machine was too busy for the grade's time limit: close other work and run "
             f"`normkata doctor --kata {kata}`"
         )
-    if "did not start" in text:
+    if isinstance(exc, GraderDidNotStart):
         return (
             'the grader could not start here: check that `python -c "import torch, pytest"` works in this environment'
         )

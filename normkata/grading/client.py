@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, TypedDict
 
 from normkata.errors import InputError
 from normkata.grading.contract import GradeRequest, GradeResult, RunnerReply, RunnerRequest
-from normkata.grading.errors import CODE_INPUT, GraderError
+from normkata.grading.errors import CODE_INPUT, GraderDidNotStart, GraderError, GraderTimedOut
 from normkata.grading.launch import PACKAGE_PARENT, python_call, runner_environment
 from normkata.grading.wire import from_wire, to_wire
 
@@ -110,7 +110,7 @@ class Grader:
             start_new_session=self.warm,
         )
         if self.warm and not self._exchange(RunnerRequest("warm"), START_TIMEOUT, starting=True).ready:
-            raise GraderError(f"the grading service did not start: {self._stderr_tail()}")
+            raise GraderDidNotStart(f"the grading service did not start: {self._stderr_tail()}")
 
     def grade(self, kata: str, file: Path, **options: Unpack[GradeOptions]) -> GradeResult:
         """Grade `file` as `normkata grade` would; a dead or stuck runner is restarted next time."""
@@ -177,7 +177,7 @@ class Grader:
             if self._process.poll() is not None:
                 return ""
         self.close()
-        raise GraderError(f"grading took longer than {timeout:g} s and was stopped")
+        raise GraderTimedOut(f"grading took longer than {timeout:g} s and was stopped")
 
     def _stderr_tail(self) -> str:
         if self._errors is None:
