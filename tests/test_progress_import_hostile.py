@@ -47,6 +47,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Document:
                 (json.dumps(list(Scheduler().parameters)), iso(utcnow())),
             )
             desktop._conn.execute("UPDATE mock_answers SET made = '[0, 2]', rating = 3")
+        desktop.set_setting("interview_date", (utcnow() + timedelta(days=30)).date().isoformat())
         return export_document(desktop)
     finally:
         desktop.close()
@@ -137,6 +138,17 @@ ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
         set_field("kata_attempts", "cases", '{"forward": "won"}'),
         "kata_attempts[0].cases: must map a case id to one of passed, failed, error, skipped",
     ),
+    (
+        "setting set in the future",
+        set_field("settings", "set_at", FUTURE),
+        "settings[0].set_at: is later than now",
+    ),
+    (
+        "setting name not an id",
+        set_field("settings", "name", "Interview Date; DROP"),
+        "settings[0].name: must be an id",
+    ),
+    ("setting value too long", set_field("settings", "value", "9" * 201), "settings[0].value: must be at most 200"),
     (
         "diagnosis not JSON",
         set_field("kata_attempts", "diagnosis", "rms-eps"),
@@ -334,6 +346,8 @@ def test_control_the_same_export_without_a_trick_imports(
     after = rows(laptop.path)
     assert len(after["answers"]) == 3 and len(after["fsrs_parameters"]) == 1
     assert [row[-1] for row in after["kata_attempts"]] == [1, 1]  # both marked imported
+    assert [row[0] for row in after["settings"]] == ["interview_date"]  # the interview date came along
+    assert "settings 1" in result.stdout
     for command in (["progress"], ["next"], ["plan", "--minutes", "30"], ["history"], ["review", "-n", "2"]):
         shown = invoke(runner, command, stdin="")
         assert shown.exit_code == 0, (command, shown.output)
@@ -585,11 +599,11 @@ def test_every_column_of_every_table_imported_has_a_rule(tmp_path: Path) -> None
     default is never optional in a file."""
     from normkata.grading.source import MAX_SOURCE_BYTES
     from normkata.record.fields import COLUMNS, SOURCE_CHARS
-    from normkata.record.transfer import SCHEDULES, TABLES
+    from normkata.record.transfer import KEYED, TABLES
 
     store = Store(tmp_path / "normkata.db")
     try:
-        assert set(COLUMNS) == {*TABLES, SCHEDULES}
+        assert set(COLUMNS) == {*TABLES, *KEYED}
         for table, rules in COLUMNS.items():
             columns = store._conn.execute(f"PRAGMA table_info({table})").fetchall()
             assert set(rules) == {c["name"] for c in columns}, table
@@ -599,3 +613,39 @@ def test_every_column_of_every_table_imported_has_a_rule(tmp_path: Path) -> None
     finally:
         store.close()
     assert SOURCE_CHARS == MAX_SOURCE_BYTES  # a kept file is one the grader could read
+
+
+# -- settings: merged by name, the later one winning -----------------------------------------------
+
+
+def _import_setting(laptop: Store, exported: Document, runner, tmp_path: Path, minutes_ago: int) -> Any:  # type: ignore[no-untyped-def]
+    document = copy.deepcopy(exported)
+    (setting,) = document["tables"]["settings"]
+    setting.update(value="2027-01-15", set_at=iso(utcnow() - timedelta(minutes=minutes_ago)))
+    return invoke(runner, ["progress", "import", str(write(tmp_path / "progress.json", document))])
+
+
+def test_a_setting_made_later_here_is_kept(exported: Document, laptop: Store, runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    laptop.set_setting("interview_date", "2027-02-01")  # now: later than the file's, set ten minutes ago
+    assert _import_setting(laptop, exported, runner, tmp_path, 10).exit_code == 0
+    assert laptop.setting("interview_date") == "2027-02-01"
+
+
+def test_a_setting_made_later_in_the_file_is_taken(exported: Document, laptop: Store, runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with laptop.transaction():  # set an hour ago here; the file's ten minutes ago
+        laptop._conn.execute(
+            "INSERT INTO settings (name, value, set_at) VALUES ('interview_date', '2027-02-01', ?)",
+            (iso(utcnow() - timedelta(hours=1)),),
+        )
+    assert _import_setting(laptop, exported, runner, tmp_path, 10).exit_code == 0
+    assert laptop.setting("interview_date") == "2027-01-15"
+    again = _import_setting(laptop, exported, runner, tmp_path, 10)  # the same file twice: nothing new
+    assert again.exit_code == 0 and "settings" not in again.stdout
+
+
+def test_a_file_from_before_settings_imports(exported: Document, laptop: Store, runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    document = copy.deepcopy(exported)
+    del document["tables"]["settings"]
+    result = invoke(runner, ["progress", "import", str(write(tmp_path / "progress.json", document))])
+    assert result.exit_code == 0, result.output
+    assert laptop.setting("interview_date") is None

@@ -326,7 +326,7 @@ def import_progress(file: Path, lang: str | None) -> None:
     if added.nothing:
         click.echo(t("transfer.nothing", lang, path=file))
         return
-    counts = {**added.rows, "srs": added.schedules_updated}
+    counts = {**added.rows, "srs": added.schedules_updated, "settings": added.settings_updated}
     click.echo(t("transfer.imported", lang, path=file, summary=_summary(counts)))
 
 

@@ -38,6 +38,7 @@ ID_CHARS = 200
 TITLE_CHARS = 500
 PATH_CHARS = 4096
 TEXT_CHARS = 64 * 1024
+SETTING_CHARS = 200  # a date or a number of minutes, with room to spare
 SOURCE_CHARS = 1024 * 1024
 JSON_CHARS = 64 * 1024
 JSON_DEPTH = 4
@@ -292,6 +293,12 @@ COLUMNS: dict[str, dict[str, Column]] = {
         "retention_after": real(0, 1, nullable=True),
         "recalled": real(0, 1, nullable=True),
         "fitted_at": when(),
+    },
+    "settings": {
+        "name": identifier(),
+        # What a setting means is its reader's to check (the interview date: normkata.advice.deadline).
+        "value": text(SETTING_CHARS),
+        "set_at": when(),
     },
     "srs": {
         "item_id": text(ID_CHARS, pattern=ITEM_PATTERN),

@@ -16,7 +16,9 @@ they count on the dashboard, never as a pass that opens a solution here. `kata_a
 kata you worked on last") is not copied: each kata event and attempt added gets its next number,
 in time order.
 
-Schedules (`srs`) are merged by item. The file's clock is not trusted beyond what the file can
+Settings (the interview date and its minutes a day) are merged by name: one only in the file is
+added, one on both sides takes the file's value when the file set it later. Schedules (`srs`)
+are merged by item. The file's clock is not trusted beyond what the file can
 prove: an item only in the file is added; for an item on both sides the local schedule stays
 unless the file's review log holds a review of it later than every local one, and the file's
 card claims no review later than that log. A schedule "reviewed" later than now is refused with
@@ -65,6 +67,11 @@ TABLES: dict[str, dict[str, str]] = {
 }
 #: Keyed by item id rather than a row id: merged, not appended.
 SCHEDULES = "srs"
+#: The learner's settings (the interview date `plan --until` keeps), keyed by name: merged, the
+#: later setting winning.
+SETTINGS = "settings"
+#: The tables merged by a key of their own rather than appended, and that key.
+KEYED = {SCHEDULES: "item_id", SETTINGS: "name"}
 #: This machine's mark on attempts it did not grade: never read from a file, never compared.
 IMPORTED = "imported"
 #: A card's last review and the log's entry for it are written a fraction of a second apart.
@@ -98,8 +105,8 @@ def _columns(store: Store, table: str) -> list[str]:
 
 def export_document(store: Store) -> dict[str, Any]:
     tables: dict[str, list[dict[str, Any]]] = {}
-    for table in [*TABLES, SCHEDULES]:
-        order = "item_id" if table == SCHEDULES else "id"
+    for table in [*TABLES, *KEYED]:
+        order = KEYED.get(table, "id")
         tables[table] = [dict(row) for row in store._conn.execute(f"SELECT * FROM {table} ORDER BY {order}")]
     applied = [row[0] for row in store._conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
     return {"format": FORMAT, "version": VERSION, "schema": applied, "exported_at": iso(utcnow()), "tables": tables}
@@ -169,12 +176,12 @@ def validate(store: Store, document: object, now: datetime | None = None) -> Che
     tables = document.get("tables")
     if not isinstance(tables, dict):
         raise TransferError('"tables" is missing')
-    unknown = set(tables) - {*TABLES, SCHEDULES}
+    unknown = set(tables) - {*TABLES, *KEYED}
     if unknown:
         raise TransferError(f"unknown table {shown(sorted(unknown)[0])}")
     checked: dict[str, list[Row]] = {}
-    for table in [*TABLES, SCHEDULES]:
-        rows = tables.get(table, [])
+    for table in [*TABLES, *KEYED]:
+        rows = tables.get(table, [])  # a file from before a table existed has none of its rows
         if not isinstance(rows, list):
             raise TransferError(f"{table}: must be a list of rows")
         checked[table] = [_row(table, number, row, now) for number, row in enumerate(rows)]
@@ -211,7 +218,7 @@ def _row(table: str, number: int, row: object, now: datetime) -> Row:
         check_row(table, values)
     except BadValue as exc:
         raise TransferError(f"{where}.{exc}") from None
-    return Row(values["item_id"] if table == SCHEDULES else values["id"], values)
+    return Row(values[KEYED.get(table, "id")], values)
 
 
 def _check_references(checked: dict[str, list[Row]]) -> None:
@@ -236,10 +243,11 @@ def _check_references(checked: dict[str, list[Row]]) -> None:
 class Added:
     rows: dict[str, int] = field(default_factory=dict)
     schedules_updated: int = 0
+    settings_updated: int = 0
 
     @property
     def nothing(self) -> bool:
-        return not any(self.rows.values()) and not self.schedules_updated
+        return not any(self.rows.values()) and not self.schedules_updated and not self.settings_updated
 
 
 def import_document(store: Store, document: object, now: datetime | None = None) -> Added:
@@ -289,6 +297,7 @@ def import_document(store: Store, document: object, now: datetime | None = None)
             store._conn.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
         file_reviews = _latest_in_file(checked.tables["review_logs"])
         added.schedules_updated = _merge_schedules(store, checked.tables[SCHEDULES], file_reviews, local_reviews)
+        added.settings_updated = _merge_settings(store, checked.tables[SETTINGS])
     return added
 
 
@@ -335,6 +344,24 @@ def _merge_schedules(store: Store, rows: list[Row], file_reviews: dict[str, str]
             "ON CONFLICT(item_id) DO UPDATE SET kind = excluded.kind, topic = excluded.topic, "
             "card_json = excluded.card_json, due = excluded.due",
             tuple(row.values[name] for name in ("item_id", "kind", "topic", "card_json", "due")),
+        )
+        changed += 1
+    return changed
+
+
+def _merge_settings(store: Store, rows: list[Row]) -> int:
+    """Add the settings not here; take the file's value of one that is here when the file set it
+    later (its time is checked like every other: not beyond this machine's clock)."""
+    changed = 0
+    for row in rows:
+        name, value, set_at = (row.values[column] for column in ("name", "value", "set_at"))
+        here = store._conn.execute("SELECT value, set_at FROM settings WHERE name = ?", (name,)).fetchone()
+        if here is not None and (here[0] == value or str(here[1]) >= set_at):
+            continue
+        store._conn.execute(
+            "INSERT INTO settings (name, value, set_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = excluded.value, set_at = excluded.set_at",
+            (name, value, set_at),
         )
         changed += 1
     return changed
