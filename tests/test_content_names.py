@@ -305,13 +305,43 @@ def test_the_bundled_order_of_study() -> None:
 # -- nothing below the commands parses Python ------------------------------------------------
 
 
+#: What reading Python source takes: a parser (ast, tokenize, the compile builtin) or another
+#: module's source (inspect.getsource, runpy). Naming a suite's file to hand it to the grader is not.
+PARSES_PYTHON = re.compile(
+    r"^\s*(?:import|from) (?:ast|tokenize|runpy)\b|\b(?:ast|tokenize|runpy)\.\w+|(?<![.\w])compile\("
+    r"|\bgetsource\(",
+    re.MULTILINE,
+)
+
+
 @pytest.mark.parametrize("package", ["content", "practice", "advice", "workbench"])
 def test_no_module_of_the_package_parses_python_source(package: str) -> None:
     """Knowledge is read as data: a module that needs another's words reads its YAML, never its code."""
-    parses = re.compile(r"^\s*(import ast\b|from ast import)|\bast\.(parse|literal_eval|walk)\(", re.MULTILINE)
     found = [
-        str(path.relative_to(PACKAGE))
+        f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}"
         for path in sorted((PACKAGE / package).rglob("*.py"))
-        if parses.search(path.read_text(encoding="utf-8"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if PARSES_PYTHON.search(line)
     ]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import ast",
+        "from ast import literal_eval",
+        "tree = ast.parse(text)",
+        "import tokenize",
+        "code = compile(text, 'suite.py', 'exec')",
+        "text = inspect.getsource(module)",
+        "runpy.run_path(path)",
+        "import runpy",
+    ],
+)
+def test_the_guard_finds_each_way_of_reading_python(source: str) -> None:
+    assert PARSES_PYTHON.search(source), source
+
+
+def test_the_guard_lets_a_regex_and_a_file_name_pass() -> None:
+    assert not PARSES_PYTHON.search("WORD = re.compile(r'[a-z]+')") and not PARSES_PYTHON.search('folder / "suite.py"')

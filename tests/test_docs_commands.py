@@ -22,9 +22,10 @@ MISTYPED_ON_PURPOSE = {"normkata quizz"}
 
 
 def command_path(words: list[str]) -> tuple[str, ...] | None:
-    """The longest prefix of `words` that names a command: groups are followed, the rest are
-    arguments (a kata, a topic). None when the first word is no command: a command that does not
-    exist (`normkata` alone, or followed by options, is the dashboard)."""
+    """The longest prefix of `words` that names a command: groups are followed, the words after a
+    command are its arguments (a kata, a topic). None when a word where a command belongs (the
+    first, or one after a group) names none: a command that does not exist (`normkata` alone, or
+    followed by options, is the dashboard)."""
     path: list[str] = []
     command: click.Command = main
     context = click.Context(main, info_name="normkata")
@@ -32,10 +33,8 @@ def command_path(words: list[str]) -> tuple[str, ...] | None:
         if not isinstance(command, click.Group):
             break
         sub = command.get_command(context, word)
-        if sub is None:
-            if not path:
-                return None
-            break
+        if sub is None:  # after a group comes one of its commands: `progress exprot` is none
+            return None
         path.append(word)
         command = sub
     return tuple(path)
@@ -85,6 +84,8 @@ def test_a_word_that_is_no_command_stops_the_path() -> None:
     assert command_path(["lab", "compare", "--quick"]) == ("lab", "compare")
     assert command_path(["kata", "rmsnorm"]) == ("kata",)
     assert command_path(["quizz"]) is None
+    assert command_path(["progress", "exprot"]) is None  # a group's misspelt command
+    assert command_path(["lab", "comprae", "--quick"]) is None
     assert command_path([]) == ()
 
 

@@ -69,8 +69,11 @@ def test_findings_alike_but_for_their_call_are_one_finding() -> None:
         failing("forward [b]", "launch(x) on x: ones, residual: zeros 16x64", "wrong values at row 7 (max error 3)"),
         failing("forward [c]", "launch(x) on x: N(0,1) 4x8", "returned float32, expected bfloat16"),
         failing("forward [d]", None, "the kernel wrote nothing: no @triton.jit kernel ran"),
+        # No call carried: the lead before the first colon is what differs.
+        failing("dtype [e]", None, "RMSNorm(4).to(float64) left weight as float32: is it an nn.Parameter?"),
+        failing("dtype [f]", None, "RMSNorm(4).to(bfloat16) left weight as float32: is it an nn.Parameter?"),
     ]
     text = shown(render, GradeResult("triton_rmsnorm", "k.py", cases, [], 7, "full", 1.0, "2.13.0", "en"))
-    assert sum(line.startswith("✗ ") for line in text.splitlines()) == 3
-    assert text.count("… and 1 more with the same message") == 1
+    assert sum(line.startswith("✗ ") for line in text.splitlines()) == 4
+    assert text.count("… and 1 more with the same message") == 2
     assert "returned float32, expected bfloat16" in text and "no @triton.jit kernel ran" in text

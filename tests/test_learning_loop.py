@@ -382,7 +382,7 @@ def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
     result = invoke(runner, ["progress", "export", str(exported)])
     assert result.exit_code == 0 and "answers 2" in result.stdout
     document = json.loads(exported.read_text(encoding="utf-8"))
-    assert document["format"] == "normkata-progress" and document["version"] == 1
+    assert document["format"] == "normkata-progress" and document["version"] == 2
 
     monkeypatch.setenv("NORMKATA_HOME", str(tmp_path / "laptop"))
     imported = invoke(runner, ["progress", "import", str(exported)])

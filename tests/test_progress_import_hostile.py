@@ -643,8 +643,36 @@ def test_a_setting_made_later_in_the_file_is_taken(exported: Document, laptop: S
     assert again.exit_code == 0 and "settings" not in again.stdout
 
 
-def test_a_file_from_before_settings_imports(exported: Document, laptop: Store, runner, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_setting_forgotten_here_later_stays_forgotten(
+    exported: Document, laptop: Store, runner, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """`plan --until none` after the export: the older file's date does not come back."""
+    laptop.set_setting("interview_date", None)
+    assert _import_setting(laptop, exported, runner, tmp_path, 10).exit_code == 0
+    assert laptop.setting("interview_date") is None
+
+
+def test_a_setting_forgotten_later_in_the_file_is_forgotten_here(
+    exported: Document, laptop: Store, runner, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    with laptop.transaction():
+        laptop._conn.execute(
+            "INSERT INTO settings (name, value, set_at) VALUES ('interview_date', '2027-02-01', ?)",
+            (iso(utcnow() - timedelta(hours=1)),),
+        )
     document = copy.deepcopy(exported)
+    document["tables"]["settings"][0].update(value="", set_at=iso(utcnow() - timedelta(minutes=10)))
+    result = invoke(runner, ["progress", "import", str(write(tmp_path / "progress.json", document))])
+    assert result.exit_code == 0, result.output
+    assert laptop.setting("interview_date") is None
+
+
+def test_a_version_1_file_from_before_settings_imports(
+    exported: Document, laptop: Store, runner, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    document = copy.deepcopy(exported)
+    assert document["version"] == 2
+    document["version"] = 1
     del document["tables"]["settings"]
     result = invoke(runner, ["progress", "import", str(write(tmp_path / "progress.json", document))])
     assert result.exit_code == 0, result.output

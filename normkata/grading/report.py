@@ -212,14 +212,19 @@ def render_compact(console: Console, result: GradeResult) -> None:
         console.print(f"  [kata.fail]{escape(failures[0].name)}:[/] {escape(failures[0].message)}")
 
 
+#: A message's lead, up to its first colon: where a case carries no call, what it was doing.
+_LEAD = re.compile(r"^[^:：]*[:：]")
 _INDEX = re.compile(r"\([\d,\s]*\)")
 _NUMBER = re.compile(r"[-+]?\d[\d.e+-]*")
 
 
 def _shape_of(case: CaseResult) -> str:
-    """A case's message without the call it carries (its message begins with it), indices and
-    numbers: messages of the same shape are one finding."""
+    """A case's message without what it was called on, indices and numbers: messages of the same
+    shape are one finding. The call a case carries is cut whole (colons inside its input
+    description and all); a message without one loses its lead, up to the first colon."""
     message = case.message
     if case.call and message.startswith(case.call):
         message = message.removeprefix(case.call).lstrip(":： ")
+    else:
+        message = _LEAD.sub("", message, count=1)
     return _NUMBER.sub("#", _INDEX.sub("#", message))

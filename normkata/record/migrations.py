@@ -346,7 +346,7 @@ def m010_case_ids(db: sqlite3.Connection) -> None:
 @migration
 def m011_settings(db: sqlite3.Connection) -> None:
     """The learner's settings, by name: the interview date `plan --until` remembers (ISO date) and
-    its minutes per day. A setting forgotten is a row deleted."""
+    its minutes per day. A setting forgotten is an empty row, dated (record.store.FORGOTTEN)."""
     _execute_each(
         db,
         """

@@ -42,6 +42,10 @@ _COMPANIONS = ("-wal", "-shm", "-journal")
 _OPEN: weakref.WeakSet[Store] = weakref.WeakSet()
 
 
+#: A setting's value once it is forgotten (`plan --until none`): no setting is empty text.
+FORGOTTEN = ""
+
+
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -264,19 +268,17 @@ class Store:
             if "no such table" in str(exc):  # a read-only database opened before m011: nothing was set
                 return None
             raise
-        return row[0] if row else None
+        return row[0] if row and row[0] != FORGOTTEN else None
 
     def set_setting(self, name: str, value: str | None) -> None:
-        """Remember `value` under `name`; None forgets it."""
+        """Remember `value` under `name`; None forgets it. A setting forgotten keeps its row, empty
+        and dated, so that an older progress file cannot bring it back (record.transfer)."""
         with self.transaction():
-            if value is None:
-                self._conn.execute("DELETE FROM settings WHERE name = ?", (name,))
-            else:
-                self._conn.execute(
-                    "INSERT INTO settings (name, value, set_at) VALUES (?, ?, ?) "
-                    "ON CONFLICT(name) DO UPDATE SET value = excluded.value, set_at = excluded.set_at",
-                    (name, value, iso(utcnow())),
-                )
+            self._conn.execute(
+                "INSERT INTO settings (name, value, set_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET value = excluded.value, set_at = excluded.set_at",
+                (name, FORGOTTEN if value is None else value, iso(utcnow())),
+            )
 
     # -- queries -----------------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ kata you worked on last") is not copied: each kata event and attempt added gets 
 in time order.
 
 Settings (the interview date and its minutes a day) are merged by name: one only in the file is
-added, one on both sides takes the file's value when the file set it later. Schedules (`srs`)
+added, one on both sides takes the file's value when the file set it later. A forgotten setting
+is a dated empty row (record.store.FORGOTTEN), so forgetting is merged the same way. Schedules (`srs`)
 are merged by item. The file's clock is not trusted beyond what the file can
 prove: an item only in the file is added; for an item on both sides the local schedule stays
 unless the file's review log holds a review of it later than every local one, and the file's
@@ -42,7 +43,8 @@ from normkata.record.store import Store, iso, utcnow
 from normkata.record.values import BadValue, check_nesting, moment, shown
 
 FORMAT = "normkata-progress"
-VERSION = 1
+#: 2 added the learner's settings; a version 1 file (without them) is read as ever.
+VERSION = 2
 
 #: The largest file read: a year of daily practice exports to a few megabytes.
 MAX_FILE_BYTES = 64 * 1024 * 1024
