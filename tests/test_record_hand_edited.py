@@ -237,3 +237,20 @@ def test_every_reader_survives_a_hand_edited_row(record: Path, runner, case: str
     assert _problems(outcomes) == []
     said = [" ".join(args) for args, result in outcomes if SKIPPED in result.output]
     assert bool(said) == (case in NOTED), said
+
+
+#: A hand-edited row, and how the note names it: the record's table and the row's id, which the
+#: record's own rows carry (`.where`), so no reader above the record spells a table.
+NAMED_ROWS = [
+    ("mock seconds text", "mock_interviews #1: seconds_used: must be a number of seconds"),
+    ("round detail not json", "kata_events #"),
+    ("attempt diagnosis not json", "kata_attempts #"),
+]
+
+
+@pytest.mark.parametrize(("case", "named"), NAMED_ROWS, ids=[case for case, _named in NAMED_ROWS])
+def test_the_note_names_the_row(record: Path, runner, case: str, named: str) -> None:  # type: ignore[no-untyped-def]
+    with sqlite3.connect(record) as db:
+        db.execute(dict(EDITS)[case])
+    shown = " ".join(result.output for _args, result in _run_every_reader(runner))
+    assert named in " ".join(shown.split()), shown[-600:]

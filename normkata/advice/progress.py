@@ -114,7 +114,7 @@ def _seconds(mock: MockSummary) -> int:
         return 0
     if isinstance(value, int) and 0 <= value <= MAX_SECONDS:
         return value
-    skip(f"mock_interviews #{mock.id}", f"seconds_used: must be a number of seconds, got {shown(value)}")
+    skip(mock.where, f"seconds_used: must be a number of seconds, got {shown(value)}")
     return 0
 
 

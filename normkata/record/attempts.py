@@ -220,6 +220,11 @@ class Diagnosed:
     at: str  # ISO
     diagnosis: str
 
+    @property
+    def where(self) -> str:
+        """The row, as a note about a value in it that cannot be used names it."""
+        return f"kata_attempts #{self.id}"
+
 
 @dataclass(frozen=True)
 class KataEvent:
@@ -229,6 +234,10 @@ class KataEvent:
     kind: str
     at: str  # ISO
     detail: str = ""
+
+    @property
+    def where(self) -> str:
+        return f"kata_events #{self.id}"
 
 
 @dataclass(frozen=True)
@@ -240,6 +249,10 @@ class Graded:
     seed: int | None
     at: str  # ISO
     imported: int  # carried in by `progress import`
+
+    @property
+    def where(self) -> str:
+        return f"kata_attempts #{self.id}"
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,11 @@ class MockSummary:
     made: int | None
     unscored: int | None
 
+    @property
+    def where(self) -> str:
+        """The row, as a note about a value in it that cannot be used names it."""
+        return f"mock_interviews #{self.id}"
+
 
 class MockLog:
     """The tables `mock_interviews` and `mock_answers`."""

@@ -27,7 +27,7 @@ from normkata.grading.text import escape_name
 from normkata.record.attempts import Graded, KataEvent, KataLog
 from normkata.record.fields import event_detail
 from normkata.record.store import Store, iso, utcnow
-from normkata.record.values import BadValue, moment, shown, skip
+from normkata.record.values import BadValue, moment, skip
 
 if TYPE_CHECKING:
     from normkata.content.bank import Bank
@@ -67,10 +67,15 @@ def kata_rating(
 
 @dataclass(frozen=True)
 class Round:
-    start_at: str | None  # ISO; None: nothing started it (a bare grade)
+    start: KataEvent | Graded | None  # what started it (a `review` or `started` event, else its first grade)
     events: list[KataEvent]  # kata_events in the round
     attempts: list[Graded]  # kata_attempts in the round
     again: bool  # a round of writing it again (after `review`), not the first
+
+    @property
+    def start_at(self) -> str | None:
+        """ISO; None: nothing started it."""
+        return self.start.at if self.start else None
 
 
 def current_round(store: Store, kata: str) -> Round:
@@ -83,15 +88,15 @@ def current_round(store: Store, kata: str) -> Round:
             event_detail("review", review.detail)
             after_attempt = int(json.loads(review.detail)["after_attempt"])
         except BadValue as exc:  # edited by hand: the round then holds every attempt
-            skip(f"kata_events #{after_event}", exc)
+            skip(review.where, exc)
     events = log.events_after(kata, after_event)
     attempts = log.attempts_after(kata, after_attempt)
-    start: str | None
+    start: KataEvent | Graded | None
     if review:
-        start = review.at
+        start = review
     else:
-        started = [e.at for e in events if e.kind == "started"]
-        start = started[0] if started else (attempts[0].at if attempts else None)
+        started = [e for e in events if e.kind == "started"]
+        start = started[0] if started else (attempts[0] if attempts else None)
     return Round(start, events, attempts, review is not None)
 
 
@@ -127,7 +132,7 @@ def schedule_pass(store: Store, kata: Kata, now: datetime | None = None) -> Kata
     passes = [a for a in found.attempts if a.passed]
     if len(passes) != 1 or passes[0].id != found.attempts[-1].id:
         return None  # not a pass, or not the round's first: the round was rated already
-    passed_at, started_at = _moment(passes[0].at, "kata_attempts"), _moment(found.start_at, "kata_events")
+    passed_at, started_at = _moment(passes[0]), _moment(found.start)
     seconds = (passed_at - started_at).total_seconds() if passed_at and started_at else None
     kinds = [e.kind for e in found.events]
     rating, reason = kata_rating(
@@ -143,14 +148,14 @@ def schedule_pass(store: Store, kata: Kata, now: datetime | None = None) -> Kata
     return KataReview(kata.id, rating, reason, review.due, seconds)
 
 
-def _moment(value: str | None, table: str) -> datetime | None:
-    """A stored time; None when there is none or it cannot be read (noted: edited by hand)."""
-    if value is None:
+def _moment(row: KataEvent | Graded | None) -> datetime | None:
+    """A row's time; None when there is no row or its time cannot be read (noted: edited by hand)."""
+    if row is None:
         return None
     try:
-        return moment(value, ahead=None)
+        return moment(row.at, ahead=None)
     except BadValue as exc:
-        skip(f"{table} at {shown(value)}", exc)
+        skip(row.where, exc.under("at"))
         return None
 
 

@@ -170,7 +170,7 @@ def _diagnosis(row: Diagnosed) -> list[dict[str, str]] | None:
         named = json_text(row.diagnosis, max_chars=JSON_CHARS, max_depth=JSON_DEPTH)
         diagnosis_shape(named)
     except BadValue as exc:
-        skip(f"kata_attempts #{row.id}", exc if exc.field == "at" else exc.under("diagnosis"))
+        skip(row.where, exc if exc.field == "at" else exc.under("diagnosis"))
         return None
     return named  # type: ignore[return-value]  # its shape was just checked
 
