@@ -14,8 +14,26 @@ import pytest
 
 from normkata.content import bank as bank_module
 from normkata.content import cache
-from normkata.content.bank import load_bank
+from normkata.content.bank import load_bank as load_in_this_process
+from normkata.content.model import Bank
 from tests.conftest import FIXTURES
+
+
+def load_bank(folder: Path) -> Bank:
+    """The bank as a new process loads it: what this process loaded before is forgotten, so each
+    load goes to the cache on disk (what these tests are about)."""
+    bank_module._LOADED.clear()
+    return load_in_this_process(folder)
+
+
+def test_one_process_loads_a_bank_once(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quiz asks for the bank three times: the cache file is read once."""
+    first = load_bank(folder)
+    monkeypatch.setattr(cache, "read", lambda *args: pytest.fail("read the cache file again"))
+    assert load_in_this_process(folder) is first
+    (folder / "mini.yaml").write_text((folder / "mini.yaml").read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    monkeypatch.undo()
+    assert load_in_this_process(folder) == first  # a changed file is a new key: read again
 
 
 @pytest.fixture

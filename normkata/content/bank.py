@@ -90,11 +90,16 @@ def _study_issues(path: Path, bank: Bank) -> list[ContentIssue]:
     return [issue for issue in check_study_order(whole) if issue.file in own]
 
 
+#: Banks this process has loaded, by their cache key (the files' bytes and the parsing code): a
+#: quiz asks for the bank three times (the session, the order of study, the closing advice).
+_LOADED: dict[bytes, Bank] = {}
+
+
 def load_bank(path: Path | None = None) -> Bank:
     """The bank, or an InputError naming the first problem when any file is invalid.
 
     A valid bank is cached (normkata.content.cache) and read back while no bank file and no
-    parsing code has changed.
+    parsing code has changed; within one process it is read once per version of its files.
     """
     from normkata.content import cache
     from normkata.paths import quizzes_dir
@@ -104,9 +109,11 @@ def load_bank(path: Path | None = None) -> Bank:
         before = cache.key(folder, bank_files(folder))
     except OSError:
         before = None
-    cached = cache.read(folder, before) if before is not None else None
-    if cached is not None:
-        return cached
+    if before is not None:
+        cached = _LOADED.get(before) or cache.read(folder, before)
+        if cached is not None:
+            _LOADED[before] = cached
+            return cached
     bank, issues = load_bank_checked(folder)
     issues = [i for i in issues if not i.style]  # typography is fixed at load; `content check` reports it
     if issues:
@@ -119,6 +126,7 @@ def load_bank(path: Path | None = None) -> Bank:
             unchanged = False
         if unchanged:  # a file edited while it was parsed is not cached under the old key
             cache.write(folder, before, bank)
+            _LOADED[before] = bank
     return bank
 
 

@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normkata.content.model import ContentIssue, Message
-from normkata.content.suite_names import suite_names
 from normkata.grading.text import escape_name
 from normkata.i18n import Text
 from normkata.record.attempts import Diagnosed, KataLog
-from normkata.record.fields import JSON_CHARS, JSON_DEPTH, diagnosis_shape
 from normkata.record.store import Store, iso, utcnow
 from normkata.record.values import BadValue, json_text, shown, skip
 
@@ -144,6 +142,9 @@ class Lesson:
 
 def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None = None) -> list[Lesson]:
     """Every misconception named by a grade (since `since`), latest first, with what was reviewed after it."""
+    # Here, not at the top: a quiz imports this module for load_links before its first question.
+    from normkata.content.suite_names import suite_names
+
     met: dict[str, tuple[str, str, str]] = {}  # id -> (title, kata, at), the latest naming
     for row in KataLog(store).diagnosed(since):
         named = _diagnosis(row)
@@ -164,6 +165,8 @@ def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None =
 
 def _diagnosis(row: Diagnosed) -> list[dict[str, str]] | None:
     """An attempt's named misconceptions, or None (noted) when the row cannot be read."""
+    from normkata.record.fields import JSON_CHARS, JSON_DEPTH, diagnosis_shape
+
     try:
         if not isinstance(row.at, str):
             raise BadValue(f"must be a time, got {shown(row.at)}", "at")
