@@ -99,7 +99,7 @@ def test_a_fifo_where_the_bank_cache_is_kept_is_no_cache(runner, isolated_home: 
     from normkata.paths import quizzes_dir
 
     assert invoke(runner, ["progress"]).exit_code == 0  # writes the cache
-    path = cache._path(quizzes_dir())
+    path = cache.file_for(quizzes_dir())
     path.unlink()
     os.mkfifo(path)
     assert within(30, lambda: invoke(runner, ["progress"])).exit_code == 0

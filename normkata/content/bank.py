@@ -90,9 +90,10 @@ def _study_issues(path: Path, bank: Bank) -> list[ContentIssue]:
     return [issue for issue in check_study_order(whole) if issue.file in own]
 
 
-#: Banks this process has loaded, by their cache key (the files' bytes and the parsing code): a
-#: quiz asks for the bank three times (the session, the order of study, the closing advice).
-_LOADED: dict[bytes, Bank] = {}
+#: Banks this process has loaded, by where they are cached and their cache key (the files' bytes
+#: and the parsing code): a quiz asks for the bank three times (the session, the order of study,
+#: the closing advice). The cache file's path is part of the key: another home has its own cache.
+_LOADED: dict[tuple[Path, bytes], Bank] = {}
 
 
 def load_bank(path: Path | None = None) -> Bank:
@@ -110,9 +111,9 @@ def load_bank(path: Path | None = None) -> Bank:
     except OSError:
         before = None
     if before is not None:
-        cached = _LOADED.get(before) or cache.read(folder, before)
+        cached = _LOADED.get((cache.file_for(folder), before)) or cache.read(folder, before)
         if cached is not None:
-            _LOADED[before] = cached
+            _LOADED[cache.file_for(folder), before] = cached
             return cached
     bank, issues = load_bank_checked(folder)
     issues = [i for i in issues if not i.style]  # typography is fixed at load; `content check` reports it
@@ -126,7 +127,7 @@ def load_bank(path: Path | None = None) -> Bank:
             unchanged = False
         if unchanged:  # a file edited while it was parsed is not cached under the old key
             cache.write(folder, before, bank)
-            _LOADED[before] = bank
+            _LOADED[cache.file_for(folder), before] = bank
     return bank
 
 

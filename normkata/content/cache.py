@@ -65,7 +65,8 @@ def key(folder: Path, files: list[Path]) -> bytes:
     return digest.digest()
 
 
-def _path(folder: Path) -> Path:
+def file_for(folder: Path) -> Path:
+    """The cache file of the bank in `folder`, in this home's cache folder."""
     name = blake2b(str(folder.resolve()).encode(), digest_size=8).hexdigest()
     return cache_dir() / f"bank-{name}.marshal"
 
@@ -73,7 +74,7 @@ def _path(folder: Path) -> Path:
 def read(folder: Path, expected: bytes) -> Bank | None:
     """The cached Bank for `folder` when its key is `expected`; None on any problem."""
     try:
-        data = read_regular(_path(folder), MAX_CACHE_BYTES)  # a FIFO in its place is no cache, never waited on
+        data = read_regular(file_for(folder), MAX_CACHE_BYTES)  # a FIFO in its place is no cache, never waited on
         if data[:_KEY_SIZE] != expected:
             return None
         topics, questions, cards, files = marshal.loads(data[_KEY_SIZE:])
@@ -91,7 +92,7 @@ def write(folder: Path, stored_key: bytes, bank: Bank) -> None:
     """Save `bank` under `stored_key`, atomically; a folder that cannot be written is no error."""
     import tempfile
 
-    target = _path(folder)
+    target = file_for(folder)
     plain = (
         _encode(Topic, list(bank.topics.values())),
         _encode(Question, bank.questions),
