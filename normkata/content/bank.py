@@ -111,9 +111,10 @@ def load_bank(path: Path | None = None) -> Bank:
     except OSError:
         before = None
     if before is not None:
-        cached = _LOADED.get((cache.file_for(folder), before)) or cache.read(folder, before)
+        loaded = (cache.file_for(folder), before)
+        cached = _LOADED.get(loaded) or cache.read(folder, before)
         if cached is not None:
-            _LOADED[cache.file_for(folder), before] = cached
+            _LOADED[loaded] = cached
             return cached
     bank, issues = load_bank_checked(folder)
     issues = [i for i in issues if not i.style]  # typography is fixed at load; `content check` reports it
@@ -127,7 +128,7 @@ def load_bank(path: Path | None = None) -> Bank:
             unchanged = False
         if unchanged:  # a file edited while it was parsed is not cached under the old key
             cache.write(folder, before, bank)
-            _LOADED[cache.file_for(folder), before] = bank
+            _LOADED[loaded] = bank
     return bank
 
 

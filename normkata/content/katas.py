@@ -10,6 +10,7 @@ from typing import Any
 from normkata.content import names
 from normkata.content.misconception import Misconception
 from normkata.content.model import ContentIssue, Message
+from normkata.content.reading import file_version
 from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
 from normkata.errors import InputError
 from normkata.extras import OPTIONAL_EXTRAS
@@ -91,8 +92,8 @@ def load_katas(root: Path | None = None) -> tuple[list[Kata], list[ContentIssue]
     katas, issues = [], []
     for meta in sorted(root.glob("*/kata.yaml")):
         try:
-            versions = (_version(meta.parent), _version(solutions_dir()), _version(names.shared_path()))
-            katas.append(_load_cached(meta, _version(meta), *versions))
+            versions = (file_version(meta.parent), file_version(solutions_dir()), file_version(names.shared_path()))
+            katas.append(_load_cached(meta, file_version(meta), *versions))
         except _KataIssue as issue:
             issues.append(issue.issue)
     return _misconceptions_once(sorted(katas, key=lambda k: k.order), issues)
@@ -114,16 +115,6 @@ def _misconceptions_once(katas: list[Kata], issues: list[ContentIssue]) -> tuple
         owner |= dict.fromkeys((m.id for m in kata.misconceptions), kata)
         kept.append(kata)
     return sorted(kept, key=lambda k: k.order), issues
-
-
-def _version(path: Path) -> tuple[int, ...]:
-    """What changes when `path` does (ctime and inode too: a copy may keep mtime and size);
-    a missing path is a version of its own (`_load_one` reports it)."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return ()
-    return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino
 
 
 @functools.lru_cache(maxsize=256)

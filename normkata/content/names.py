@@ -18,6 +18,7 @@ from typing import Any
 
 from normkata.content.misconception import Misconception
 from normkata.content.model import ContentIssue, Message
+from normkata.content.reading import file_version
 from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
 from normkata.errors import InputError
 from normkata.i18n.text import Text
@@ -119,7 +120,7 @@ def shared_path() -> Path:
 def load_shared(path: Path | None = None) -> tuple[Shared, list[ContentIssue]]:
     """The shared file, and its problems (an empty Shared when it has any)."""
     path = path or shared_path()
-    return _load_shared(path, _stamp(path))
+    return _load_shared(path, file_version(path))
 
 
 def shared() -> Shared:
@@ -136,14 +137,6 @@ def shared_misconception(misconception_id: str) -> Misconception:
     if found is None:
         raise InputError(f"{shared_path()}: no misconception {misconception_id!r} (normkata's checks name it)")
     return found
-
-
-def _stamp(path: Path) -> tuple[int, ...]:
-    try:
-        stat = path.stat()
-    except OSError:
-        return ()
-    return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino
 
 
 @functools.lru_cache(maxsize=4)

@@ -17,6 +17,16 @@ from pathlib import Path
 MAX_YAML_BYTES = 8 * 1024 * 1024
 
 
+def file_version(path: Path) -> tuple[int, ...]:
+    """What changes when `path` does (ctime and inode too: a copy may keep mtime and size); a
+    missing path is a version of its own. Caches of what was read from a file are keyed by it."""
+    try:
+        status = path.stat()
+    except OSError:
+        return ()
+    return status.st_mtime_ns, status.st_ctime_ns, status.st_size, status.st_ino
+
+
 class RefusedFile(OSError):
     """Not a regular file (`what` says what it is), or larger than `limit` bytes (`size`)."""
 

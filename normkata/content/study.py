@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from normkata.content.model import Bank
+from normkata.content.reading import file_version
 
 
 @dataclass(frozen=True)
@@ -39,19 +40,11 @@ def study_order(folder: Path | None = None) -> StudyOrder:
     from normkata.paths import quizzes_dir
 
     folder = folder or quizzes_dir()
-    return _study_order(folder, tuple(_stamp(f) for f in bank_files(folder)))
-
-
-def _stamp(path: Path) -> tuple[str, int, int]:
-    try:
-        stat = path.stat()
-    except OSError:
-        return str(path), -1, -1
-    return str(path), stat.st_mtime_ns, stat.st_size
+    return _study_order(folder, tuple((f, file_version(f)) for f in bank_files(folder)))
 
 
 @functools.lru_cache(maxsize=4)
-def _study_order(folder: Path, _files: tuple[tuple[str, int, int], ...]) -> StudyOrder:
+def _study_order(folder: Path, _files: tuple[tuple[Path, tuple[int, ...]], ...]) -> StudyOrder:
     from normkata.content.bank import load_bank
 
     return StudyOrder.of(load_bank(folder))

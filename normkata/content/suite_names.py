@@ -16,6 +16,7 @@ from pathlib import Path
 
 from normkata.content.misconception import Misconception
 from normkata.content.names import load_shared, shared_path
+from normkata.content.reading import file_version
 from normkata.i18n.text import Text
 
 
@@ -82,15 +83,7 @@ def suite_names(kata_id: str) -> SuiteNames:
     from normkata.paths import katas_dir
 
     meta = katas_dir() / kata_id / "kata.yaml"
-    return _read(kata_id, meta, _stamp(meta), _stamp(shared_path()))
-
-
-def _stamp(path: Path) -> tuple[int, ...]:
-    try:
-        stat = path.stat()
-    except OSError:
-        return ()
-    return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino
+    return _read(kata_id, meta, file_version(meta), file_version(shared_path()))
 
 
 @lru_cache(maxsize=32)
