@@ -31,7 +31,7 @@ from normkata.classroom.markdown import markdown_report
 from normkata.classroom.outfolder import OutFolder
 from normkata.classroom.reasons import reason_of, stopped_at_import
 from normkata.classroom.shards import WHOLE_CLASS, Shard
-from normkata.classroom.signed import Manifest, SignedRow, class_digest, seal
+from normkata.classroom.signed import Manifest, SignedRow, seal
 from normkata.classroom.submissions import StudentSubmission
 from normkata.content.katas import Kata
 from normkata.errors import InputError
@@ -109,14 +109,19 @@ def grade_all(
     shard: Shard = WHOLE_CLASS,
     on_done: Callable[[Outcome], None] = lambda _: None,
     class_folder: Path | None = None,
+    run: str = "",
 ) -> list[Outcome]:
     """Grade the submissions of `shard` (all of them by default) with `jobs` parallel graders. The
     gradebook and its signed manifest are written even after Ctrl-C. `submissions` is the whole
-    class: report names and the shard's manifest are decided from all of it. `class_folder`
-    (default: the folder of the first submission) is where `out` may not be."""
+    class: report names and the shard's manifest (the listing of every submission's content, the
+    class run's id `run`) are decided from all of it. `class_folder` (default: the folder of the
+    first submission) is where `out` may not be."""
     reports = report_names(s.name for s in submissions)
     mine = [s for s in submissions if shard.holds(s.name)]
-    folder = OutFolder.open(out, class_folder or _class_folder(submissions), force=force, settings=settings)
+    folder = OutFolder.open(
+        out, class_folder or _class_folder(submissions), force=force, settings=settings, shard=shard
+    )
+    listing = {s.name: _content_digest(s) for s in submissions}
     suite = SuiteMax(kata, settings, folder.suite_max)
     outcomes: list[Outcome] = []
 
@@ -184,13 +189,19 @@ def grade_all(
                 folder,
                 outcomes,
                 suite,
-                Manifest(
-                    settings, shard, len(submissions), class_digest([s.name for s in submissions]), len(mine), [], {}
-                ),
+                Manifest(settings, shard, run or "unnamed", listing, len(mine), [], {}),
             )
     finally:
         folder.close()
     return outcomes
+
+
+def _content_digest(submission: StudentSubmission) -> str:
+    """The sha256 of what would be graded of `submission` now; "" when it cannot be read."""
+    try:
+        return submission.snapshot().digest
+    except SourceError:
+        return ""
 
 
 def _write_reports(folder: OutFolder, outcome: Outcome, lang: str) -> None:
