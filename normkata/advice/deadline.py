@@ -10,20 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 
+from normkata.record.fields import INTERVIEW_DATE as SETTING_DATE
+from normkata.record.fields import MAX_DAYS, interview_date, local_day
+from normkata.record.fields import MINUTES_PER_DAY as SETTING_MINUTES
+from normkata.record.fields import MINUTES_RANGE as MINUTES_PER_DAY  # noqa: F401  (plan --minutes-per-day)
+from normkata.record.fields import minutes_per_day as minutes_rule
 from normkata.record.store import Store
 
-SETTING_DATE = "interview_date"
-SETTING_MINUTES = "minutes_per_day"
 #: Minutes a day when neither --minutes-per-day nor a habit says otherwise.
 DEFAULT_MINUTES = 45
 #: Recall is predicted for this hour of the interview day, local time.
 INTERVIEW_HOUR = 9
 #: Each day after today is planned as one evening session at this hour, local time.
 SESSION_HOUR = 19
-#: The furthest date a plan reaches: a year of days is already more than anyone reads.
-MAX_DAYS = 366
-#: Minutes a day a learner may give (`plan --minutes-per-day`).
-MINUTES_PER_DAY = (5, 720)
 #: A habit is the median minutes of the study days among the last HABIT_DAYS, once there are HABIT_MIN of them.
 HABIT_DAYS, HABIT_MIN = 14, 3
 #: A session left open (the terminal closed) counts for at most this long.
@@ -47,7 +46,7 @@ class Deadline:
 
 
 def today(now: datetime) -> date:
-    return now.astimezone().date()
+    return local_day(now)
 
 
 def parse_until(text: str, now: datetime) -> date | None:
@@ -70,25 +69,25 @@ def load(store: Store, now: datetime | None = None) -> Deadline | None:
     """The remembered interview date, held to what `--until` accepts: a value that is not a date, or
     a date further than MAX_DAYS ahead (a settings row edited by hand: a plan to 9999 would never
     end), is ignored and noted, never fatal; so are minutes a day outside MINUTES_PER_DAY."""
-    from normkata.record.values import shown, skip
+    from normkata.record.values import BadValue, skip
 
     stored = store.setting(SETTING_DATE)
     if stored is None:
         return None
+    now = now or datetime.now(timezone.utc)
     try:
-        day = date.fromisoformat(stored)
-    except (TypeError, ValueError):
-        skip(f"settings {SETTING_DATE}", f"must be a date (YYYY-MM-DD), got {shown(stored)}")
-        return None
-    if (day - today(now or datetime.now(timezone.utc))).days > MAX_DAYS:
-        skip(f"settings {SETTING_DATE}", f"must be at most {MAX_DAYS} days ahead, got {shown(stored)}")
+        day = interview_date(stored, now)
+    except BadValue as exc:
+        skip(f"settings {SETTING_DATE}", exc.message)
         return None
     minutes = store.setting(SETTING_MINUTES)
-    low, high = MINUTES_PER_DAY
-    usable = minutes is not None and minutes.isdigit() and len(minutes) <= 4 and low <= int(minutes) <= high
-    if minutes is not None and not usable:
-        skip(f"settings {SETTING_MINUTES}", f"must be {low} to {high}, got {shown(minutes)}")
-    return Deadline(day, int(minutes) if usable and minutes is not None else None)
+    given = None
+    if minutes is not None:
+        try:
+            given = minutes_rule(minutes, now)
+        except BadValue as exc:
+            skip(f"settings {SETTING_MINUTES}", exc.message)
+    return Deadline(day, given)
 
 
 def remember(store: Store, deadline: Deadline | None) -> None:

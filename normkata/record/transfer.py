@@ -211,7 +211,7 @@ def _row(table: str, number: int, row: object, now: datetime) -> Row:
         except BadValue as exc:
             raise TransferError(f"{where}.{exc.under(name)}") from None
     try:
-        check_row(table, values)
+        check_row(table, values, now)
     except BadValue as exc:
         raise TransferError(f"{where}.{exc}") from None
     return Row(values[KEYED.get(table, "id")], values)
