@@ -215,6 +215,8 @@ class OutFolder:
                 )
                 for k, v in data["entries"].items()
             }
+            if not isinstance(origin, list) or len(origin) != 2:
+                return None
             return _Recorded([str(part) for part in origin], settings, known, entries)
         except (OSError, RefusedJSON, ValueError, KeyError, TypeError, AttributeError):
             return None
