@@ -68,11 +68,16 @@ def test_a_grade_is_recorded_as_normkata_grade_records_it(runner, tmp_path: Path
     assert reply.text.splitlines()[1:8] == cli.stdout.splitlines()[1:8]
 
 
-def test_grade_errors_are_the_commands_one_liners(tutor: Tutor, tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="No kata to grade yet"):
+def test_grade_errors_are_one_liners_in_the_tools_words(tutor: Tutor, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r'No kata to grade yet: start one with start_kata \{"kata": "rmsnorm"\}\.'):
         tutor.grade()
-    with pytest.raises(InputError, match=r"rmsnorm\.py not found: run `normkata kata rmsnorm` first"):
+    with pytest.raises(
+        InputError,
+        match=r'rmsnorm\.py not found: start the kata first \(start_kata \{"kata": "rmsnorm"\}\), or name a file with file\.$',
+    ):
         tutor.grade("rmsnorm")
+    with pytest.raises(InputError, match=r"^file /\S+/nowhere\.py: no such file"):
+        tutor.grade("rmsnorm", str(tmp_path / "nowhere.py"))
     (tmp_path / "elsewhere.py").write_text("x = 1\n")
     (tmp_path / "link.py").symlink_to(tmp_path / "elsewhere.py")
     with pytest.raises(InputError, match="link.py is a symbolic link"):
@@ -233,8 +238,13 @@ def test_standing_is_progress_json_with_the_next_step(runner, tutor: Tutor) -> N
     import json
 
     reply = tutor.standing()
-    assert reply.data == json.loads(invoke(runner, ["progress", "--json"]).stdout)
-    assert reply.text.splitlines()[-1] == f"Next: {reply.data['next']}  ({reply.data['next_why']})"
+    progress = json.loads(invoke(runner, ["progress", "--json"]).stdout)
+    step = reply.data.pop("next")
+    assert progress.pop("next") == "normkata quiz -n 5" and progress.pop("next_why") == step["why"]
+    assert reply.data == progress
+    # The next step as a tool to call, not a shell command.
+    assert (step["tool"], step["arguments"], step["calls"]) == ("quiz_question", {}, 5)
+    assert reply.text.splitlines()[-1] == f"Next: quiz_question ×5  ({step['why']})"
     assert "RMSNorm: 0% mastered" in reply.text
 
 

@@ -129,13 +129,15 @@ def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
     seen: dict[str, object] = {}
     starter = get_kata("rmsnorm").starter.read_text(encoding="utf-8")
 
-    def fake_grade(kata, file: Path, seed: int, lang: str) -> GradeResult:  # type: ignore[no-untyped-def]
-        seen.update(text=file.read_text(encoding="utf-8"), seed=seed)
+    def fake_grade(kata: str, file: Path, **options) -> GradeResult:  # type: ignore[no-untyped-def]
+        seen.update(text=file.read_text(encoding="utf-8"), seed=options["seed"])
         file.write_text("# written again\n", encoding="utf-8")
         case = CaseResult("forward", Category.FORWARD, Status.PASSED)
-        return GradeResult(kata.id, str(file), [case], [], seed, "test", 0.1)
+        return GradeResult(kata, str(file), [case], [], options["seed"], "test", 0.1)
 
-    monkeypatch.setattr(kata_loop, "grade_file", fake_grade)
+    from normkata.grading import client
+
+    monkeypatch.setattr(client, "grade_once", fake_grade)
     result = invoke(runner, ["review"], stdin="\n")
     assert result.exit_code == 0, result.output
     assert seen["text"] == starter  # a fresh starter was in place when it was graded
