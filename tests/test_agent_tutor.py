@@ -261,3 +261,73 @@ def test_mcp_without_the_extra_says_how_to_install_it(runner, monkeypatch: pytes
     assert result.exit_code == 2
     assert result.stderr == 'Error: normkata mcp needs the optional mcp extra: pip install "normkata[mcp]"\n'
     assert result.stdout == ""
+
+
+# -- the loop's result, in the tools' words; arguments bounded as the command line bounds them -----
+
+
+def passing(kata: str, file: Path, **options) -> object:  # type: ignore[no-untyped-def]
+    from tests.grades import grade_result
+
+    return grade_result(kata, {"forward": "passed"}, seed=options["seed"] or 1, file=str(file))
+
+
+def test_rows_a_reader_could_not_use_come_back_with_the_grade(workspace: Path, db) -> None:  # type: ignore[no-untyped-def]
+    tutor = Tutor(workspace, "en", grade=passing)
+    tutor.start_kata("rmsnorm")
+    import sqlite3
+
+    with sqlite3.connect(db.path) as edited:  # a row edited by hand
+        edited.execute(
+            "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
+            "('interview_date', 'soon', '2024-01-01T00:00:00+00:00')"
+        )
+    reply = tutor.grade("rmsnorm")
+    assert reply.data["passed"] is True and reply.data["recorded"] is True
+    assert any("interview_date" in warning for warning in reply.data["warnings"]), reply.data["warnings"]
+    assert "could not be used" in reply.text
+    assert reply.data["next"]["tool"] in {"quiz_question", "interview_card", "start_kata", "grade", "due"}
+
+
+def test_the_tools_arguments_are_bounded(workspace: Path, tmp_path: Path, db) -> None:  # type: ignore[no-untyped-def]
+    tutor = Tutor(workspace, "en", grade=passing)
+    tutor.start_kata("rmsnorm")
+    with pytest.raises(InputError, match=r"^seed: a whole number from 0 to 9223372036854775807, got 1208925"):
+        tutor.grade("rmsnorm", seed=2**80)  # the record keeps 64-bit integers: refused before any grade
+    with pytest.raises(InputError) as long_id:
+        tutor.instructions("x" * 100_000)
+    assert len(str(long_id.value)) < 200 and "kata:" in str(long_id.value)
+    with pytest.raises(InputError, match=r"^file: /proc/self/environ is not a regular file"):
+        tutor.grade("rmsnorm", "/proc/self/environ")
+    with pytest.raises(InputError, match=r"^file: /dev/zero is not a regular file"):
+        tutor.grade("rmsnorm", "/dev/zero")
+    link = tmp_path / "environ.py"
+    link.symlink_to("/proc/self/environ")
+    with pytest.raises(InputError, match="is not a regular file"):
+        tutor.grade("rmsnorm", str(link))
+    with pytest.raises(InputError, match=r"^rating: 1 \(Again\)"):
+        tutor.rate_card(load_card_id(), 5)
+    assert db.execute("SELECT COUNT(*) FROM kata_attempts").fetchone()[0] == 0
+
+
+def load_card_id() -> str:
+    from normkata.content.bank import load_bank
+
+    return load_bank().cards[0].id
+
+
+def test_an_interview_card_is_asked_without_its_answer_and_rated_by_the_learner(workspace: Path, db) -> None:  # type: ignore[no-untyped-def]
+    from normkata.content.bank import load_bank
+
+    tutor = Tutor(workspace, "en")
+    card = load_bank().cards[0]
+    asked = tutor.interview_card(id=card.id)
+    assert asked.data["prompt"] == card.prompt.en
+    assert card.answer.en not in asked.text and "key_points" not in asked.data
+    rated = tutor.rate_card(card.id, 3, "pre-norm keeps an identity path")
+    assert rated.data["key_points"] == [p.en for p in card.key_points]
+    row = db.execute("SELECT rating, response FROM ratings WHERE item_id = ?", (card.id,)).fetchone()
+    assert tuple(row) == (3, "pre-norm keeps an identity path")
+    assert db.execute("SELECT COUNT(*) FROM srs WHERE item_id = ?", (card.id,)).fetchone()[0] == 1
+    due = tutor.due()
+    assert due.data["items"] == [] or all(item["id"] != card.id for item in due.data["items"])
