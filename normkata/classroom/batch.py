@@ -121,7 +121,8 @@ def grade_all(
     folder = OutFolder.open(
         out, class_folder or _class_folder(submissions), force=force, settings=settings, shard=shard
     )
-    listing = {s.name: _content_digest(s) for s in submissions}
+    read = {s.name: _content_digest(s) for s in submissions}  # each read once, before any grade
+    listing = {name: found if isinstance(found, str) else "" for name, found in read.items()}
     suite = SuiteMax(kata, settings, folder.suite_max)
     outcomes: list[Outcome] = []
 
@@ -132,11 +133,10 @@ def grade_all(
     todo: queue.Queue[StudentSubmission] = queue.Queue()
     try:
         for submission in mine:
-            try:
-                digest = submission.snapshot().digest
-            except SourceError as exc:
+            digest = read[submission.name]
+            if isinstance(digest, SourceError):
                 suite.wanted.set()
-                finish(Outcome(submission, _failed(submission, "", str(exc), settings), None))
+                finish(Outcome(submission, _failed(submission, "", str(digest), settings), None))
                 continue
             earlier = folder.earlier(submission.name, digest, reports[submission.name])
             if earlier is not None and earlier.row.note == submission.note:
@@ -196,12 +196,12 @@ def grade_all(
     return outcomes
 
 
-def _content_digest(submission: StudentSubmission) -> str:
-    """The sha256 of what would be graded of `submission` now; "" when it cannot be read."""
+def _content_digest(submission: StudentSubmission) -> str | SourceError:
+    """The sha256 of what would be graded of `submission` now, or why it cannot be read."""
     try:
         return submission.snapshot().digest
-    except SourceError:
-        return ""
+    except SourceError as exc:
+        return exc
 
 
 def _write_reports(folder: OutFolder, outcome: Outcome, lang: str) -> None:
