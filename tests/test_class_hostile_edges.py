@@ -81,8 +81,8 @@ def test_a_class_split_by_hand_needs_a_run_id_and_an_engine_gives_its_own(
 ) -> None:
     folder = a_class(tmp_path / "class", alice="pass", bob="eps")
     assert one_line(grade(runner, folder, tmp_path / "g", "--shard", "1/2")) == (
-        "Error: --shard 1/2 needs --run ID: the one id every shard of this class run is given (e.g. the date), "
-        "so that the merge refuses a shard of another run"
+        "Error: --shard 1/2 needs --run ID: the one id every shard of this class run is given (e.g. the date; or "
+        "set NORMKATA_RUN_ID), so that the merge refuses a shard of another run"
     )
     assert "--run x/y: expected an id" in one_line(grade(runner, folder, tmp_path / "g", "--run", "x/y"))
     assert not (tmp_path / "g").exists()

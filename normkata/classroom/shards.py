@@ -143,7 +143,7 @@ def class_run(given: str | None, shard: Shard, environ: Mapping[str, str]) -> st
         return secrets.token_hex(8)
     raise InputError(
         f"--shard {shard} needs --run ID: the one id every shard of this class run is given (e.g. the "
-        "date), so that the merge refuses a shard of another run"
+        "date; or set NORMKATA_RUN_ID), so that the merge refuses a shard of another run"
     )
 
 
