@@ -79,6 +79,14 @@ def test_a_stale_signed_shard_is_refused_by_its_run_and_by_its_contents(runner, 
 def test_a_class_split_by_hand_needs_a_run_id_and_an_engine_gives_its_own(
     runner, fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    for name in (
+        "NORMKATA_RUN_ID",
+        "GITHUB_RUN_ID",
+        "SLURM_ARRAY_JOB_ID",
+        "JOB_COMPLETION_INDEX",
+        "NORMKATA_SHARD_INDEX",
+    ):
+        monkeypatch.delenv(name, raising=False)  # no engine's id where the tests run
     folder = a_class(tmp_path / "class", alice="pass", bob="eps")
     assert one_line(grade(runner, folder, tmp_path / "g", "--shard", "1/2")) == (
         "Error: --shard 1/2 needs --run ID: the one id every shard of this class run is given (e.g. the date; or "
@@ -86,8 +94,6 @@ def test_a_class_split_by_hand_needs_a_run_id_and_an_engine_gives_its_own(
     )
     assert "--run x/y: expected an id" in one_line(grade(runner, folder, tmp_path / "g", "--run", "x/y"))
     assert not (tmp_path / "g").exists()
-    for name in ("NORMKATA_RUN_ID", "GITHUB_RUN_ID", "JOB_COMPLETION_INDEX", "NORMKATA_SHARD_INDEX"):
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SLURM_ARRAY_JOB_ID", "4242")
     monkeypatch.setenv("SLURM_ARRAY_TASK_ID", "0")
     monkeypatch.setenv("SLURM_ARRAY_TASK_COUNT", "2")
