@@ -12,21 +12,30 @@ import json
 import re
 from typing import Any
 
-#: A JSON string, escapes included (brackets inside one do not nest), written unrolled so that a
-#: long string costs one pass.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+#: An escape inside a JSON string (`\\"` does not end it); outside one it is no JSON at all.
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+#: Every byte but what decides nesting: quotes and brackets (ASCII, so never part of a UTF-8
+#: sequence of another character).
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 
 
 class RefusedJSON(ValueError):
     """Not JSON, or JSON beyond a bound; the message says which, in a few words."""
 
 
-def check_depth(text: str, limit: int) -> None:
-    """RefusedJSON when `text` nests arrays and objects deeper than `limit`, found without parsing."""
+def check_depth(text: str | bytes, limit: int) -> None:
+    """RefusedJSON when `text` nests arrays and objects deeper than `limit`, found without parsing.
+
+    Escapes out, then every byte but quotes and brackets, then the strings that held no bracket
+    (now `""`), then every other piece between quotes (the insides of the strings left): what
+    remains are the brackets outside strings. Each step is one pass in C (a regular expression
+    matching each string took twice json.loads on a 2.7 MB manifest; this takes a third)."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    structure = _ESCAPE.sub(b"", data).translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    outside = b"".join(structure.split(b'"')[::2])
     depth = 0
-    for bracket in _NOT_BRACKET.sub("", _STRING.sub("", text)):
-        depth += 1 if bracket in "[{" else -1
+    for bracket in outside:
+        depth += 1 if bracket in b"[{" else -1
         if depth > limit:
             raise RefusedJSON(f"nests arrays or objects deeper than {limit} levels")
 
@@ -43,7 +52,7 @@ def loads(data: bytes | str, *, max_bytes: int, max_depth: int) -> Any:
             raise RefusedJSON(f"not UTF-8 (byte {exc.start})") from None
     else:
         text = data
-    check_depth(text, max_depth)
+    check_depth(data, max_depth)
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:

@@ -153,6 +153,11 @@ def test_the_bounded_reader_measures_before_it_parses() -> None:
     assert loads(b'\xef\xbb\xbf{"a": ["[", 1]}', max_bytes=100, max_depth=2) == {"a": ["[", 1]}
     with pytest.raises(RefusedJSON, match="deeper than 2 levels"):
         loads("[[[1]]]", max_bytes=100, max_depth=2)
+    # Brackets inside strings do not nest, whatever the escapes around them; those outside do.
+    tricky = r'["[[[[", "\"[[[", "\\", "é{{", ""]'
+    assert loads(tricky, max_bytes=100, max_depth=1) == ["[[[[", '"[[[', "\\", "é{{", ""]
+    with pytest.raises(RefusedJSON, match="deeper than 1 levels"):
+        loads(r'["\\", ["x"]]', max_bytes=100, max_depth=1)
     with pytest.raises(RefusedJSON, match=r"larger than 10 bytes \(11\)"):
         loads(b"[" + b" " * 9 + b"]", max_bytes=10, max_depth=2)
     with pytest.raises(RefusedJSON, match="not UTF-8"):
