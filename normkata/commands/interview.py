@@ -225,10 +225,11 @@ def _summary(
 
     lang, console = practice.lang, practice.console
     from normkata.commands.kata_again import KataOutcome
+    from normkata.practice.cards import SKIPPED
 
     answers = [o for o in outcomes if not isinstance(o, (int, KataOutcome))]
     katas = [o for o in outcomes if isinstance(o, KataOutcome)]
-    ratings = [o for o in outcomes if isinstance(o, int)]
+    ratings = [o for o in outcomes if isinstance(o, int) and o != SKIPPED]
     console.print()
     console.rule(f"[heading]{t('summary.title', lang)}[/]")
     key = "review.summary.stopped" if interrupted or len(outcomes) < due else "review.summary.done"
