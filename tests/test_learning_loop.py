@@ -183,7 +183,7 @@ def test_time_runs_from_the_rounds_start_to_the_pass(store: Store) -> None:
 
 
 def test_a_grade_naming_eps_outside_the_root_makes_its_card_due_and_next_names_it(store: Store, runner) -> None:  # type: ignore[no-untyped-def]
-    from normkata.workbench.lessons import load_links
+    from normkata.content.links import load_links
 
     links, issues = load_links()
     assert issues == [] and links["rms-eps-outside-sqrt"][0] == "card-rms-eps"

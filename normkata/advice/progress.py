@@ -9,6 +9,7 @@ from normkata.advice.advisor import Step, next_for
 from normkata.advice.dated import DatedStep
 from normkata.advice.standing import load_standing
 from normkata.content.bank import Bank
+from normkata.content.links import load_links
 from normkata.practice.srs import GOOD_RATING, due_cutoff
 from normkata.record.attempts import KataStatus
 from normkata.record.fields import MAX_SECONDS
@@ -16,7 +17,7 @@ from normkata.record.mocks import MockSummary
 from normkata.record.store import Store
 from normkata.record.values import shown, skip
 from normkata.workbench.due import DueKata
-from normkata.workbench.lessons import Lesson, lessons, load_links, week_start
+from normkata.workbench.lessons import Lesson, lessons, week_start
 
 #: In a topic that katas cover, passing them makes up this share of its mastery: writing the
 #: layer is part of knowing it, yet one kata must not outweigh a whole question bank.

@@ -9,6 +9,7 @@ from normkata.advice.deadline import HABIT_DAYS, Deadline
 from normkata.advice.deadline import load as load_deadline
 from normkata.content.bank import Bank
 from normkata.content.katas import load_katas
+from normkata.content.links import load_links
 from normkata.i18n import Text
 from normkata.practice.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
 from normkata.record.attempts import KataLog
@@ -16,7 +17,7 @@ from normkata.record.store import Store, iso, utcnow
 from normkata.record.values import stored_card
 from normkata.workbench.due import DueKata, due_katas
 from normkata.workbench.due import item_id as kata_item
-from normkata.workbench.lessons import Lesson, load_links, pending_lessons
+from normkata.workbench.lessons import Lesson, pending_lessons
 
 
 @dataclass(frozen=True)
