@@ -317,16 +317,21 @@ class Learner:
             return bank, build_report(bank, store)
 
     def due(self) -> Due:
-        """What FSRS has due now (questions and cards, most overdue first) and the katas to write again."""
-        from normkata.practice.srs import due_cutoff
+        """What is due now, in the order `review` serves it: questions and cards, then katas to write again."""
+        from normkata.content.bank import load_bank
+        from normkata.content.katas import Kata
+        from normkata.content.model import Question
+        from normkata.loop.review import due_now
         from normkata.record.values import take_skipped
-        from normkata.workbench.due import KIND, due_katas
 
-        cutoff = due_cutoff()
         with self.store() as store:
-            rows = [row for row in store.due_items(cutoff) if row.kind != KIND]
-            katas = [(k.kata, k.due) for k in due_katas(store, cutoff)]
-        items = [(str(row.item_id), str(row.kind), str(row.due)) for row in rows]
+            found = due_now(load_bank(), store)
+        items = [
+            (item.id, "question" if isinstance(item, Question) else "card", found.due.get(item.id, ""))
+            for item in found.items
+            if not isinstance(item, Kata)
+        ]
+        katas = [(item.id, found.due.get(item.id, "")) for item in found.items if isinstance(item, Kata)]
         return Due(items, katas, take_skipped())
 
     # -- the quiz and the cards --------------------------------------------------------------------
