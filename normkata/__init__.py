@@ -15,7 +15,8 @@ The package stands in layers; each imports only what stands below it (pyproject.
     content/           question banks, cards, the kata catalog and its suites' names
     ui/                the terminal, shared command-line options, names the learner types
     i18n, paths        one voice in two languages (Text, t, the catalogs' lookup); where files live
-    errors, threads    the basics every layer may use
+    errors, threads, clock
+                       the basics every layer may use (clock: the learner's time and zone)
 
 Each wing's interface strings are a catalog of their own inside i18n (i18n/catalogs/<wing>.py),
 so the lookup that every layer uses imports nothing above it.
