@@ -17,7 +17,8 @@ The package stands in layers; each imports only what stands below it (pyproject.
     actions            a next step as data, and the vocabulary each door words it in
     ui/                the terminal, shared command-line options, names the learner types
     i18n, paths        one voice in two languages (Text, t, the catalogs' lookup); where files live
-    errors, threads    the basics every layer may use
+    errors, threads, clock
+                       the basics every layer may use (clock: the learner's time and zone)
 
 Each wing's interface strings are a catalog of their own inside i18n (i18n/catalogs/<wing>.py),
 so the lookup that every layer uses imports nothing above it.

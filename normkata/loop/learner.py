@@ -295,18 +295,15 @@ class Learner:
         return next_for(load_standing(load_bank(), store))
 
     def plan(self, minutes: int | None = None) -> dict[str, object]:
-        """`plan --json`'s object: toward the interview date when one is set, else `minutes` in one sitting."""
-        from normkata.advice.advisor import MOCK_MINUTES, plan
+        """`plan --json`'s object: toward the interview date when one is set (today's part of it
+        within `minutes`), else `minutes` in one sitting (20 by default)."""
+        from normkata.advice.advisor import plan_json
         from normkata.advice.standing import load_standing
         from normkata.content.bank import load_bank
 
         with self.store() as store:
             standing = load_standing(load_bank(), store)
-        if standing.deadline is not None and minutes is None:
-            from normkata.advice.dated import dated_plan
-
-            return dated_plan(standing, standing.deadline).to_json(self.lang)
-        return {"steps": [step.to_json(self.lang) for step in plan(standing, minutes or MOCK_MINUTES)]}
+        return plan_json(standing, minutes, self.lang)
 
     def standing(self) -> tuple[Bank, Report]:
         from normkata.advice.progress import build_report

@@ -223,8 +223,8 @@ CATALOG = catalog(
             "在此之前使用默认参数。",
         ),
         "optimize.missing": Text(
-            'Fitting FSRS parameters needs py-fsrs\'s optimizer extra: pip install "fsrs[optimizer]" ({why}).',
-            '拟合 FSRS 参数需要 py-fsrs 的优化器依赖：`pip install "fsrs[optimizer]"`（{why}）。',
+            'Fitting FSRS parameters needs the optimizer extra: pip install "normkata[optimizer]" ({why}).',
+            '拟合 FSRS 参数需要优化器依赖：`pip install "normkata[optimizer]"`（{why}）。',
         ),
         "optimize.fitting": Text("Fitting FSRS parameters on {n} reviews...", "正在用 {n} 次复习拟合 FSRS 参数……"),
         "optimize.result": Text(
