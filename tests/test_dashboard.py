@@ -166,5 +166,7 @@ def test_a_24_row_terminal_gets_the_whole_compact_dashboard(runner, monkeypatch,
     lines = text.splitlines()
     assert len(lines) <= 22, text  # the command line above it and the prompt below
     assert max(cell_len(line) for line in lines) <= 80
-    assert sum(line.count("%") for line in lines[3:11]) == 16 * 2  # the first sixteen topics, mastery and recall on the day
+    assert (
+        sum(line.count("%") for line in lines[3:11]) == 16 * 2
+    )  # the first sixteen topics, mastery and recall on the day
     assert ("Next: " if lang == "en" else "下一步：") in text

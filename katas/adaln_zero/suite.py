@@ -237,7 +237,8 @@ def test_block_submodules_and_state_dict(harness: Harness) -> None:
             say(
                 "{call}: state_dict: the modulation Linear is adaLN_modulation.0, expected adaLN_modulation.1 "
                 "(after the SiLU). {diagnosis}",
-                "{call}：state_dict：调制 Linear 是 adaLN_modulation.0，应为 adaLN_modulation.1（在 SiLU 之后）。{diagnosis}",
+                "{call}：state_dict：调制 Linear 是 adaLN_modulation.0，"
+                "应为 adaLN_modulation.1（在 SiLU 之后）。{diagnosis}",
                 call=call,
                 diagnosis=harness.diagnose(NO_SILU),
             ),
