@@ -52,7 +52,7 @@ def test_mastery_counts_good_cards_and_right_answers(runner) -> None:
         for a in json.loads(invoke(runner, ["quiz", "-n", "5", "--seed", "9", "--json"], "\n" * 5).stdout)["answers"]
     ]
     invoke(runner, ["quiz", "-n", "5", "--seed", "9", "--json"], "".join(answers[i] + "\n" for i in order))
-    invoke(runner, ["interview"], "\n4\n")
+    invoke(runner, ["interview"], "what I said\n\n4\n")
     report = json.loads(invoke(runner, ["progress", "--json"]).stdout)
     assert report["topics"][0]["mastery"] == 1.0
     text = invoke(runner, ["progress"]).stdout
