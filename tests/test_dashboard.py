@@ -108,7 +108,7 @@ def test_the_dashboard_fits_40_rows_with_a_date_and_a_busy_record(
 ) -> None:
     """48-56 lines at 120 columns (70 at 80), the top scrolled away in a 40-line terminal; the
     days left counted on the learner's clock, at any hour."""
-    monkeypatch.delenv("NORMKATA_QUIZZES")  # the real bank: sixteen topics
+    monkeypatch.delenv("NORMKATA_QUIZZES")  # the real bank: eighteen topics
     monkeypatch.setenv("COLUMNS", str(columns))
     busy_record()
     from datetime import timedelta
@@ -163,5 +163,7 @@ def test_a_24_row_terminal_gets_the_whole_compact_dashboard(runner, monkeypatch,
     lines = text.splitlines()
     assert len(lines) <= 22, text  # the command line above it and the prompt below
     assert max(cell_len(line) for line in lines) <= 80
-    assert sum(line.count("%") for line in lines[3:11]) == 16 * 2  # sixteen topics, mastery and recall on the day
+    assert (
+        sum(line.count("%") for line in lines[3:11]) == 16 * 2
+    )  # the first sixteen topics, mastery and recall on the day
     assert ("Next: " if lang == "en" else "下一步：") in text
