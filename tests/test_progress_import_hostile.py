@@ -179,10 +179,18 @@ ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
         )
         for value in ("-1", "1e9", "NaN", "0", "721")
     ],
+    *[
+        (
+            f"target recall {value}",
+            add_setting("target_recall", value),
+            f"settings[1].value: must be 0.7 to 0.97, got {json.dumps(value)} (target_recall)",
+        )
+        for value in ("NaN", "0.5", "1", "1e9", "high")
+    ],
     (
         "an unknown setting",
         add_setting("theme", "dark"),
-        'settings[1].name: must be one of interview_date, minutes_per_day, got "theme"',
+        'settings[1].name: must be one of interview_date, minutes_per_day, target_recall, got "theme"',
     ),
     (
         "diagnosis not JSON",

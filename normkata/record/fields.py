@@ -10,12 +10,14 @@ writes them) or raises BadValue saying what the value must be.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from normkata.clock import Clock, current
 from normkata.content.schema import ID_PATTERN
 from normkata.record.values import (
     HORIZON,
@@ -200,29 +202,28 @@ def round_shape(value: object) -> None:
 
 INTERVIEW_DATE = "interview_date"
 MINUTES_PER_DAY = "minutes_per_day"
+TARGET_RECALL = "target_recall"
 #: The furthest interview date: a year of days is already more than a plan anyone reads.
 MAX_DAYS = 366
 #: Minutes a day a learner may give (`plan --minutes-per-day`).
 MINUTES_RANGE = (5, 720)
+#: The target recall a learner may set (`plan --target-recall`): below 0.7 a plan stops aiming at
+#: knowing the answers, above 0.97 FSRS's intervals shrink to days that no plan can keep.
+TARGET_RANGE = (0.7, 0.97)
 #: A forgotten setting is kept as a dated empty row (normkata.record.store.FORGOTTEN).
 _FORGOTTEN = ""
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def local_day(now: datetime) -> date:
-    """The learner's calendar day at `now` (local time)."""
-    return now.astimezone().date()
-
-
-def interview_date(value: object, now: datetime) -> date:
-    """The remembered interview date: YYYY-MM-DD, at most MAX_DAYS after today."""
+def interview_date(value: object, now: datetime, clock: Clock | None = None) -> date:
+    """The remembered interview date: YYYY-MM-DD, at most MAX_DAYS after the learner's today."""
     try:
         day = date.fromisoformat(value) if isinstance(value, str) and _DATE.fullmatch(value) else None
     except ValueError:
         day = None
     if day is None:
         raise BadValue(f"must be a date (YYYY-MM-DD), got {shown(value)}")
-    if (day - local_day(now)).days > MAX_DAYS:
+    if (day - (clock or current()).day_of(now)).days > MAX_DAYS:
         raise BadValue(f"must be at most {MAX_DAYS} days ahead, got {shown(value)}")
     return day
 
@@ -235,10 +236,23 @@ def minutes_per_day(value: object, _now: datetime) -> int:
     return int(value)
 
 
+def target_recall(value: object, _now: datetime) -> float:
+    """The recall on the day at or above which an item is left alone: a number in TARGET_RANGE."""
+    low, high = TARGET_RANGE
+    try:
+        number = float(value) if isinstance(value, str) and len(value) <= 8 else math.nan
+    except ValueError:
+        number = math.nan
+    if not low <= number <= high:  # NaN too
+        raise BadValue(f"must be {low} to {high}, got {shown(value)}")
+    return number
+
+
 #: setting name -> the rule its value meets (what it returns is what the reader uses).
 SETTINGS: dict[str, Callable[[object, datetime], object]] = {
     INTERVIEW_DATE: interview_date,
     MINUTES_PER_DAY: minutes_per_day,
+    TARGET_RECALL: target_recall,
 }
 
 
