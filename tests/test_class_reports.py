@@ -254,7 +254,7 @@ def test_extra_state_is_not_told_to_rename_the_gain() -> None:
     """A module whose state_dict only holds more than torch's (eps as a buffer) keeps it out; a
     module missing torch's keys is told how to name them."""
     from normkata.grading.checks import configure, load_fix
-    from normkata.grading.contract import StateLoad
+    from normkata.grading.messages import StateLoad
 
     naming = "Fix: name the gain `weight`, a Parameter of shape (hidden_size,)."
     configure(0, "en")

@@ -40,14 +40,13 @@ from normkata.grading.contract import (
     Diagnosis,
     GradeRequest,
     GradeResult,
-    LoadReply,
-    LoadRequest,
     RunnerReply,
     RunnerRequest,
     Status,
 )
 from normkata.grading.errors import CODE_INPUT, CODE_NO_VERDICT, GraderError
 from normkata.grading.launch import Launcher, SpawnLauncher
+from normkata.grading.messages import LoadReply, LoadRequest
 from normkata.grading.source import read_source
 from normkata.grading.text import escape_name, sanitize
 from normkata.grading.wire import WireError, from_wire, to_wire

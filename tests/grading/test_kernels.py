@@ -21,7 +21,7 @@ import torch
 
 from normkata.content.katas import get_kata
 from normkata.grading.checks.wording import CaseFailure
-from normkata.grading.contract import GuardState, GuardStatus, KernelMargin, StepReply
+from normkata.grading.messages import GuardState, GuardStatus, KernelMargin, StepReply
 from tests.conftest import invoke
 
 SENTINEL = -16384.0
