@@ -35,9 +35,10 @@ from normkata.classroom.signed import Manifest, SignedRow, class_digest, seal
 from normkata.classroom.submissions import StudentSubmission
 from normkata.content.katas import Kata
 from normkata.errors import InputError
+from normkata.files import Refused
 from normkata.grading.contract import GradeResult
 from normkata.grading.errors import GraderError
-from normkata.grading.source import SourceError, snapshot_file, write_snapshot
+from normkata.grading.source import snapshot_file, write_snapshot
 from normkata.grading.text import escape_name
 from normkata.i18n import t
 
@@ -129,7 +130,7 @@ def grade_all(
         for submission in mine:
             try:
                 digest = submission.snapshot().digest
-            except SourceError as exc:
+            except Refused as exc:
                 suite.wanted.set()
                 finish(Outcome(submission, _failed(submission, "", str(exc), settings), None))
                 continue

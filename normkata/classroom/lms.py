@@ -26,11 +26,12 @@ import os
 from pathlib import Path
 
 from normkata.classroom.gradebook import neutralise
-from normkata.classroom.key import grading_key, read_regular
+from normkata.classroom.key import grading_key
 from normkata.classroom.merge import MAX_MANIFEST_BYTES
 from normkata.classroom.reasons import KINDS
 from normkata.classroom.signed import SIGNED, Manifest, SignedRow, Unsigned, verified
 from normkata.errors import InputError
+from normkata.files import open_folder, read_file
 from normkata.grading.contract import Cause
 
 LMS = ("canvas", "moodle")
@@ -40,11 +41,11 @@ _RULES = {KINDS[Cause.FORBIDDEN], KINDS[Cause.GLOBAL_STATE]}
 def read_gradebook(folder: Path) -> Manifest:
     """The verified manifest of a whole class's out folder (grade-all without shards, or a merge)."""
     try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_folder(folder)
     except OSError as exc:
         raise InputError(f"{folder}: not a grade-all out folder ({exc.strerror})") from None
     try:
-        data = read_regular(SIGNED, fd, MAX_MANIFEST_BYTES)
+        data = read_file(SIGNED, MAX_MANIFEST_BYTES, dir_fd=fd)
     except OSError:
         raise InputError(f"{folder}: no {SIGNED}: export a grade-all or gradebook merge out folder") from None
     finally:

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from normkata.content.model import Bank, Card, Question, Topic
-from normkata.content.reading import MAX_YAML_BYTES, read_regular
+from normkata.content.reading import MAX_YAML_BYTES
+from normkata.files import read_file
 from normkata.i18n.text import Text
 
 try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a few ms of every quiz's start
@@ -60,7 +61,7 @@ def key(folder: Path, files: list[Path]) -> bytes:
         digest.update(name.encode() + b"\0" + (_PACKAGE / name).read_bytes() + b"\0")
     digest.update(str(folder.resolve()).encode() + b"\0")
     for file in files:
-        data = read_regular(file, MAX_YAML_BYTES)  # RefusedFile (an OSError): a FIFO, a file no bank can be
+        data = read_file(file, MAX_YAML_BYTES, follow_links=True)  # Refused (an OSError): a FIFO, a file no bank can be
         digest.update(f"{file.name}\0{len(data)}\0".encode() + data)
     return digest.digest()
 
@@ -74,7 +75,8 @@ def file_for(folder: Path) -> Path:
 def read(folder: Path, expected: bytes) -> Bank | None:
     """The cached Bank for `folder` when its key is `expected`; None on any problem."""
     try:
-        data = read_regular(file_for(folder), MAX_CACHE_BYTES)  # a FIFO in its place is no cache, never waited on
+        # A FIFO in its place is no cache, never waited on.
+        data = read_file(file_for(folder), MAX_CACHE_BYTES, follow_links=True)
         if data[:_KEY_SIZE] != expected:
             return None
         topics, questions, cards, files = marshal.loads(data[_KEY_SIZE:])

@@ -33,6 +33,7 @@ from typing import IO, TYPE_CHECKING, NoReturn
 from normkata.content.katas import Kata, get_kata
 from normkata.content.suite_names import suite_names
 from normkata.errors import CUDA_MISSING, InputError
+from normkata.files import Refused
 from normkata.grading.contract import (
     CaseResult,
     Category,
@@ -130,7 +131,9 @@ class Conversation:
             if asked.op == "list":
                 return RunnerReply(cases=list_cases(asked.request.kata, asked.request.lang))
             raise WireError(f"unknown op {asked.op!r}")
-        except (InputError, WireError) as error:  # an unknown or broken kata, a link, -k matching nothing
+        except Refused as error:  # a link, a FIFO, a file of /proc, too large: in the grade's language
+            return RunnerReply(error=error.in_(asked.request.lang if asked.request else "en"), code=CODE_INPUT)
+        except (InputError, WireError) as error:  # an unknown or broken kata, -k matching nothing
             return RunnerReply(error=str(error), code=CODE_INPUT)
         except GraderError as error:
             return RunnerReply(error=str(error), code=CODE_NO_VERDICT)

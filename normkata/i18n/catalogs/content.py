@@ -125,7 +125,6 @@ CATALOG = catalog(
             "file too large ({size} bytes; a question bank is well under {limit})",
             "文件过大（{size} 字节；题库文件远小于 {limit} 字节）",
         ),
-        "check.not_regular": Text("{what}, not a regular file", "这是{what}，不是普通文件"),
         "check.yaml.utf16": Text("the file is UTF-16 text: save it as UTF-8", "文件是 UTF-16 文本：请另存为 UTF-8"),
         "check.yaml.binary": Text(
             "binary data (a NUL byte): a question bank is UTF-8 text", "二进制数据（含 NUL 字节）：题库应为 UTF-8 文本"
