@@ -33,7 +33,9 @@ def test_a_file_of_procfs_is_refused_though_it_reports_no_size() -> None:
     assert str(refused.value) == (
         "/proc/self/environ is a file of procfs, not of a regular file system (its size says nothing of what it holds)"
     )
-    assert refused.value.in_("zh") == "/proc/self/environ 是 procfs 中的文件，不在普通文件系统上（它标明的大小与内容无关）"
+    assert (
+        refused.value.in_("zh") == "/proc/self/environ 是 procfs 中的文件，不在普通文件系统上（它标明的大小与内容无关）"
+    )
 
 
 @pytest.mark.skipif(not SYSFS.exists(), reason="needs Linux's /sys")
@@ -53,7 +55,9 @@ def test_progress_import_of_proc_environ_says_why_and_imports_nothing(runner) ->
 def test_grade_refuses_proc_environ_in_the_learners_language(runner) -> None:  # type: ignore[no-untyped-def]
     result = invoke(runner, ["--lang", "zh", "grade", "rmsnorm", "--file", str(ENVIRON)])
     assert result.exit_code == 2
-    assert result.stderr == "Error: /proc/self/environ 是 procfs 中的文件，不在普通文件系统上（它标明的大小与内容无关）\n"
+    assert (
+        result.stderr == "Error: /proc/self/environ 是 procfs 中的文件，不在普通文件系统上（它标明的大小与内容无关）\n"
+    )
 
 
 def test_a_file_that_grows_past_the_bound_while_read_is_refused(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
