@@ -44,10 +44,19 @@ class ClassGrader(FakeGrader):
         self.options.append(options)
         cause, status, category = kinds[word]
         cases = [
-            CaseResult("import" if cause is Cause.SYNTAX else "forward", category, status, "no", None, None, cause)
+            CaseResult(
+                "import" if cause is Cause.SYNTAX else "forward",
+                "import" if cause is Cause.SYNTAX else "forward",
+                category,
+                status,
+                "no",
+                None,
+                None,
+                cause,
+            )
         ]
         if cause is Cause.FORBIDDEN:
-            cases.insert(0, CaseResult("forward", Category.FORWARD, Status.PASSED))
+            cases.insert(0, CaseResult("forward", "forward", Category.FORWARD, Status.PASSED))
         seed = options.get("seed")
         return GradeResult(
             kata_id,

@@ -132,7 +132,7 @@ def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
     def fake_grade(kata, file: Path, seed: int, lang: str) -> GradeResult:  # type: ignore[no-untyped-def]
         seen.update(text=file.read_text(encoding="utf-8"), seed=seed)
         file.write_text("# written again\n", encoding="utf-8")
-        case = CaseResult("forward", Category.FORWARD, Status.PASSED)
+        case = CaseResult("forward", "forward", Category.FORWARD, Status.PASSED)
         return GradeResult(kata.id, str(file), [case], [], seed, "test", 0.1)
 
     monkeypatch.setattr(kata_loop, "grade_file", fake_grade)

@@ -219,6 +219,12 @@ class RunnerRequest:
 
 @dataclass
 class CaseResult:
+    #: What the record keeps and every reader keys by: the case's pytest name without `test_`
+    #: (`forward[2x5x8-cpu]`), or the grader's own case (`import`, `forbidden_api`). Titles come
+    #: from it (normkata.content.suite_names), in whatever language a screen is read.
+    id: str
+    #: Its title in the grade's language (`forward [2x5x8-cpu]`, `前向 [2x5x8-cpu]`), for the
+    #: report, the formats and `grade --json`; two cases may share one, never an id.
     name: str
     category: Category
     status: Status

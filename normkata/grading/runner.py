@@ -274,7 +274,9 @@ def _grade(
             names=", ".join(loaded.missing),
             file=file.name,
         )
-        return result([CaseResult("import", Category.STATE, Status.ERROR, message, cause=Cause.MISSING_CLASS)], [])
+        return result(
+            [CaseResult(*_titled("import"), Category.STATE, Status.ERROR, message, cause=Cause.MISSING_CLASS)], []
+        )
 
     import torch
 
@@ -403,7 +405,7 @@ def _import_case(file: Path, source: str, loaded: LoadReply) -> CaseResult:
     if failure.line and failure.error != "Crash":
         text += source_excerpt(source, failure.line, syntax=failure.error == "SyntaxError")
     cause = Cause.SYNTAX if failure.error == "SyntaxError" else Cause.IMPORT
-    return CaseResult("import", Category.STATE, Status.ERROR, text, cause=cause)
+    return CaseResult(*_titled("import"), Category.STATE, Status.ERROR, text, cause=cause)
 
 
 def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
@@ -428,36 +430,41 @@ def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
     return f"\n{number}{code}\n{' ' * (len(number) - 2)}| {' ' * start}{'^' * width}"
 
 
-def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:
+def _titled(case_id: str) -> tuple[str, str]:
+    """One of the grader's own cases (katas/shared.yaml's grader_cases): its id, and its title in
+    the grade's language."""
     from normkata.content.names import shared
-    from normkata.grading.checks import say, say_text
+    from normkata.grading.checks import say_text
 
-    name = say_text(shared().grader_cases["forbidden_api"])
+    return case_id, say_text(shared().grader_cases[case_id])
+
+
+def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:
+    from normkata.grading.checks import say
+
     found = sorted(set(called) | set(static_forbidden_uses(source, kata.forbidden)))
     if not found:
-        return CaseResult(name, Category.INTEGRITY, Status.PASSED)
+        return CaseResult(*_titled("forbidden_api"), Category.INTEGRITY, Status.PASSED)
     message = say(
         "{file} uses {names}: this kata asks you to write the computation yourself.",
         "{file} 使用了 {names}：本练习要求你自己写出计算。",
         file=file.name,
         names=", ".join(found),
     )
-    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message, cause=Cause.FORBIDDEN)
+    return CaseResult(*_titled("forbidden_api"), Category.INTEGRITY, Status.FAILED, message, cause=Cause.FORBIDDEN)
 
 
 def _global_case(changes: list[str]) -> CaseResult:
-    from normkata.content.names import shared
-    from normkata.grading.checks import say, say_text
+    from normkata.grading.checks import say
 
-    name = say_text(shared().grader_cases["global_defaults"])
     if not changes:
-        return CaseResult(name, Category.INTEGRITY, Status.PASSED)
+        return CaseResult(*_titled("global_defaults"), Category.INTEGRITY, Status.PASSED)
     message = say(
         "importing your file changed torch's global state ({changes}); a layer must not.",
         "导入你的文件改变了 torch 的全局状态（{changes}）；一个层不应这样做。",
         changes="; ".join(changes),
     )
-    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message, cause=Cause.GLOBAL_STATE)
+    return CaseResult(*_titled("global_defaults"), Category.INTEGRITY, Status.FAILED, message, cause=Cause.GLOBAL_STATE)
 
 
 def static_forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[str]:

@@ -167,10 +167,6 @@ CATALOG = catalog(
         "check.names.case_base": Text(
             "{value} is no case name (a test's name without test_)", "{value} 不是用例名（去掉 test_ 的测试函数名）"
         ),
-        "check.names.title_twice": Text(
-            "the same title as case {other}: a record could not tell them apart",
-            "与用例 {other} 的名称相同：记录将无法区分二者",
-        ),
         "check.names.case_shared": Text(
             "already titled in katas/shared.yaml (line {at})", "已在 katas/shared.yaml 中命名（第 {at} 行）"
         ),
