@@ -54,7 +54,7 @@ def test_three_days_ahead_one_entry_a_day_within_its_minutes_lowest_recall_first
         recalls = [step["predicted_recall"] for step in day["steps"]]
         assert recalls == sorted(recalls) and all(0.0 <= r <= 1.0 for r in recalls)
         for step in day["steps"]:
-            assert set(step) == {"command", "minutes", "why", "predicted_recall"}
+            assert set(step) == {"command", "action", "arguments", "minutes", "why", "predicted_recall"}
     assert any(step["command"].startswith("normkata mock --minutes ") for step in plan["days"][-1]["steps"])
     assert not any("mock" in step["command"] for day in plan["days"][:-1] for step in day["steps"])
     # What was missed tonight is reviewed today, what is new is met on the days before the last.

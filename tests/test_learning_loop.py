@@ -129,13 +129,15 @@ def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
     seen: dict[str, object] = {}
     starter = get_kata("rmsnorm").starter.read_text(encoding="utf-8")
 
-    def fake_grade(kata, file: Path, seed: int, lang: str) -> GradeResult:  # type: ignore[no-untyped-def]
-        seen.update(text=file.read_text(encoding="utf-8"), seed=seed)
+    def fake_grade(kata: str, file: Path, **options) -> GradeResult:  # type: ignore[no-untyped-def]
+        seen.update(text=file.read_text(encoding="utf-8"), seed=options["seed"])
         file.write_text("# written again\n", encoding="utf-8")
         case = CaseResult("forward", "forward", Category.FORWARD, Status.PASSED)
-        return GradeResult(kata.id, str(file), [case], [], seed, "test", 0.1)
+        return GradeResult(kata, str(file), [case], [], options["seed"], "test", 0.1)
 
-    monkeypatch.setattr(kata_loop, "grade_file", fake_grade)
+    from normkata.grading import client
+
+    monkeypatch.setattr(client, "grade_once", fake_grade)
     result = invoke(runner, ["review"], stdin="\n")
     assert result.exit_code == 0, result.output
     assert seen["text"] == starter  # a fresh starter was in place when it was graded
@@ -562,3 +564,31 @@ def test_katas_passed_before_the_loop_are_scheduled_from_their_first_pass(tmp_pa
         assert upgraded._conn.execute("SELECT COUNT(*) FROM review_logs").fetchone()[0] == 0  # inferred, not logged
     finally:
         upgraded.close()
+
+
+def test_review_kata_gives_the_named_mistakes_hint_first_as_every_door_does(
+    store: Store,
+    runner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """`review --kata`'s h is `normkata hint`'s: after a grade that named a mistake, that mistake's hint."""
+    from normkata.grading import client
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "rmsnorm.py").write_text("# my passing RMSNorm\n", encoding="utf-8")
+    graded(store, "rmsnorm", True, 7)
+
+    def eps_outside(kata: str, file: Path, **options) -> GradeResult:  # type: ignore[no-untyped-def]
+        named = {"rms-eps-outside-sqrt": "eps added outside the square root"}
+        return grade_result(kata, {"forward": "failed"}, seed=options["seed"], named=named, file=str(file))
+
+    monkeypatch.setattr(client, "grade_once", eps_outside)
+    result = invoke(runner, ["review", "--kata", "rmsnorm"], stdin="\nh\nh\ns\n")
+    assert result.exit_code == 0, result.output
+    shown = result.output
+    named = shown.index("Hint for the mistake your last rmsnorm grade named: eps added outside the square root")
+    assert named < shown.index("Hint 1/")  # the kata's own levelled hints come after it
+    events = [r[0] for r in store._conn.execute("SELECT detail FROM kata_events WHERE kind = 'hint' ORDER BY id")]
+    assert events == ["named:rms-eps-outside-sqrt", "1"]

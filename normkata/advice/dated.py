@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from normkata.actions import Action
 from normkata.advice.deadline import (
     Deadline,
     interview_moment,
@@ -39,7 +40,7 @@ from normkata.advice.deadline import (
     today,
 )
 from normkata.advice.standing import ItemStanding, KataStanding, Standing
-from normkata.i18n import Text, t, with_lang
+from normkata.i18n import Text, t
 from normkata.practice import curriculum
 from normkata.practice.srs import LEARN_AHEAD
 
@@ -64,7 +65,7 @@ FIRST_INTERVAL_DAYS = 2
 
 @dataclass(frozen=True)
 class DatedStep:
-    command: str
+    action: Action
     minutes: int
     why_key: str
     fields: dict[str, object] = field(default_factory=dict)
@@ -77,11 +78,12 @@ class DatedStep:
         return t(self.why_key, lang, **{k: v.in_(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
     def shown(self, lang: str) -> str:
-        return with_lang(self.command, lang)
+        return self.action.command(lang)
 
     def to_json(self, lang: str) -> dict[str, object]:
         return {
             "command": self.shown(lang),
+            **self.action.to_json(),
             "minutes": self.minutes,
             "why": self.why(lang),
             "predicted_recall": round(self.predicted_recall, 4),
@@ -249,7 +251,7 @@ def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | N
             recall = sum(simulation.recall(u) for u in studied) / len(studied) if studied else 0.0
             steps.append(
                 DatedStep(
-                    f"normkata mock --minutes {mock}",
+                    Action.of("mock", minutes=mock),
                     mock,
                     "dated.mock",
                     {"date": deadline.day.isoformat(), "recall": f"{recall:.0%}"},
@@ -306,9 +308,9 @@ def _lessons(
         if unit is None or unit.seconds > left * 60:
             continue
         this = Text(t(f"advice.this.{unit.kind}", "en"), t(f"advice.this.{unit.kind}", "zh"))
-        command = f"normkata {'quiz' if unit.kind == 'question' else 'interview'} --id {unit.id}"
+        command = Action.of("quiz" if unit.kind == "question" else "interview", id=(unit.id,))
         fields = {"kata": lesson.kata, "title": lesson.title, "this": this, "item": unit.id}
-        steps.append(DatedStep(command, _minutes([unit]), "advice.lesson", fields, 0.0, (unit.id,)))
+        steps.append(DatedStep(command, _minutes([unit]), lesson.why_key, fields, 0.0, (unit.id,)))
         left -= _minutes([unit])
         simulation.review(unit, moment)
     return left
@@ -327,7 +329,7 @@ def _reviews(
     if chosen:
         recall = sum(simulation.recall(u) for u in chosen) / len(chosen)
         whole = len(chosen) == len(items) and len(chosen) <= REVIEW_DEFAULT
-        command = "normkata review" if whole else f"normkata review -n {len(chosen)}"
+        command = Action.of("review", n=None if whole else len(chosen))
         fields = {"n": len(chosen), "date": day.isoformat(), "recall": f"{recall:.0%}"}
         steps.append(DatedStep(command, _minutes(chosen), "dated.review", fields, recall, tuple(u.id for u in chosen)))
         left -= _minutes(chosen)
@@ -340,7 +342,7 @@ def _reviews(
         recall = simulation.recall(unit)
         fields = {"kata": kata.title, "date": day.isoformat(), "recall": f"{recall:.0%}"}
         steps.append(
-            DatedStep(f"normkata review --kata {kata.id}", kata.minutes, "dated.kata_again", fields, recall, (unit.id,))
+            DatedStep(Action.of("review", kata=kata.id), kata.minutes, "dated.kata_again", fields, recall, (unit.id,))
         )
         left -= kata.minutes
         simulation.review(unit, moment)
@@ -368,8 +370,7 @@ def _last_look(
         for start in range(0, len(group), IDS_PER_STEP):
             chunk = group[start : start + IDS_PER_STEP]
             recall = sum(simulation.recall(u) for u in chunk) / len(chunk)
-            ids = " ".join(f"--id {u.id}" for u in chunk)
-            command = f"normkata {'quiz' if kind == 'question' else 'interview'} {ids}"
+            command = Action.of("quiz" if kind == "question" else "interview", id=tuple(u.id for u in chunk))
             fields = {"n": len(chunk), "date": day.isoformat(), "recall": f"{recall:.0%}"}
             steps.append(
                 DatedStep(command, _minutes(chunk), "dated.last_look", fields, recall, tuple(u.id for u in chunk))
@@ -464,10 +465,14 @@ def _kata_step(piece: _Piece) -> DatedStep:
         best = f"{kata.best or 0:.0%}"
         fields: dict[str, object] = {"kata": kata.title, "best": best}
         return DatedStep(
-            f"normkata grade {kata.id}", kata.minutes, "advice.kata_retry", fields, items=(f"kata:{kata.id}",)
+            Action.of("grade", kata=kata.id), kata.minutes, "advice.kata_retry", fields, items=(f"kata:{kata.id}",)
         )
     return DatedStep(
-        f"normkata kata {kata.id}", kata.minutes, "advice.kata_new", {"kata": kata.title}, items=(f"kata:{kata.id}",)
+        Action.of("kata", kata=kata.id),
+        kata.minutes,
+        "advice.kata_new",
+        {"kata": kata.title},
+        items=(f"kata:{kata.id}",),
     )
 
 
@@ -475,9 +480,9 @@ def _new_items_step(piece: _Piece, taken: list[_Unit], titles: dict[str, Text], 
     """A quiz of new questions or cards never rated; `late`: no session is left to review them."""
     n = len(taken)
     if piece.kind == "question":
-        command, key = f"normkata quiz --topic {piece.topic} --new -n {n}", "dated.new_questions"
+        command, key = Action.of("quiz", topic=piece.topic, new=True, n=n), "dated.new_questions"
     else:
-        command, key = f"normkata interview --topic {piece.topic} --new -n {n}", "dated.new_cards"
+        command, key = Action.of("interview", topic=piece.topic, new=True, n=n), "dated.new_cards"
     key += ".late" if late else ""
     title = titles.get(piece.topic, Text(piece.topic, piece.topic))
     return DatedStep(command, _minutes(taken), key, {"topic": title, "n": n}, items=tuple(u.id for u in taken))

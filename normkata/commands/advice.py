@@ -39,7 +39,7 @@ def _standing(store: Store) -> Standing:
     "--json",
     "as_json",
     is_flag=True,
-    help='Print {"command", "why"} (and "until": the interview date, when one is set).',
+    help='Print {"command", "action", "arguments", "why"} (and "until": the interview date, when one is set).',
 )
 @lang_option
 def next_command(as_json: bool, lang: str | None) -> None:
@@ -69,7 +69,7 @@ def next_command(as_json: bool, lang: str | None) -> None:
         store.close()
     step = next_for(standing)
     if as_json:
-        shown: dict[str, object] = {"command": step.shown(lang), "why": step.why(lang)}
+        shown: dict[str, object] = {"command": step.shown(lang), **step.action.to_json(), "why": step.why(lang)}
         if standing.deadline is not None:
             shown["until"] = standing.deadline.day.isoformat()
         click.echo(json.dumps(shown, ensure_ascii=False))

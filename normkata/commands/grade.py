@@ -82,31 +82,24 @@ def grade(
       normkata grade rmsnorm -k fp16 -k eps       # only the matching cases
       normkata grade layernorm --all              # every failing case
     """
+    from normkata.commands.kept import print_kept
     from normkata.grading import formats, report
-    from normkata.grading.client import grade_once, list_cases
     from normkata.i18n import t
+    from normkata.loop.learner import Learner
     from normkata.ui.terminal import make_console
-    from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
-    bench = Workbench.open(workspace(), lang)
-    chosen = bench.gradeable(name)
+    learner = Learner(workspace(), lang)
+    with learner.bench() as bench:
+        chosen = bench.gradeable(name)
     if list_only:
-        _print_case_list(chosen.id, list_cases(chosen.id, lang), lang)
+        _print_case_list(chosen.id, learner.cases(chosen.id), lang)
         return
-    target = bench.learner_file(chosen, file)
-    from normkata.grading.source import check_source
-
-    check_source(target)  # a link, a special or an oversized file: one line, exit 2, nothing run
     console = make_console(quiet=as_json)
     with console.status(t("grade.running", lang, kata=chosen.id)):
-        result = grade_once(
-            chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang, select=list(select)
-        )
+        kept = learner.grade(chosen.id, file, seed=seed, select=select, device=device, timeout=timeout)
+    result = kept.result
     shown = result.to_json()
-    notes = []
-    if not select:  # a run of some cases says nothing about the kata as a whole
-        notes = bench.record(result, device)
     if fmt:
         path = output or Path(formats.DEFAULT_FILES[fmt])
         formats.write(fmt, path, result, visibility=visibility)
@@ -115,14 +108,7 @@ def grade(
         click.echo(json.dumps(shown, ensure_ascii=False, indent=2))
     else:
         report.render(console, result, every_failure=every_failure)
-        from rich.markup import escape
-
-        for note in notes:  # the kata's next review; the items that teach a named mistake
-            console.print(f"[{note.style}]{escape(note.text)}[/]")
-        if result.passed and not select:
-            from normkata.advice.advisor import next_step_line
-
-            console.print(f"[next]{escape(next_step_line(lang))}[/]")
+    print_kept(console, kept, lang, report=False)
     raise click.exceptions.Exit(0 if result.passed else 1)
 
 

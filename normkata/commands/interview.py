@@ -12,11 +12,11 @@ from normkata.errors import EXIT_INTERRUPTED, InputError
 from normkata.ui.options import current_lang, lang_option, seed_option, topic_option
 
 if TYPE_CHECKING:
+    from normkata.commands.kata_again import KataOutcome
     from normkata.content.katas import Kata
     from normkata.practice.quiz import AnswerRecord
     from normkata.practice.session import Practice
     from normkata.record.store import Scheduled
-    from normkata.workbench.due import KataOutcome
 
 
 @click.command()
@@ -224,7 +224,7 @@ def _summary(
     from normkata.record.store import iso
 
     lang, console = practice.lang, practice.console
-    from normkata.workbench.due import KataOutcome
+    from normkata.commands.kata_again import KataOutcome
 
     answers = [o for o in outcomes if not isinstance(o, (int, KataOutcome))]
     katas = [o for o in outcomes if isinstance(o, KataOutcome)]
@@ -262,8 +262,8 @@ def _ask_any(
     from normkata.practice.quiz import ask_question
 
     if not isinstance(item, (Question, Card)):
+        from normkata.commands.kata_again import ask_kata
         from normkata.ui.options import workspace
-        from normkata.workbench.due import ask_kata
 
         return ask_kata(practice, item, workspace(), index, total)
     if isinstance(item, Question):

@@ -165,7 +165,7 @@ def grade(request: GradeRequest, launcher: Launcher, spare: Worker | None = None
 
         raise InputError(t("grade.needs_extra", request.lang, kata=kata.id, package=missing[0]))
     # Not resolved: a link would make its target's folder the readable one. A link, a special
-    # file or an oversized one is refused (SourceError, exit code 2) before anything runs.
+    # file or an oversized one is refused (normkata.files.Refused, exit code 2) before anything runs.
     file = Path(os.path.abspath(request.file))
     source = read_source(file).decode("utf-8", "replace")
     seed = request.seed if request.seed is not None else random.SystemRandom().randrange(1, 2**31)

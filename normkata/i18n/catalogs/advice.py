@@ -108,6 +108,10 @@ CATALOG = catalog(
             "your last {kata} grade named a mistake, {title}: {this} explains it",
             "你上次 {kata} 的评分指出了一个错误（{title}）：{this}讲清了原因",
         ),
+        "advice.lesson.passed": Text(
+            "{kata} passes now, but an earlier grade named a mistake, {title}: {this} explains it",
+            "{kata} 现在已通过，但之前的一次评分指出过一个错误（{title}）：{this}讲清了原因",
+        ),
         "advice.kind.card": Text("card", "卡片"),
         "advice.this.card": Text("this card", "这张卡片"),
         "advice.this.question": Text("this question", "这道题"),

@@ -32,8 +32,8 @@ CATALOG = catalog(
             "unknown kata {name!r}{hint} (known: {known})", "没有编程练习 {name!r}{hint}（可选：{known}）"
         ),
         "topic.unknown": Text(
-            "--topic: unknown topic {topic!r}{hint} (known: {known})",
-            "--topic：没有主题 {topic!r}{hint}（可选：{known}）",
+            "{arg}: unknown topic {topic!r}{hint} (known: {known})",
+            "{arg}：没有主题 {topic!r}{hint}（可选：{known}）",
         ),
         "content.links.unlinked": Text(
             "Misconceptions no question or card teaches yet ({n}): {ids}",

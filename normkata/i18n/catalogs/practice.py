@@ -98,8 +98,8 @@ CATALOG = catalog(
             "自评：1 重来  2 困难  3 良好  4 简单",
         ),
         "back.line": Text(
-            "Comes back in `normkata review`: {groups}.",
-            "在 `normkata review` 中再次出现：{groups}。",
+            "Comes back in {review}: {groups}.",
+            "在 {review} 中再次出现：{groups}。",
         ),
         "back.group": Text("{n} {when}", "{when} {n} 项"),
         # -- when an item is due again (srs.when) --
