@@ -180,7 +180,7 @@ def test_the_markdown_report_is_grades_terminal_report(tmp_path: Path) -> None:
         ),
         named=(EPS,),
     )
-    row = Row("alice", "false", "1", "2", "eps added outside the square root", seed="7", sha256="ab" * 32)
+    row = Row("alice", False, 1, 2, "eps added outside the square root", seed=7, sha256="ab" * 32)
     text = markdown_report(row, graded, "en")
     body = terminal_report(graded)
     assert f"```text\n{body}\n```\n" in text
@@ -198,7 +198,7 @@ def test_the_markdown_report_is_grades_terminal_report(tmp_path: Path) -> None:
 def test_nothing_a_submission_controls_acts_as_markdown() -> None:
     message = "```\n![x](https://evil.example/track.png) <img src=x> ````` [link](http://x)"
     graded = result(CaseResult("forward", "forward", Category.FORWARD, Status.FAILED, message))
-    row = Row("[me](http://evil.example) <b>", "false", "0", "1", "![x](http://evil.example/x.png) | # h")
+    row = Row("[me](http://evil.example) <b>", False, 0, 1, "![x](http://evil.example/x.png) | # h")
     text = markdown_report(row, graded, "en")
     fence = re.search(r"^(`{3,})text$", text, re.MULTILINE)
     assert fence is not None and len(fence.group(1)) == 6  # longer than the five backticks inside

@@ -206,7 +206,7 @@ def _write_gradebook(folder: OutFolder, outcomes: list[Outcome], suite: SuiteMax
     if suite.value is not None:
         for outcome in outcomes:
             if outcome.result is None:  # not graded: out of the suite's max like every other row
-                outcome.row.max_score = str(suite.value)
+                outcome.row.max_score = suite.value
     folder.suite_max = suite.value
     manifest.rows = [SignedRow(o.row, o.kinds) for o in outcomes]
     seal(folder, manifest)
@@ -291,5 +291,5 @@ def _grade_one(
     row.report, row.note = report, submission.note
     if stopped_at_import(result):
         measured = suite.measure(grader)
-        row.max_score = str(measured) if measured is not None else row.max_score
+        row.max_score = measured if measured is not None else row.max_score
     return Outcome(submission, row, result, kinds=reason.kinds)

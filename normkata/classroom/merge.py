@@ -78,10 +78,10 @@ def merge(outs: list[Path], out: Path) -> Manifest:
             )
     if len(rows) != first.manifest.class_size:
         raise InputError(f"the shards hold {len(rows)} of the class's {first.manifest.class_size} submissions")
-    maxima = sorted({signed.row.max_score for signed, _ in rows.values() if signed.row.max_score})
+    maxima = sorted({signed.row.max_score for signed, _ in rows.values() if signed.row.max_score is not None})
     if len(maxima) > 1:
         raise InputError(
-            f"rows are graded out of different maxima ({', '.join(maxima)}): grade every shard on the "
+            f"rows are graded out of different maxima ({', '.join(map(str, maxima))}): grade every shard on the "
             "same kind of machine, or with --device cpu"
         )
     merged = Manifest(
@@ -101,7 +101,7 @@ def merge(outs: list[Path], out: Path) -> Manifest:
                 folder.write_report(
                     row, signed.kinds, shard.reports[f"{row.report}.json"], shard.reports[f"{row.report}.md"]
                 )
-        folder.suite_max = int(maxima[0]) if maxima and maxima[0].isdigit() else None
+        folder.suite_max = maxima[0] if maxima else None
         seal(folder, merged)
     finally:
         folder.close()

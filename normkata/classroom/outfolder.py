@@ -195,7 +195,7 @@ class OutFolder:
             _replace(reports, f"{row.report}.md", markdown)
         finally:
             os.close(reports)
-        entry = _Entry(row.sha256, row.report, "", vars(row).copy(), list(kinds))
+        entry = _Entry(row.sha256, row.report, "", row.cells(), list(kinds))
         entry.tag = self._entry_tag(row.submission, entry, data, markdown)
         self._keep(row.submission, entry, data, markdown)
 
