@@ -13,8 +13,8 @@ import triton
 import triton.language as tl
 from triton.language.extra import libdevice
 
-from normkata.grading import kernels
 from normkata.grading.messages import Launch, Program, ProgramKind, Step
+from normkata.grading.worker import kernels
 from normkata.grading.worker.stage import Stage
 
 
