@@ -22,6 +22,7 @@ where it is shown (`in_(lang)`; `str()` is the English).
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import re
 import stat
@@ -129,9 +130,17 @@ def _file_system(fd: int) -> str | None:
     import ctypes
 
     buffer = ctypes.create_string_buffer(512)  # struct statfs is 120 bytes on 64-bit Linux
-    if ctypes.CDLL(None, use_errno=True).fstatfs(fd, buffer) != 0:
+    if _libc().fstatfs(fd, buffer) != 0:
         return None
     return SPECIAL_FILE_SYSTEMS.get(ctypes.c_long.from_buffer(buffer).value & 0xFFFFFFFF)
+
+
+@functools.cache
+def _libc() -> Any:
+    """The C library this process runs on, loaded once (ctypes is imported at the first read)."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def unreadable(path: str | os.PathLike[str], exc: OSError) -> Refused:
