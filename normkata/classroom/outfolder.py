@@ -32,9 +32,10 @@ from typing import Any
 
 from normkata.boundedjson import RefusedJSON, loads
 from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Row, Settings, gradebook_text
-from normkata.classroom.key import grading_key, read_regular
+from normkata.classroom.key import grading_key
 from normkata.classroom.shards import WHOLE_CLASS, Shard
 from normkata.errors import InputError
+from normkata.files import open_folder, read_file, write_file
 from normkata.grading.contract import GradeResult
 from normkata.grading.wire import from_wire
 
@@ -43,7 +44,6 @@ MANIFEST = ".normkata-manifest.json"
 MAX_REPORT_BYTES = 16 * 1024 * 1024
 #: A report nests a case's findings a few levels down; the rerun manifest four.
 MAX_REPORT_DEPTH = 32
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def canonical(value: Any) -> bytes:
@@ -128,7 +128,7 @@ class OutFolder:
         else:
             created = False
         try:
-            fd = os.open(path, _DIR)
+            fd = open_folder(path)
         except OSError as exc:
             raise InputError(
                 f"--out {path}: not a folder of its own ({exc.strerror}; links are not followed)"
@@ -160,11 +160,11 @@ class OutFolder:
     def what_is_there(path: Path) -> str | None:
         """What stands in the folder at `path` (None: nothing, or an empty folder), in a few words."""
         try:
-            fd = os.open(path, _DIR)
+            fd = open_folder(path)
         except FileNotFoundError:
             return None
-        except OSError as exc:
-            return f"something that is not a folder of its own ({exc.strerror})"
+        except OSError as exc:  # a link, a file, a folder that cannot be opened
+            return f"something that is not a folder of its own ({exc.strerror or exc})"
         try:
             names = sorted(os.listdir(fd))
             if not names:
@@ -197,11 +197,8 @@ class OutFolder:
     def _recorded(self) -> _Recorded | None:
         """What the rerun manifest records, when this key wrote it for this folder; else None."""
         try:
-            data = loads(
-                read_regular(MANIFEST, self.fd, MAX_REPORT_BYTES),
-                max_bytes=MAX_REPORT_BYTES,
-                max_depth=MAX_REPORT_DEPTH,
-            )
+            text = read_file(MANIFEST, MAX_REPORT_BYTES, dir_fd=self.fd)
+            data = loads(text, max_bytes=MAX_REPORT_BYTES, max_depth=MAX_REPORT_DEPTH)
             origin, settings, known = data["origin"], data["settings"], data["suite_max"]
             if not hmac.compare_digest(str(data["owner"]), self._owner_tag(origin, settings, known)):
                 return None
@@ -238,11 +235,11 @@ class OutFolder:
         return earlier
 
     def _read_report(self, report: str) -> tuple[bytes, bytes]:
-        reports = os.open(REPORTS, _DIR, dir_fd=self.fd)
+        reports = open_folder(REPORTS, dir_fd=self.fd)
         try:
             return (
-                read_regular(f"{report}.json", reports, MAX_REPORT_BYTES),
-                read_regular(f"{report}.md", reports, MAX_REPORT_BYTES),
+                read_file(f"{report}.json", MAX_REPORT_BYTES, dir_fd=reports),
+                read_file(f"{report}.md", MAX_REPORT_BYTES, dir_fd=reports),
             )
         finally:
             os.close(reports)
@@ -259,7 +256,7 @@ class OutFolder:
             _replace(reports, f"{row.report}.md", markdown)
         finally:
             os.close(reports)
-        entry = _Entry(row.sha256, row.report, "", vars(row).copy(), list(kinds))
+        entry = _Entry(row.sha256, row.report, "", row.cells(), list(kinds))
         entry.tag = self._entry_tag(row.submission, entry, data, markdown)
         self._keep(row.submission, entry, data, markdown)
 
@@ -295,13 +292,13 @@ class OutFolder:
     def _reports(self) -> int:
         """The reports folder's descriptor; anything else standing at its name is removed first."""
         try:
-            return os.open(REPORTS, _DIR, dir_fd=self.fd)
+            return open_folder(REPORTS, dir_fd=self.fd)
         except FileNotFoundError:
             pass
         except OSError:  # a link or a file planted there: ours to replace
             os.unlink(REPORTS, dir_fd=self.fd)
         os.mkdir(REPORTS, 0o755, dir_fd=self.fd)
-        return os.open(REPORTS, _DIR, dir_fd=self.fd)
+        return open_folder(REPORTS, dir_fd=self.fd)
 
     def close(self) -> None:
         os.close(self.fd)
@@ -311,10 +308,8 @@ def _replace(dir_fd: int, name: str, data: bytes) -> None:
     """Write `name` in the folder as a new file renamed into place: whatever stood there (a
     link included) is replaced, never followed."""
     temporary = f".{secrets.token_hex(8)}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
+    write_file(temporary, data, dir_fd=dir_fd, mode=0o644)
     try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
         os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         os.unlink(temporary, dir_fd=dir_fd)
