@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import xmlschema
 
-from normkata.grading.contract import CaseResult, Category, Diagnosis, GradeResult, Status
-from normkata.grading.formats import EXERCISM_TRUNCATED, to_exercism, to_gradescope, to_junit
+from normkata.grading.contract import CaseResult, Category, Cause, Diagnosis, GradeResult, Status
+from normkata.grading.formats import EXERCISM_TRUNCATED, to_exercism, to_gradescope, to_junit, to_prairielearn
 from tests.conftest import invoke
 
 JUNIT_XSD = Path(__file__).parent / "fixtures" / "junit-10.xsd"
@@ -269,3 +269,82 @@ def test_grade_format_exercism_writes_results_json(runner, tmp_path: Path) -> No
     results = json.loads(out.read_text(encoding="utf-8"))
     check_exercism(results)
     assert results["status"] == "error" and results["message"].startswith("SYNTAX ERROR in rmsnorm.py line 1")
+
+
+# -- PrairieLearn: the fields its docs (externalGrading.md, "Grading results") define ------------
+
+PRAIRIELEARN_TOP = {"gradable", "score", "message", "output", "format_errors", "images", "tests"}
+PRAIRIELEARN_TEST = {"name", "description", "points", "max_points", "message", "output", "images"}
+RMSNORM_CORRECT = Path(__file__).parents[1] / "katas" / "rmsnorm" / "fixtures" / "correct_cs336_style.py"
+
+
+def check_prairielearn(results: dict[str, object]) -> None:
+    """Only the documented fields, of the documented types: score a number in [0, 1], each test
+    named with points out of max_points."""
+    assert set(results) <= PRAIRIELEARN_TOP and isinstance(results["gradable"], bool)
+    score = results["score"]
+    assert isinstance(score, float) and 0.0 <= score <= 1.0
+    tests = results["tests"]
+    assert isinstance(tests, list)
+    for test in tests:
+        assert set(test) <= PRAIRIELEARN_TEST and {"name", "points", "max_points"} <= set(test)
+        assert isinstance(test["name"], str) and test["name"]
+        assert 0 <= test["points"] <= test["max_points"]
+    assert not any("\x1b" in s or "\x00" in s for s in strings_in(results))
+
+
+def test_prairielearn_scores_the_cases_passed_as_a_fraction() -> None:
+    result = a_result()
+    result.cases = [c for c in result.cases if c.category is not Category.INTEGRITY or c.status is Status.PASSED]
+    results = json.loads(json.dumps(to_prairielearn(result)))
+    check_prairielearn(results)
+    assert results["gradable"] is True
+    assert results["score"] == pytest.approx(1 / 3)  # one of the three scored cases
+    assert sum(t["points"] for t in results["tests"]) == 1 and sum(t["max_points"] for t in results["tests"]) == 3
+    failed = next(t for t in results["tests"] if t["name"] == "forward fp32: forward [2x5x8-cpu]")
+    assert failed["points"] == 0 and failed["max_points"] == 1
+    assert failed["output"] == EPS_MESSAGE and HINT in failed["message"]
+    assert failed["description"] == "rms-eps-outside-sqrt"
+    assert "eps added outside the square root" in results["message"]
+
+
+def test_prairielearn_broken_rule_costs_every_point_and_is_listed() -> None:
+    results = to_prairielearn(a_result())
+    check_prairielearn(results)
+    assert results["gradable"] is True and results["score"] == 0.0
+    rule = next(t for t in results["tests"] if "global defaults" in t["name"])
+    assert rule["max_points"] == 0 and "default dtype" in rule["output"]
+
+
+def test_prairielearn_file_that_never_imports_is_not_gradable() -> None:
+    failure = import_failure()
+    failure.cases[0].cause = Cause.SYNTAX
+    results = to_prairielearn(failure)
+    check_prairielearn(results)
+    assert results["gradable"] is False and results["tests"] == []
+    assert results["format_errors"] == ["SYNTAX ERROR in rmsnorm.py line 3: invalid syntax"]
+
+
+@pytest.mark.slow
+def test_grade_format_prairielearn_on_a_wrong_and_a_broken_file(runner, tmp_path: Path) -> None:
+    source = RMSNORM_CORRECT.read_text(encoding="utf-8")
+    right = "rms = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)"
+    assert right in source
+    wrong = tmp_path / "wrong" / "rmsnorm.py"
+    wrong.parent.mkdir()
+    wrong.write_text(source.replace(right, "rms = 1 / (x.pow(2).mean(-1, keepdim=True).sqrt() + self.eps)"))
+    out = tmp_path / "results.json"
+    args = ["grade", "rmsnorm", "--seed", "7", "--format", "prairielearn", "--output", str(out)]
+    assert invoke(runner, [*args, "--file", str(wrong)]).exit_code == 1
+    results = json.loads(out.read_text(encoding="utf-8"))
+    check_prairielearn(results)
+    assert results["gradable"] is True and 0.0 < results["score"] < 1.0
+    assert any(t["points"] < t["max_points"] for t in results["tests"])
+    assert "eps added outside the square root" in results["message"]
+    broken = tmp_path / "rmsnorm.py"
+    broken.write_text("class RMSNorm(:\n")
+    assert invoke(runner, [*args, "--file", str(broken)]).exit_code == 1
+    results = json.loads(out.read_text(encoding="utf-8"))
+    check_prairielearn(results)
+    assert results["gradable"] is False
+    assert results["format_errors"][0].startswith("SYNTAX ERROR in rmsnorm.py line 1")

@@ -260,3 +260,30 @@ def test_a_real_class_with_hostile_submissions(runner, tmp_path: Path) -> None:
     again = invoke(runner, ["grade-all", "rmsnorm", str(folder), "--out", str(out)])
     assert "4 unchanged since the last run kept their grade" in again.stdout
     assert {r["submission"]: r for r in gradebook(out)} == rows
+
+
+def test_format_prairielearn_writes_one_results_file_per_graded_submission(runner, fake, tmp_path: Path) -> None:
+    folder = a_class(tmp_path / "class", alice="pass", bob__="eps", carol="grader-error")
+    out = tmp_path / "grades"
+    args = ["grade-all", "rmsnorm", str(folder), "--out", str(out), "--jobs", "1", "--format", "prairielearn"]
+    assert invoke(runner, args).exit_code == 1
+    written = out / "prairielearn"
+    assert sorted(p.name for p in written.iterdir()) == ["alice", "bob"]  # carol could not be graded
+    alice = json.loads((written / "alice" / "results.json").read_text(encoding="utf-8"))
+    bob = json.loads((written / "bob" / "results.json").read_text(encoding="utf-8"))
+    assert alice["gradable"] is True and alice["score"] == 1.0
+    assert bob["gradable"] is True and bob["score"] == 0.0
+    assert bob["tests"] == [
+        {
+            "name": "forward fp32: forward",
+            "points": 0,
+            "max_points": 1,
+            "message": "Hint: hint",
+            "description": "rms-eps-outside-sqrt",
+        }
+    ]
+    assert "eps added outside the square root" in bob["message"]
+    # A rerun keeps the grades and writes the files again from the kept reports.
+    (written / "bob" / "results.json").unlink()
+    assert invoke(runner, args).exit_code == 1
+    assert json.loads((written / "bob" / "results.json").read_text(encoding="utf-8")) == bob

@@ -38,6 +38,7 @@ from normkata.errors import InputError
 from normkata.files import Refused
 from normkata.grading.contract import GradeResult
 from normkata.grading.errors import GraderError
+from normkata.grading.formats import FORMATS, VISIBILITIES
 from normkata.grading.source import snapshot_file, write_snapshot
 from normkata.grading.text import escape_name
 from normkata.i18n import t
@@ -111,12 +112,14 @@ def grade_all(
     on_done: Callable[[Outcome], None] = lambda _: None,
     class_folder: Path | None = None,
     run: str = "",
+    results: tuple[str, ...] = (),
 ) -> list[Outcome]:
     """Grade the submissions of `shard` (all of them by default) with `jobs` parallel graders. The
     gradebook and its signed manifest are written even after Ctrl-C. `submissions` is the whole
     class: report names and the shard's manifest (the listing of every submission's content, the
     class run's id `run`) are decided from all of it. `class_folder` (default: the folder of the
-    first submission) is where `out` may not be."""
+    first submission) is where `out` may not be. `results`: formats of normkata.grading.formats
+    written for every graded submission too (`prairielearn/<report>/results.json`)."""
     reports = report_names(s.name for s in submissions)
     mine = [s for s in submissions if shard.holds(s.name)]
     folder = OutFolder.open(
@@ -129,6 +132,12 @@ def grade_all(
 
     def finish(outcome: Outcome) -> None:
         outcomes.append(outcome)
+        if outcome.result is not None and outcome.row.report:
+            try:
+                _write_results(folder, outcome, results)
+            except OSError as exc:  # this submission's file, not the batch
+                error = f"the results file could not be written: {exc}"
+                outcome.row, outcome.kinds = _failed(outcome.submission, outcome.row.sha256, error, settings), []
         on_done(outcome)
 
     todo: queue.Queue[StudentSubmission] = queue.Queue()
@@ -210,6 +219,13 @@ def _write_reports(folder: OutFolder, outcome: Outcome, lang: str) -> None:
     data = report_text(outcome.result).encode("utf-8")
     markdown = markdown_report(outcome.row, outcome.result, lang).encode("utf-8")
     folder.write_report(outcome.row, outcome.kinds, data, markdown)
+
+
+def _write_results(folder: OutFolder, outcome: Outcome, results: tuple[str, ...]) -> None:
+    assert outcome.result is not None
+    for fmt in results:
+        data = FORMATS[fmt].text(outcome.result, VISIBILITIES[0]).encode("utf-8")
+        folder.write_result(fmt, outcome.row.report, FORMATS[fmt].file, data)
 
 
 def _write_gradebook(folder: OutFolder, outcomes: list[Outcome], suite: SuiteMax, manifest: Manifest) -> None:

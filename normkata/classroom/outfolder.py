@@ -289,19 +289,38 @@ class OutFolder:
         """Another file of the folder (the signed manifest), written as every file here is."""
         _replace(self.fd, name, data)
 
+    def write_result(self, fmt: str, report: str, file: str, data: bytes) -> None:
+        """A platform's results file for one submission: `<fmt>/<report>/<file>` (PrairieLearn's
+        `prairielearn/alice/results.json`). Derived from the report each run, so not signed."""
+        outer = _subfolder(self.fd, fmt)
+        try:
+            inner = _subfolder(outer, report)
+            try:
+                _replace(inner, file, data)
+            finally:
+                os.close(inner)
+        finally:
+            os.close(outer)
+
     def _reports(self) -> int:
         """The reports folder's descriptor; anything else standing at its name is removed first."""
-        try:
-            return open_folder(REPORTS, dir_fd=self.fd)
-        except FileNotFoundError:
-            pass
-        except OSError:  # a link or a file planted there: ours to replace
-            os.unlink(REPORTS, dir_fd=self.fd)
-        os.mkdir(REPORTS, 0o755, dir_fd=self.fd)
-        return open_folder(REPORTS, dir_fd=self.fd)
+        return _subfolder(self.fd, REPORTS)
 
     def close(self) -> None:
         os.close(self.fd)
+
+
+def _subfolder(dir_fd: int, name: str) -> int:
+    """The descriptor of the folder `name` in `dir_fd`, made when absent; a link or a file planted
+    at its name is removed first, never followed."""
+    try:
+        return open_folder(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    except OSError:  # a link or a file planted there: ours to replace
+        os.unlink(name, dir_fd=dir_fd)
+    os.mkdir(name, 0o755, dir_fd=dir_fd)
+    return open_folder(name, dir_fd=dir_fd)
 
 
 def _replace(dir_fd: int, name: str, data: bytes) -> None:

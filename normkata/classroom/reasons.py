@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from normkata.content.katas import Kata
-from normkata.grading.contract import Category, Cause, GradeResult, Status
+from normkata.grading.contract import STOPPED_AT_IMPORT, Category, Cause, GradeResult, Status
 from normkata.grading.text import escape_name, sanitize
 from normkata.i18n import t
 
@@ -30,7 +30,6 @@ KINDS = {
 }
 #: Failed cases that no named mistake and no error explains.
 WRONG_RESULTS = "wrong-results"
-_STOPPED_AT_IMPORT = (Cause.SYNTAX, Cause.IMPORT, Cause.MISSING_CLASS)
 _BAD = (Status.FAILED, Status.ERROR)
 
 
@@ -48,7 +47,7 @@ def reason_of(result: GradeResult, files: dict[str, bytes], kata: Kata, lang: st
         return Reason()
     bad = [c for c in result.cases if c.status in _BAD]
     causes = Counter(c.cause for c in bad if c.cause is not None)
-    stopped = next((c for c in bad if c.cause in _STOPPED_AT_IMPORT), None)
+    stopped = next((c for c in bad if c.cause in STOPPED_AT_IMPORT), None)
     if stopped is not None and stopped.cause is not None:
         if stopped.cause is Cause.SYNTAX:
             where = _syntax_error(files, kata.file)
@@ -84,7 +83,7 @@ def reason_of(result: GradeResult, files: dict[str, bytes], kata: Kata, lang: st
 
 def stopped_at_import(result: GradeResult) -> bool:
     """Whether the file never imported (or lacked its class): the suite's cases never ran."""
-    return any(c.cause in _STOPPED_AT_IMPORT and c.status in _BAD for c in result.cases)
+    return result.never_imported
 
 
 def common_reasons(

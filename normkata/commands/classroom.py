@@ -12,6 +12,7 @@ import click
 from normkata.classroom.lms import LMS
 from normkata.commands.grading_options import device_option, timeout_option, visibility_option
 from normkata.errors import InputError
+from normkata.grading.formats import FORMATS
 from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
@@ -64,6 +65,14 @@ def _default_jobs() -> int:
     help="The class run's id, the same for every shard (e.g. the date): gradebook merge refuses shards "
     "of different runs (default: the engine's job id with --shard auto, else a fresh one).",
 )
+@click.option(
+    "--format",
+    "results",
+    multiple=True,
+    type=click.Choice(tuple(FORMATS)),
+    help="Also write this platform's results file for every submission: OUT/FORMAT/<report>/results.json "
+    "(junit.xml for junit; repeatable).",
+)
 @timeout_option
 @device_option()
 @click.option(
@@ -82,6 +91,7 @@ def grade_all(
     shard: str | None,
     run_id: str | None,
     timeout: float,
+    results: tuple[str, ...],
     device: str,
     force: bool,
     lang: str | None,
@@ -101,6 +111,7 @@ def grade_all(
       normkata grade-all rmsnorm submissions/
       normkata grade-all rmsnorm submissions/ --out grades --jobs 2 --pattern 'team-*'
       normkata grade-all rmsnorm submissions/ --seed 7 --shard 2/3 --run 2026-12-07 --out grades-2
+      normkata grade-all rmsnorm submissions/ --format prairielearn
       normkata gradebook merge grades-1 grades-2 grades-3 --out grades
     """
     from rich.markup import escape
@@ -154,6 +165,7 @@ def grade_all(
             on_done=advance,
             class_folder=folder,
             run=run,
+            results=tuple(dict.fromkeys(results)),
         )
     _summary(console, outcomes, kata.id, time.perf_counter() - started, max(1, min(jobs, mine)), lang)
     console.print(f"[muted]{t('classroom.written', lang, gradebook=out / GRADEBOOK, reports=out / REPORTS)}[/]")

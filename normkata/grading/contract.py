@@ -81,6 +81,10 @@ class Cause(str, Enum):
     GLOBAL_STATE = "global-state"  # importing the file changed torch's global state
 
 
+#: The causes that stop a grade before the suite runs: the file never imported (or lacked its class).
+STOPPED_AT_IMPORT = (Cause.SYNTAX, Cause.IMPORT, Cause.MISSING_CLASS)
+
+
 # -- tolerances --------------------------------------------------------------------------------
 
 
@@ -271,6 +275,13 @@ class Verdict:
         return cls(passed, score, len(scored), len(scored) - score, rule_broken)
 
     @property
+    def points(self) -> int:
+        """What the grade earns: the score, or 0 when a rule is broken (copying F.rms_norm must not
+        earn the cases it passed). Every score a teacher or a platform reads is this one; the raw
+        case count stays `score`."""
+        return 0 if self.rule_broken else self.score
+
+    @property
     def only_rules(self) -> bool:
         """Every scored case passed and a rule is broken: the report says so instead of a count."""
         return self.rule_broken and not self.failed
@@ -294,6 +305,11 @@ class GradeResult:
     @property
     def verdict(self) -> Verdict:
         return Verdict.of(self.cases)
+
+    @property
+    def never_imported(self) -> bool:
+        """Whether the file never imported (or lacked its class): the suite's cases never ran."""
+        return any(c.cause in STOPPED_AT_IMPORT and c.status in (Status.FAILED, Status.ERROR) for c in self.cases)
 
     @property
     def counts(self) -> dict[str, int]:

@@ -1,4 +1,5 @@
-"""A `GradeResult` in the formats autograding platforms read: Gradescope, JUnit XML, exercism.
+"""A `GradeResult` in the formats autograding platforms read: Gradescope, JUnit XML, exercism,
+PrairieLearn.
 
 Every text is made safe again here, not only by the runner: a result can be built anywhere
 (a test, a stored report), and one control character makes a JUnit file invalid XML.
@@ -105,9 +106,9 @@ def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dic
             test["extra_data"] = {"misconception": case.diagnosis}
         tests.append(test)
     # A broken rule (torch's own norm called, say) fails the grade: on a platform that adds up
-    # points it must cost them too, or copying F.rms_norm would earn full marks.
+    # points it must cost them too, or copying F.rms_norm would earn full marks (Verdict.points).
     return {
-        "score": 0.0 if verdict.rule_broken else float(verdict.score),
+        "score": float(verdict.points),
         "execution_time": round(result.duration_s, 3),
         "output": "\n".join(lines),
         "output_format": "md",
@@ -233,9 +234,73 @@ def to_exercism(result: GradeResult) -> dict[str, Any]:
     return {"version": 3, "status": "fail", "message": None, "tests": tests}
 
 
+# -- PrairieLearn ----------------------------------------------------------------------------
+
+
+def _named_lines(result: GradeResult) -> list[str]:
+    """Each named mistake, most cases first: its title and count, then its hint."""
+    lines = []
+    for named in sorted(result.diagnosis, key=lambda d: -d.cases):
+        lines.append(text("named", result.lang, title=named.title, n=named.cases))
+        lines.append(text("hint", result.lang, hint=named.hint))
+    return [sanitize(line) for line in lines]
+
+
+def to_prairielearn(result: GradeResult) -> dict[str, Any]:
+    """PrairieLearn's external grader results (/grade/results/results.json).
+
+    `score` is a fraction in [0, 1]: the points earned (0 when a rule is broken, as on every
+    platform) over the suite's. A file that never imported is `gradable: false` with the reason
+    in `format_errors`: PrairieLearn then neither awards nor takes points and does not count the
+    attempt. Each case is a test with `points`/`max_points` (one per scored case; rules and
+    skipped cases 0 of 0, listed so that nothing the report says is lost), its line in `output`
+    and its named mistake's hint in `message`.
+    """
+    lang = result.lang
+    verdict = result.verdict
+    named = _named_lines(result)
+    if result.never_imported:
+        errors = [sanitize(c.message) for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
+        return {
+            "gradable": False,
+            "score": 0.0,
+            "message": sanitize(verdict_line(result)),
+            "format_errors": errors,
+            "tests": [],
+        }
+    tests = []
+    for _number, case in _ordered(result):
+        scored = case.category is not Category.INTEGRITY and case.status is not Status.SKIPPED
+        passed = case.status is Status.PASSED
+        test: dict[str, Any] = {
+            "name": f"{case.category.label(lang)}: {sanitize(case.name, 200)}",
+            "points": 1 if scored and passed else 0,
+            "max_points": 1 if scored else 0,
+        }
+        if case.status is Status.SKIPPED:
+            test["message"] = sanitize(text("skipped_note", lang, text=case.message))
+        elif not passed:
+            hint = _hint_for(result, case)
+            if hint:
+                test["message"] = sanitize(hint)
+            if case.message:
+                test["output"] = sanitize(case.message)
+        if case.diagnosis:
+            test["description"] = case.diagnosis
+        tests.append(test)
+    score = verdict.points / verdict.max_score if verdict.max_score else 0.0
+    return {
+        "gradable": True,
+        "score": round(score, 6),
+        "message": "\n".join([sanitize(verdict_line(result)), *named]),
+        "tests": tests,
+    }
+
+
 #: Every format `normkata grade --format` writes, by name: the one table the command reads.
 FORMATS = {
     "gradescope": Format("results.json", lambda result, visibility: _json(to_gradescope(result, visibility))),
     "junit": Format("junit.xml", lambda result, _visibility: to_junit(result)),
     "exercism": Format("results.json", lambda result, _visibility: _json(to_exercism(result))),
+    "prairielearn": Format("results.json", lambda result, _visibility: _json(to_prairielearn(result))),
 }
