@@ -180,7 +180,7 @@ def test_the_markdown_report_is_grades_terminal_report(tmp_path: Path) -> None:
         ),
         named=(EPS,),
     )
-    row = Row("alice", False, 1, 2, "eps added outside the square root", seed=7, sha256="ab" * 32)
+    row = Row("alice", False, 1, 2, 1, "eps added outside the square root", seed=7, sha256="ab" * 32)
     text = markdown_report(row, graded, "en")
     body = terminal_report(graded)
     assert f"```text\n{body}\n```\n" in text
@@ -191,14 +191,16 @@ def test_the_markdown_report_is_grades_terminal_report(tmp_path: Path) -> None:
         "NOT YET: 1 of 2 cases pass.",
     ):
         assert line in body.splitlines()
-    assert text.startswith("# rmsnorm\\: alice\n\n| Gradebook | |\n|---|---|\n| score | 1 / 2 |\n")
+    assert text.startswith(
+        "# rmsnorm\\: alice\n\n| Gradebook | |\n|---|---|\n| score | 1 / 2 |\n| cases passed | 1 / 2 |\n"
+    )
     assert "| reason | eps added outside the square root |" in text and "| seed | 7 |" in text
 
 
 def test_nothing_a_submission_controls_acts_as_markdown() -> None:
     message = "```\n![x](https://evil.example/track.png) <img src=x> ````` [link](http://x)"
     graded = result(CaseResult("forward", "forward", Category.FORWARD, Status.FAILED, message))
-    row = Row("[me](http://evil.example) <b>", False, 0, 1, "![x](http://evil.example/x.png) | # h")
+    row = Row("[me](http://evil.example) <b>", False, 0, 1, 0, "![x](http://evil.example/x.png) | # h")
     text = markdown_report(row, graded, "en")
     fence = re.search(r"^(`{3,})text$", text, re.MULTILINE)
     assert fence is not None and len(fence.group(1)) == 6  # longer than the five backticks inside

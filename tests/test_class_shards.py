@@ -493,6 +493,23 @@ def test_canvas_and_moodle_exports(runner, fake, tmp_path: Path) -> None:
     )
 
 
+def test_a_broken_rule_is_one_score_in_the_gradebook_the_summary_the_report_and_every_export(
+    runner, fake, tmp_path: Path
+) -> None:
+    folder = a_class(tmp_path / "class", alice="pass")
+    (folder / "copier.py").write_text("# copier forbid\nimport torch.nn.functional as F\nF.rms_norm\n")
+    result = grade(runner, folder, tmp_path / "g", "--seed", "7")
+    assert "Mean score: 50% of the cases." in " ".join(result.stdout.split())  # alice 1/1, copier 0/1
+    copier = {r["submission"]: r for r in gradebook(tmp_path / "g")}["copier"]
+    assert (copier["score"], copier["max_score"], copier["cases_passed"]) == ("0", "1", "1")
+    assert "| score | 0 / 1 |" in (tmp_path / "g" / "reports" / "copier.md").read_text(encoding="utf-8")
+    for lms, line in (("moodle", "copier,0,forbidden API `F.rms_norm`"), ("canvas", "copier,,,copier,,0")):
+        out = tmp_path / f"{lms}.csv"
+        args = ["gradebook", "export", str(tmp_path / "g"), "--lms", lms, "--out", str(out)]
+        assert invoke(runner, args).exit_code == 0
+        assert line in out.read_text(encoding="utf-8").splitlines()
+
+
 def test_export_refuses_a_shard_and_a_tampered_gradebook(runner, fake, tmp_path: Path) -> None:
     folder = a_class(tmp_path / "class", alice="pass", bob="eps")
     grade(runner, folder, tmp_path / "s", "--shard", "1/2", "--run", "r1")
@@ -507,12 +524,13 @@ def test_export_refuses_a_shard_and_a_tampered_gradebook(runner, fake, tmp_path:
 
 
 def test_points_scale_and_blank() -> None:
-    row = Row("a", False, 30, 45, "x")
+    row = Row("a", False, 30, 45, 30, "x")
     assert points(SignedRow(row, ["wrong-results"]), None) == "30"
     assert points(SignedRow(row, ["wrong-results"]), 10) == "6.67"
-    assert points(SignedRow(row, ["global-state"]), 10) == "0"
+    # A broken rule: the row's score is 0 (cases_passed keeps 45), and the export reads the score.
+    assert points(SignedRow(Row("a", False, 0, 45, 45, "x"), ["global-state"]), 10) == "0"
     assert points(SignedRow(Row("a", max_score=45, error="x"), []), 10) == ""
-    assert points(SignedRow(Row("a", False, 0, 45, "x"), []), 10) == "0"  # graded 0: a grade, not a blank
+    assert points(SignedRow(Row("a", False, 0, 45, 0, "x"), []), 10) == "0"  # graded 0: a grade, not a blank
 
 
 def test_the_key_may_be_hex_as_openssl_writes_it(isolated_home: Path) -> None:
@@ -529,20 +547,26 @@ def test_the_key_may_be_hex_as_openssl_writes_it(isolated_home: Path) -> None:
 def test_a_row_reads_back_typed_and_only_as_written() -> None:
     """A gradebook row holds typed values; its cells (gradebook.csv, the manifests) are read back
     only when spelled as `cells()` writes them, so a hand-edited "yes" or "+5" is no row."""
-    row = Row("alice", True, 5, 5, "", ("rms-no-eps", "stateful-forward"), 0.412, 7, "ab" * 32, "alice")
+    row = Row("alice", True, 5, 5, 5, "", ("rms-no-eps", "stateful-forward"), 0.412, 7, "ab" * 32, "alice")
     cells = row.cells()
     assert cells["passed"] == "true" and cells["score"] == "5" and cells["duration_s"] == "0.412"
     assert cells["misconceptions"] == "rms-no-eps;stateful-forward" and cells["seed"] == "7"
     assert Row.of(cells) == row
     assert Row.of(Row("bob", error="timed out").cells()) == Row("bob", error="timed out")
-    for column, value in (("passed", "yes"), ("score", "+5"), ("duration_s", "nan"), ("seed", "seven")):
+    for column, value in (
+        ("passed", "yes"),
+        ("score", "+5"),
+        ("cases_passed", "5.0"),
+        ("duration_s", "nan"),
+        ("seed", "seven"),
+    ):
         with pytest.raises(ValueError):
             Row.of({**cells, column: value})
 
 
 def test_each_lms_and_each_grade_format_is_one_entry_the_commands_read() -> None:
     from normkata.classroom.lms import LMS
-    from normkata.commands.classroom import export_command
+    from normkata.commands.classroom import export_command, grade_all
     from normkata.commands.grade import grade
     from normkata.grading.formats import FORMATS
 
@@ -552,4 +576,5 @@ def test_each_lms_and_each_grade_format_is_one_entry_the_commands_read() -> None
         return tuple(param.type.choices)
 
     assert choices(export_command, "lms") == tuple(LMS) == ("canvas", "moodle")
-    assert choices(grade, "fmt") == tuple(FORMATS) == ("gradescope", "junit", "exercism")
+    assert choices(grade, "fmt") == tuple(FORMATS) == ("gradescope", "junit", "exercism", "prairielearn")
+    assert choices(grade_all, "results") == tuple(FORMATS)

@@ -22,7 +22,7 @@ from tests.conftest import invoke
 
 GRADING = Path(__file__).parent / "grading"
 RMSNORM_FIXTURES = Path(__file__).parents[1] / "katas" / "rmsnorm" / "fixtures"
-HEADER = "submission,passed,score,max_score,reason,misconceptions,duration_s,seed,sha256,report,note,error"
+HEADER = "submission,passed,score,max_score,cases_passed,reason,misconceptions,duration_s,seed,sha256,report,note,error"
 
 
 @pytest.fixture(autouse=True)

@@ -67,8 +67,11 @@ class Row:
 
     submission: str
     passed: bool | None = None  # None: not graded
+    #: The grade, the one every output reads (the summary, the reports, each export): the cases
+    #: passed, or 0 when a rule of the kata was broken (Verdict.points).
     score: int | None = None
     max_score: int | None = None  # the suite's, the same on every row (normkata.classroom.batch.SuiteMax)
+    cases_passed: int | None = None  # the raw count of scored cases passed, a broken rule or not
     reason: str = ""  # why it did not pass, in one line (normkata.classroom.reasons)
     misconceptions: tuple[str, ...] = ()  # named misconception ids
     duration_s: float | None = None
@@ -84,8 +87,9 @@ class Row:
         return cls(
             submission,
             verdict.passed,
-            verdict.score,
+            verdict.points,
             verdict.max_score,
+            verdict.score,
             reason,
             tuple(d.id for d in result.diagnosis),
             round(result.duration_s, 3),
@@ -104,6 +108,7 @@ class Row:
             "passed": "" if self.passed is None else str(self.passed).lower(),
             "score": _cell(self.score),
             "max_score": _cell(self.max_score),
+            "cases_passed": _cell(self.cases_passed),
             "reason": self.reason,
             "misconceptions": ";".join(self.misconceptions),
             "duration_s": "" if self.duration_s is None else f"{self.duration_s:.3f}",
@@ -126,6 +131,7 @@ class Row:
             passed,
             _number(cells["score"]),
             _number(cells["max_score"]),
+            _number(cells["cases_passed"]),
             cells["reason"],
             tuple(cells["misconceptions"].split(";")) if cells["misconceptions"] else (),
             _seconds(cells["duration_s"]),

@@ -14,8 +14,9 @@ folder after the student's login (Canvas: SIS Login ID; Moodle: the field chosen
   names hold (username, email address or ID number), the grade column to the grade item and
   the feedback column to its feedback.
 
-A submission that could not be graded is left blank (the LMS keeps what it had); one that
-broke a rule of the kata (torch's own norm called) gets 0, as on Gradescope.
+A submission that could not be graded is left blank (the LMS keeps what it had); every other
+gets its row's score, the one gradebook.csv holds (0 for a broken rule of the kata, such as
+torch's own norm called, as on Gradescope).
 """
 
 from __future__ import annotations
@@ -29,13 +30,9 @@ from pathlib import Path
 
 from normkata.classroom.gradebook import neutralise
 from normkata.classroom.key import grading_key
-from normkata.classroom.reasons import KINDS
 from normkata.classroom.signed import MAX_MANIFEST_BYTES, SIGNED, Manifest, SignedRow, Unsigned, verified
 from normkata.errors import InputError
 from normkata.files import open_folder, read_file
-from normkata.grading.contract import Cause
-
-_RULES = {KINDS[Cause.FORBIDDEN], KINDS[Cause.GLOBAL_STATE]}
 
 
 def read_gradebook(folder: Path) -> Manifest:
@@ -62,12 +59,12 @@ def read_gradebook(folder: Path) -> Manifest:
 
 
 def points(signed: SignedRow, scale: float | None) -> str:
-    """The row's grade as the LMS gets it: "" when not graded, 0 when a rule was broken, the score
-    (out of `scale` when given, else out of the suite's max_score)."""
+    """The row's grade as the LMS gets it: "" when not graded, else the row's score (out of
+    `scale` when given, else out of the suite's max_score)."""
     row = signed.row
     if row.passed is None or row.score is None:
         return ""
-    score = 0.0 if _RULES & set(signed.kinds) else float(row.score)
+    score = float(row.score)
     if scale is not None and row.max_score:
         score = score / row.max_score * scale
     return f"{score:.2f}".rstrip("0").rstrip(".")

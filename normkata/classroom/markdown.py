@@ -57,6 +57,7 @@ def markdown_report(row: Row, result: GradeResult, lang: str) -> str:
     cells = row.cells()
     facts = [
         (t("classroom.md.score", lang), f"{cells['score']} / {cells['max_score']}"),
+        (t("classroom.md.cases_passed", lang), f"{cells['cases_passed']} / {cells['max_score']}"),
         (t("classroom.md.reason", lang), row.reason or "-"),
         (t("classroom.md.seed", lang), cells["seed"]),
         (t("classroom.md.sha256", lang), row.sha256),

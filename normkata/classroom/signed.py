@@ -35,8 +35,9 @@ from normkata.classroom.outfolder import OutFolder, canonical, sha256
 from normkata.classroom.shards import MAX_SHARDS, RUN_ID, Shard
 
 SIGNED = "gradebook.signed.json"
-#: 2 added the class run's id and the listing's content digests (a format 1 shard is graded again).
-FORMAT = 2
+#: 2 added the class run's id and the listing's content digests (a format 1 shard is graded again);
+#: 3 the column cases_passed, and a score of 0 for a broken rule.
+FORMAT = 3
 #: The largest signed manifest read: a row is well under 1 kB, a class a few thousand rows.
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 #: It nests five levels (itself, rows, a row, its columns, a value); a little room above that.

@@ -76,6 +76,7 @@ CATALOG = catalog(
         "classroom.md.title": Text("{kata}: {name}", "{kata}：{name}"),
         "classroom.md.field": Text("Gradebook", "成绩册"),
         "classroom.md.score": Text("score", "得分"),
+        "classroom.md.cases_passed": Text("cases passed", "通过的用例"),
         "classroom.md.reason": Text("reason", "原因"),
         "classroom.md.seed": Text("seed", "随机种子"),
         "classroom.md.sha256": Text("sha256", "sha256"),
