@@ -275,3 +275,26 @@ def test_extra_state_is_not_told_to_rename_the_gain() -> None:
     )
     assert load_fix(StateLoad(missing=["gain"], unexpected=["weight"]), naming) == naming
     assert load_fix(StateLoad(mismatched=["weight"]), naming) == naming
+
+
+@pytest.mark.slow
+def test_a_syntax_errors_report_names_the_students_file_out_of_the_suites_cases(runner, tmp_path: Path) -> None:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "alice.py").write_text("import torch\n\n\nclass RMSNorm(torch.nn.Module):\n    def __init__(self, d:\n")
+    out = tmp_path / "grades"
+    result = invoke(runner, ["grade-all", "rmsnorm", str(folder), "--out", str(out), "--jobs", "1", "--seed", "7"])
+    assert result.exit_code == 1, result.output
+    (row,) = csv_rows(out)
+    suite = int(row["max_score"])
+    assert suite > 1 and row["score"] == row["cases_passed"] == "0"
+    report = (out / "reports" / "alice.md").read_text(encoding="utf-8")
+    assert f"| score | 0 / {suite} |" in report
+    assert f"NOT YET: 0 of {suite} cases pass." in report.splitlines()
+    assert "SYNTAX ERROR in alice.py line 5" in report and "rmsnorm.py" not in report
+
+
+def csv_rows(out: Path) -> list[dict[str, str]]:
+    import csv
+
+    return list(csv.DictReader((out / "gradebook.csv").read_text(encoding="utf-8").splitlines()))

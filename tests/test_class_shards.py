@@ -578,3 +578,40 @@ def test_each_lms_and_each_grade_format_is_one_entry_the_commands_read() -> None
     assert choices(export_command, "lms") == tuple(LMS) == ("canvas", "moodle")
     assert choices(grade, "fmt") == tuple(FORMATS) == ("gradescope", "junit", "exercism", "prairielearn")
     assert choices(grade_all, "results") == tuple(FORMATS)
+
+
+def test_refusals_are_worded_in_the_commands_language(runner, tmp_path: Path) -> None:
+    unsigned = tmp_path / "shard"
+    unsigned.mkdir()
+    (unsigned / "gradebook.csv").write_text("submission\n")
+    args = ["gradebook", "merge", str(unsigned), "--out", str(tmp_path / "merged")]
+    assert one_line(invoke(runner, ["--lang", "zh", *args])) == (
+        f"Error: {unsigned}：没有 gradebook.signed.json：不是 grade-all 的输出文件夹（或是在分片签名之前评测的：请重新评测）"
+    )
+    assert one_line(invoke(runner, args)) == (
+        f"Error: {unsigned}: no gradebook.signed.json: not an out folder of grade-all (or graded before shards were "
+        "signed: grade it again)"
+    )
+    export = ["gradebook", "export", str(unsigned), "--lms", "moodle", "--out", str(tmp_path / "m.csv"), "--lang", "zh"]
+    assert "请导出 grade-all 或 gradebook merge 的输出文件夹" in one_line(invoke(runner, export))
+    assert "分片数必须在 1 到" in one_line(
+        invoke(runner, ["--lang", "zh", "grade-all", "rmsnorm", str(unsigned), "--shard", "1/0"])
+    )
+
+
+def test_every_refusal_of_the_classroom_is_worded_in_both_languages() -> None:
+    """No English-only refusal is left in classroom/: each is a catalog key (normkata.i18n.worded)."""
+    import ast
+
+    from normkata.i18n import strings
+
+    for path in sorted((Path(__file__).parents[1] / "normkata" / "classroom").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                name = getattr(node.exc.func, "id", "")
+                assert name != "InputError", f"{path.name}:{node.lineno}: an English-only InputError"
+                if name in ("Worded", "Unsigned"):
+                    key = node.exc.args[0]
+                    assert isinstance(key, ast.Constant) and key.value in strings(), f"{path.name}:{node.lineno}"
+                    text = strings()[key.value]
+                    assert text.en != text.zh, key.value

@@ -114,7 +114,7 @@ def test_24_submissions_whole_and_in_3_shards(runner, tmp_path: Path) -> None:
     assert sorted(set(graded) - set(failing)) == ["alice", "bob", "carol", "dan", "erin.py"]
     assert all(row["reason"] for row in failing.values()), failing  # every failing row says why
     assert graded["syntax"]["reason"] == "syntax error at line 3" and graded["syntax"]["score"] == "0"
-    assert graded["importer"]["reason"].startswith("IMPORT ERROR in rmsnorm.py line 1: ValueError: boom")
+    assert graded["importer"]["reason"].startswith("IMPORT ERROR in importer.py line 1: ValueError: boom")
     assert graded["m_uses_torch_rms_norm"]["reason"].startswith("forbidden API `")
     assert "rms_norm`" in graded["m_uses_torch_rms_norm"]["reason"]
     assert graded["hang"]["reason"].startswith("timed out (")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -283,10 +284,17 @@ def _point_home(result: GradeResult, graded: str, private: str, submission: Stud
     to the submission's own file instead: the teacher's path, and the same report on every run."""
     own = escape_name(str(submission.file))
     folder = escape_name(str(submission.file.parent)) + os.sep if submission.folder else None
+    # The runner names the file it imported by its base name ("SYNTAX ERROR in rmsnorm.py line
+    # 5"): the private copy's, which for a single-file submission is not the student's (alice.py).
+    copy_name = re.compile(rf"\b(in ){re.escape(os.path.basename(graded))}( line \d)")
     for case in result.cases:
         case.message = case.message.replace(graded, own)
         if folder is not None:
             case.message = case.message.replace(private + os.sep, folder)
+        else:
+            case.message = copy_name.sub(
+                lambda m: m.group(1) + escape_name(submission.file.name) + m.group(2), case.message
+            )
     result.file = own
 
 

@@ -15,9 +15,9 @@ import zipfile
 from pathlib import Path
 
 from normkata.content.katas import EXTRAS, Kata
-from normkata.errors import InputError
 from normkata.grading.launch import python_module
 from normkata.grading.source import MAX_SOURCE_BYTES
+from normkata.i18n.worded import Worded
 from normkata.paths import content_root
 
 #: torch as the bundle installs it: the CPU wheel (Gradescope's containers have no GPU, and the
@@ -101,11 +101,11 @@ def build_bundle(
     from normkata.grading.formats import VISIBILITIES
 
     if visibility not in VISIBILITIES:
-        raise InputError(f"--visibility {visibility}: Gradescope knows {', '.join(VISIBILITIES)}")
+        raise Worded("classroom.refuse.visibility", given=visibility, known=", ".join(VISIBILITIES))
     with tempfile.TemporaryDirectory(prefix="normkata-bundle-") as scratch:
         wheel = wheel or build_wheel(Path(scratch))
         if not (wheel.is_file() and wheel.name.startswith("normkata-") and wheel.suffix == ".whl"):
-            raise InputError(f"--wheel: {wheel} is not a normkata wheel (normkata-*.whl)")
+            raise Worded("classroom.refuse.wheel", wheel=wheel)
         setup = _SETUP.format(torch=TORCH, index=TORCH_INDEX, wheel=shlex.quote(wheel_requirement(kata, wheel)))
         shown = "" if visibility == "visible" else f', "visibility": "{visibility}"'
         run = _RUN.format(
@@ -145,7 +145,7 @@ def build_wheel(folder: Path) -> Path:
     """The normkata wheel built from this source checkout, offline (pip with the local hatchling)."""
     root = content_root()
     if not (root / "pyproject.toml").is_file():
-        raise InputError("normkata runs from an installed wheel here: pass that wheel with --wheel FILE")
+        raise Worded("classroom.refuse.installed")
     built = subprocess.run(
         [*python_module("pip"), "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder), str(root)],
         capture_output=True,
@@ -156,5 +156,5 @@ def build_wheel(folder: Path) -> Path:
     wheels = sorted(folder.glob("normkata-*.whl"))
     if built.returncode != 0 or not wheels:
         why = (built.stderr.strip().splitlines() or ["no wheel written"])[-1]
-        raise InputError(f"building the normkata wheel failed ({why}): install hatchling, or pass --wheel FILE")
+        raise Worded("classroom.refuse.wheel_build", why=why)
     return wheels[-1]

@@ -19,6 +19,7 @@ from typing import Any
 
 from normkata.grading.contract import CASE_TIMEOUT_S, GradeResult
 from normkata.grading.text import escape_name
+from normkata.i18n.worded import Phrase
 
 GRADEBOOK = "gradebook.csv"
 REPORTS = "reports"
@@ -37,10 +38,21 @@ class Settings:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
-    def describe(self) -> str:
+    def describe(self) -> Phrase:
         """`rmsnorm, en, seed 7, 10 s, auto`: what a refusal names."""
-        seed = "fresh seeds" if self.seed is None else f"seed {self.seed}"
-        return f"{self.kata}, {self.lang}, {seed}, {self.timeout:g} s, {self.device}"
+        seed = (
+            Phrase("classroom.settings.fresh")
+            if self.seed is None
+            else Phrase("classroom.settings.seed", seed=self.seed)
+        )
+        return Phrase(
+            "classroom.settings",
+            kata=self.kata,
+            lang=self.lang,
+            seed=seed,
+            timeout=f"{self.timeout:g}",
+            device=self.device,
+        )
 
     @classmethod
     def from_json(cls, data: Any) -> Settings:

@@ -12,8 +12,8 @@ import binascii
 import os
 import secrets
 
-from normkata.errors import InputError
 from normkata.files import read_file, write_file
+from normkata.i18n.worded import Worded
 from normkata.paths import state_dir
 
 #: The key's file in the state folder: 32 random bytes (or their 64 hex digits), owner-only.
@@ -39,10 +39,10 @@ def grading_key() -> bytes:
     try:
         data = read_file(path, 2 * KEY_BYTES + 2)
     except OSError as exc:
-        raise InputError(f"{path}: the grade-all key cannot be read ({exc})") from None
+        raise Worded("classroom.refuse.key_unreadable", path=path, why=exc) from None
     key = _decoded(data)
     if key is None:
-        raise InputError(f"{path} is not a grade-all key (32 bytes, or 64 hex digits): remove it and run again")
+        raise Worded("classroom.refuse.key_invalid", path=path)
     return key
 
 

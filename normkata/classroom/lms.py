@@ -31,8 +31,8 @@ from pathlib import Path
 from normkata.classroom.gradebook import neutralise
 from normkata.classroom.key import grading_key
 from normkata.classroom.signed import MAX_MANIFEST_BYTES, SIGNED, Manifest, SignedRow, Unsigned, verified
-from normkata.errors import InputError
 from normkata.files import open_folder, read_file
+from normkata.i18n.worded import Worded
 
 
 def read_gradebook(folder: Path) -> Manifest:
@@ -40,21 +40,19 @@ def read_gradebook(folder: Path) -> Manifest:
     try:
         fd = open_folder(folder)
     except OSError as exc:
-        raise InputError(f"{folder}: not a grade-all out folder ({exc.strerror})") from None
+        raise Worded("classroom.refuse.not_out_folder", path=folder, why=exc.strerror) from None
     try:
         data = read_file(SIGNED, MAX_MANIFEST_BYTES, dir_fd=fd)
     except OSError:
-        raise InputError(f"{folder}: no {SIGNED}: export a grade-all or gradebook merge out folder") from None
+        raise Worded("classroom.refuse.export_unsigned", path=folder, signed=SIGNED) from None
     finally:
         os.close(fd)
     try:
         manifest = verified(data, grading_key())
     except Unsigned as exc:
-        raise InputError(f"{folder}/{SIGNED}: {exc}") from None
+        raise Worded("classroom.refuse.unsigned", path=f"{folder}/{SIGNED}", why=exc.phrase) from None
     if manifest.shard.count != 1:
-        raise InputError(
-            f"{folder} is shard {manifest.shard} of a class: merge the shards first (normkata gradebook merge)"
-        )
+        raise Worded("classroom.refuse.export_shard", path=folder, shard=manifest.shard)
     return manifest
 
 
@@ -114,7 +112,7 @@ def export(manifest: Manifest, lms: str, assignment: str, scale: float | None) -
 def check_scale(scale: float | None) -> None:
     """`--points`: a finite number of points above 0 (nan or inf would be written into every cell)."""
     if scale is not None and not (math.isfinite(scale) and scale > 0):
-        raise InputError(f"--points {scale:g}: must be a finite number of points above 0")
+        raise Worded("classroom.refuse.points", value=f"{scale:g}")
 
 
 def write_export(folder: Path, lms: str, out: Path, assignment: str | None, scale: float | None) -> tuple[int, int]:

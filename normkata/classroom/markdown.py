@@ -50,8 +50,21 @@ def terminal_report(result: GradeResult) -> str:
     return "\n".join(line.rstrip() for line in stream.getvalue().splitlines())
 
 
+def _over_the_suite(body: str, row: Row, result: GradeResult) -> str:
+    """A file that never imported reached one case; its row counts it out of the suite's cases
+    (normkata.classroom.batch.SuiteMax), and so does the verdict line under the header."""
+    if not result.never_imported or row.max_score is None or row.max_score == result.max_score:
+        return body
+    key = "verdict.pass" if result.passed else "verdict.fail"
+
+    def line(total: int) -> str:
+        return t(f"report.{key}", result.lang, count=t("grade.count", result.lang, passed=result.score, total=total))
+
+    return body.replace(line(result.max_score), line(row.max_score))
+
+
 def markdown_report(row: Row, result: GradeResult, lang: str) -> str:
-    body = terminal_report(result)
+    body = _over_the_suite(terminal_report(result), row, result)
     longest = max((len(run) for run in re.findall("`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     cells = row.cells()

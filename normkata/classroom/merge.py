@@ -22,8 +22,8 @@ from normkata.classroom.key import grading_key
 from normkata.classroom.outfolder import MAX_REPORT_BYTES, OutFolder, sha256
 from normkata.classroom.shards import Shard
 from normkata.classroom.signed import MAX_MANIFEST_BYTES, SIGNED, Manifest, SignedRow, Unsigned, seal, verified
-from normkata.errors import InputError
 from normkata.files import open_folder, read_file
+from normkata.i18n.worded import Worded
 
 _REPORT_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.(json|md)")
 
@@ -41,7 +41,7 @@ def merge(outs: list[Path], out: Path, *, force: bool = False) -> Manifest:
     for an `out` that holds anything already, unless `force`."""
     there = OutFolder.what_is_there(out)
     if there is not None and not force:
-        raise InputError(f"--out {out} holds {there}: choose another folder, or add --force to replace it")
+        raise Worded("classroom.refuse.out_holds", out=out, there=there)
     key = grading_key()
     shards = [_read_shard(path, key) for path in outs]
     first = shards[0]
@@ -52,42 +52,38 @@ def merge(outs: list[Path], out: Path, *, force: bool = False) -> Manifest:
     for shard in shards:
         index = shard.manifest.shard.index
         if index in by_index:
-            raise InputError(
-                f"{by_index[index].path} and {shard.path} are both shard {shard.manifest.shard}: "
-                "each shard is merged once"
+            raise Worded(
+                "classroom.refuse.same_shard", a=by_index[index].path, b=shard.path, shard=shard.manifest.shard
             )
         by_index[index] = shard
     missing = [str(Shard(k, count)) for k in range(1, count + 1) if k not in by_index]
     if missing:
-        raise InputError(
-            f"shard {', '.join(missing)} missing: a class graded in {count} shards is merged from all "
-            f"{count} out folders"
-        )
+        raise Worded("classroom.refuse.missing_shard", missing=", ".join(missing), count=count)
     rows: dict[str, tuple[SignedRow, _Shard]] = {}
     for shard in shards:
         manifest = shard.manifest
         for signed in manifest.rows:
             name = signed.row.submission
             if name in rows:
-                raise InputError(f"submission {name!r} is in both {rows[name][1].path} and {shard.path}")
+                raise Worded("classroom.refuse.in_two", name=repr(name), a=rows[name][1].path, b=shard.path)
             if not manifest.shard.holds(name):
-                raise InputError(f"{shard.path}: submission {name!r} does not belong to shard {manifest.shard}")
+                raise Worded("classroom.refuse.misplaced", path=shard.path, name=repr(name), shard=manifest.shard)
             rows[name] = (signed, shard)
     for shard in shards:
         manifest = shard.manifest
         if len(manifest.rows) != manifest.assigned:
-            raise InputError(
-                f"{shard.path}: shard {manifest.shard} holds {len(manifest.rows)} of its "
-                f"{manifest.assigned} submissions (interrupted?): run its grade-all again"
+            raise Worded(
+                "classroom.refuse.incomplete",
+                path=shard.path,
+                shard=manifest.shard,
+                n=len(manifest.rows),
+                assigned=manifest.assigned,
             )
     if len(rows) != first.manifest.class_size:
-        raise InputError(f"the shards hold {len(rows)} of the class's {first.manifest.class_size} submissions")
+        raise Worded("classroom.refuse.class_size", n=len(rows), size=first.manifest.class_size)
     maxima = sorted({signed.row.max_score for signed, _ in rows.values() if signed.row.max_score is not None})
     if len(maxima) > 1:
-        raise InputError(
-            f"rows are graded out of different maxima ({', '.join(map(str, maxima))}): grade every shard on the "
-            "same kind of machine, or with --device cpu"
-        )
+        raise Worded("classroom.refuse.maxima", maxima=", ".join(map(str, maxima)))
     merged = Manifest(
         first.manifest.settings,
         Shard(),
@@ -115,29 +111,31 @@ def merge(outs: list[Path], out: Path, *, force: bool = False) -> Manifest:
 def _same_class(first: _Shard, other: _Shard) -> None:
     a, b = first.manifest, other.manifest
     if a.settings != b.settings:
-        raise InputError(
-            f"{other.path} was graded with {b.settings.describe()}, {first.path} with {a.settings.describe()}: "
-            "the shards of one class share the kata, language, seed, case timeout and device"
+        raise Worded(
+            "classroom.refuse.settings",
+            b=other.path,
+            b_settings=b.settings.describe(),
+            a=first.path,
+            a_settings=a.settings.describe(),
         )
     if a.shard.count != b.shard.count:
-        raise InputError(f"{other.path} is shard {b.shard}, {first.path} shard {a.shard}: one class, one count")
+        raise Worded("classroom.refuse.count", b=other.path, b_shard=b.shard, a=first.path, a_shard=a.shard)
     if a.run != b.run:
-        raise InputError(
-            f"{other.path} is of class run {b.run}, {first.path} of run {a.run}: merge the shards of one run "
-            "(a shard kept from an earlier run is as signed as today's)"
-        )
+        raise Worded("classroom.refuse.run", b=other.path, b_run=b.run, a=first.path, a_run=a.run)
     if a.listing.keys() != b.listing.keys():
         names = sorted(a.listing.keys() ^ b.listing.keys())
-        raise InputError(
-            f"{other.path} and {first.path} were split from different class folders "
-            f"({b.class_size} and {a.class_size} submissions; {names[0]!r} is in one only)"
+        raise Worded(
+            "classroom.refuse.listing",
+            b=other.path,
+            a=first.path,
+            b_size=b.class_size,
+            a_size=a.class_size,
+            name=repr(names[0]),
         )
     changed = sorted(name for name in a.listing if a.listing[name] != b.listing[name])
     if changed:
-        raise InputError(
-            f"{other.path} read other contents of the class than {first.path} ({changed[0]!r}, and "
-            f"{len(changed) - 1} more, differ): the files changed between the shards' runs; grade every "
-            "shard again from the same files"
+        raise Worded(
+            "classroom.refuse.contents", b=other.path, a=first.path, name=repr(changed[0]), more=len(changed) - 1
         )
 
 
@@ -146,36 +144,35 @@ def _read_shard(path: Path, key: bytes) -> _Shard:
     try:
         fd = open_folder(path)
     except OSError as exc:
-        raise InputError(f"{path}: not a grade-all out folder ({exc.strerror}; links are not followed)") from None
+        raise Worded("classroom.refuse.not_shard_folder", path=path, why=exc.strerror) from None
     try:
         try:
             data = read_file(SIGNED, MAX_MANIFEST_BYTES, dir_fd=fd)
         except OSError:
-            raise InputError(
-                f"{path}: no {SIGNED}: not an out folder of grade-all (or graded before shards "
-                "were signed: grade it again)"
-            ) from None
+            raise Worded("classroom.refuse.merge_unsigned", path=path, signed=SIGNED) from None
         try:
             manifest = verified(data, key)
         except Unsigned as exc:
-            raise InputError(f"{path}/{SIGNED}: {exc}") from None
+            raise Worded("classroom.refuse.unsigned", path=f"{path}/{SIGNED}", why=exc.phrase) from None
         reports: dict[str, bytes] = {}
         for relative, digest in manifest.files.items():
             folder, _, name = relative.partition("/")
             if relative != GRADEBOOK and not (folder == REPORTS and _REPORT_FILE.fullmatch(name)):
-                raise InputError(f"{path}/{SIGNED}: lists {relative!r}, which no grade-all writes")
+                raise Worded("classroom.refuse.foreign_file", path=f"{path}/{SIGNED}", file=repr(relative))
             try:
                 content = _read_in(fd, relative, name)
             except OSError:
-                raise InputError(f"{path}/{relative}: missing or not a regular file, though signed") from None
+                raise Worded("classroom.refuse.signed_missing", path=f"{path}/{relative}") from None
             if sha256(content) != digest:
-                raise InputError(f"{path}/{relative} is not what was signed: changed or replaced after grading")
+                raise Worded("classroom.refuse.signed_changed", path=f"{path}/{relative}")
             if relative != GRADEBOOK:
                 reports[name] = content
         for signed in manifest.rows:
             report = signed.row.report
             if report and not {f"{report}.json", f"{report}.md"} <= reports.keys():
-                raise InputError(f"{path}/{SIGNED}: the reports of {signed.row.submission!r} are not signed")
+                raise Worded(
+                    "classroom.refuse.reports_unsigned", path=f"{path}/{SIGNED}", name=repr(signed.row.submission)
+                )
         return _Shard(path, manifest, reports)
     finally:
         os.close(fd)

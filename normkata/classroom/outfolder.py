@@ -34,10 +34,10 @@ from normkata.boundedjson import RefusedJSON, loads
 from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Row, Settings, gradebook_text
 from normkata.classroom.key import grading_key
 from normkata.classroom.shards import WHOLE_CLASS, Shard
-from normkata.errors import InputError
 from normkata.files import open_folder, read_file, write_file
 from normkata.grading.contract import GradeResult
 from normkata.grading.wire import from_wire
+from normkata.i18n.worded import Phrase, Worded
 
 MANIFEST = ".normkata-manifest.json"
 #: A report is a few kB; anything far larger in the out folder is not one of ours.
@@ -77,14 +77,18 @@ class _Recorded:
     suite_max: Any
     entries: dict[str, _Entry]
 
-    def describe(self) -> str:
+    def describe(self) -> Phrase:
         try:
             settings = Settings.from_json(self.settings).describe()
         except ValueError:
-            settings = "unknown settings"
+            settings = Phrase("classroom.settings.unknown")
         folder, shard = self.origin
-        graded = "a merge of shards" if folder == os.devnull else f"{folder}, shard {shard}"
-        return f"the finished gradebook of {len(self.entries)} graded submission(s) ({settings}) from {graded}"
+        graded = (
+            Phrase("classroom.there.merge")
+            if folder == os.devnull
+            else Phrase("classroom.there.shard", folder=folder, shard=shard)
+        )
+        return Phrase("classroom.there.gradebook", n=len(self.entries), settings=settings, graded=graded)
 
 
 @dataclass
@@ -116,10 +120,7 @@ class OutFolder:
         `class_folder`, a link, not ours, or holds another gradebook (see the module's docstring)."""
         real_out, real_class = os.path.realpath(path), os.path.realpath(class_folder)
         if _inside(real_out, real_class):
-            raise InputError(
-                f"--out {path} is inside the class folder {class_folder}, where students' files "
-                "could stand in for the gradebook: choose a folder outside it"
-            )
+            raise Worded("classroom.refuse.out_inside", out=path, folder=class_folder)
         key = grading_key()
         if not os.path.lexists(path):
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -130,41 +131,34 @@ class OutFolder:
         try:
             fd = open_folder(path)
         except OSError as exc:
-            raise InputError(
-                f"--out {path}: not a folder of its own ({exc.strerror}; links are not followed)"
-            ) from None
+            raise Worded("classroom.refuse.out_not_folder", out=path, why=exc.strerror) from None
         folder = cls(path, fd, key, settings, [real_class, str(shard)])
         if created:
             return folder
         recorded = folder._recorded()
         if recorded is None and os.listdir(fd) and not force:
             os.close(fd)
-            raise InputError(
-                f"--out {path} exists and was not written by normkata grade-all: choose another "
-                "folder, or add --force to grade everything into it"
-            )
+            raise Worded("classroom.refuse.out_foreign", out=path)
         if recorded is None:
             return folder
         rerun = recorded.origin == folder.origin and recorded.settings == settings.to_json()
         if not rerun and not force:
             os.close(fd)
-            raise InputError(
-                f"--out {path} holds {recorded.describe()}: choose another folder, or add --force to replace it"
-            )
+            raise Worded("classroom.refuse.out_holds", out=path, there=recorded.describe())
         if rerun:
             folder.suite_max = recorded.suite_max if type(recorded.suite_max) is int else None
             folder.previous = {} if force else recorded.entries
         return folder
 
     @staticmethod
-    def what_is_there(path: Path) -> str | None:
+    def what_is_there(path: Path) -> Phrase | None:
         """What stands in the folder at `path` (None: nothing, or an empty folder), in a few words."""
         try:
             fd = open_folder(path)
         except FileNotFoundError:
             return None
         except OSError as exc:  # a link, a file, a folder that cannot be opened
-            return f"something that is not a folder of its own ({exc.strerror or exc})"
+            return Phrase("classroom.there.not_folder", why=exc.strerror or exc)
         try:
             names = sorted(os.listdir(fd))
             if not names:
@@ -173,7 +167,7 @@ class OutFolder:
             if recorded is not None:
                 return recorded.describe()
             shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-            return f"{len(names)} entries ({shown})"
+            return Phrase("classroom.there.entries", n=len(names), names=shown)
         finally:
             os.close(fd)
 

@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from normkata.errors import InputError
+from normkata.i18n.worded import Phrase, Worded
 
 #: More shards than this is a typo, not a class.
 MAX_SHARDS = 10_000
@@ -65,22 +65,22 @@ def parse_shard(text: str, environ: Mapping[str, str]) -> Shard:
         return _from_engine(environ)
     found = _SPEC.fullmatch(text.strip())
     if not found:
-        raise InputError(f"--shard {text}: expected K/N (shard K of N, e.g. 2/3) or auto")
-    return _checked(int(found.group(1)), int(found.group(2)), f"--shard {text}")
+        raise Worded("classroom.refuse.shard_spec", text=text)
+    return _checked(int(found.group(1)), int(found.group(2)), Phrase("classroom.source.given", text=text))
 
 
-def _checked(index: int, count: int, source: str) -> Shard:
+def _checked(index: int, count: int, source: Phrase) -> Shard:
     if not 1 <= count <= MAX_SHARDS:
-        raise InputError(f"{source}: the number of shards must be between 1 and {MAX_SHARDS}")
+        raise Worded("classroom.refuse.shard_count", source=source, max=MAX_SHARDS)
     if not 1 <= index <= count:
-        raise InputError(f"{source}: shard {index} of {count} does not exist (shards are 1 to {count})")
+        raise Worded("classroom.refuse.shard_index", source=source, index=index, count=count)
     return Shard(index, count)
 
 
 def _number(environ: Mapping[str, str], name: str) -> int:
     value = environ.get(name, "").strip()
     if not re.fullmatch(r"\d{1,9}", value):
-        raise InputError(f"--shard auto: {name}={value!r} is not a whole number")
+        raise Worded("classroom.refuse.shard_number", name=name, value=repr(value))
     return int(value)
 
 
@@ -90,41 +90,37 @@ def _from_engine(environ: Mapping[str, str]) -> Shard:
         count = _number(environ, "SLURM_ARRAY_TASK_COUNT") if "SLURM_ARRAY_TASK_COUNT" in environ else 0
         first = _number(environ, "SLURM_ARRAY_TASK_MIN") if "SLURM_ARRAY_TASK_MIN" in environ else 0
         step = _number(environ, "SLURM_ARRAY_TASK_STEP") if "SLURM_ARRAY_TASK_STEP" in environ else 1
-        source = f"--shard auto (Slurm array task {task}, {count} tasks from {first})"
+        source = Phrase("classroom.source.slurm", task=task, count=count, first=first)
         if not count:
-            raise InputError(
-                "--shard auto: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT: run it "
-                "as a job array (sbatch --array=0-2)"
-            )
+            raise Worded("classroom.refuse.slurm_count")
         if "SLURM_ARRAY_TASK_MAX" in environ and step:
             last = _number(environ, "SLURM_ARRAY_TASK_MAX")
             if (last - first) // step + 1 != count:
-                raise InputError(
-                    f"{source}: the array is not evenly spaced ({first} to {last}, step {step}, "
-                    f"{count} tasks): use a range such as --array=0-{count - 1}"
+                raise Worded(
+                    "classroom.refuse.slurm_spacing",
+                    source=source,
+                    first=first,
+                    last=last,
+                    step=step,
+                    count=count,
+                    end=count - 1,
                 )
         if step < 1 or task < first or (task - first) % step:
-            raise InputError(f"{source}: task {task} is not in the array")
+            raise Worded("classroom.refuse.slurm_task", source=source, task=task)
         return _checked((task - first) // step + 1, count, source)
     if "JOB_COMPLETION_INDEX" in environ:
         index = _number(environ, "JOB_COMPLETION_INDEX")
         if "NORMKATA_SHARD_COUNT" not in environ:
-            raise InputError(
-                "--shard auto: JOB_COMPLETION_INDEX is set but not NORMKATA_SHARD_COUNT: set it to "
-                "the Indexed Job's completions"
-            )
+            raise Worded("classroom.refuse.k8s_count")
         count = _number(environ, "NORMKATA_SHARD_COUNT")
-        return _checked(index + 1, count, f"--shard auto (Kubernetes completion index {index} of {count})")
+        return _checked(index + 1, count, Phrase("classroom.source.k8s", index=index, count=count))
     if "NORMKATA_SHARD_INDEX" in environ:
         index = _number(environ, "NORMKATA_SHARD_INDEX")
         if "NORMKATA_SHARD_COUNT" not in environ:
-            raise InputError("--shard auto: NORMKATA_SHARD_INDEX is set but not NORMKATA_SHARD_COUNT")
+            raise Worded("classroom.refuse.env_count")
         count = _number(environ, "NORMKATA_SHARD_COUNT")
-        return _checked(index + 1, count, f"--shard auto (NORMKATA_SHARD_INDEX {index} of {count})")
-    raise InputError(
-        "--shard auto: none of SLURM_ARRAY_TASK_ID (Slurm), JOB_COMPLETION_INDEX (Kubernetes) or "
-        "NORMKATA_SHARD_INDEX (GitHub Actions and others) is set: pass --shard K/N"
-    )
+        return _checked(index + 1, count, Phrase("classroom.source.env", index=index, count=count))
+    raise Worded("classroom.refuse.no_engine")
 
 
 def class_run(given: str | None, shard: Shard, environ: Mapping[str, str]) -> str:
@@ -132,26 +128,21 @@ def class_run(given: str | None, shard: Shard, environ: Mapping[str, str]) -> st
     malformed one, or for a class split by hand without one."""
     if given is not None:
         if not RUN_ID.fullmatch(given):
-            raise InputError(
-                f"--run {given}: expected an id of letters, digits, '.', '_', ':' or '-' (at most 100), e.g. 2026-12-07"
-            )
+            raise Worded("classroom.refuse.run_id", given=given)
         return given
     engine = _engine_run(environ)
     if engine is not None:
         return engine
     if shard.count == 1:
         return secrets.token_hex(8)
-    raise InputError(
-        f"--shard {shard} needs --run ID: the one id every shard of this class run is given (e.g. the "
-        "date; or set NORMKATA_RUN_ID), so that the merge refuses a shard of another run"
-    )
+    raise Worded("classroom.refuse.run_needed", shard=shard)
 
 
 def _engine_run(environ: Mapping[str, str]) -> str | None:
     """The engine's id of this run, when one is set and well formed."""
     given = environ.get("NORMKATA_RUN_ID")
     if given is not None and not RUN_ID.fullmatch(given):
-        raise InputError(f"NORMKATA_RUN_ID={given[:100]!r}: expected an id of letters, digits, '.', '_', ':' or '-'")
+        raise Worded("classroom.refuse.run_env", given=repr(given[:100]))
     candidates = [given or ""]
     if environ.get("SLURM_ARRAY_JOB_ID"):
         candidates.append(f"slurm-{environ['SLURM_ARRAY_JOB_ID']}")

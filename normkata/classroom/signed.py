@@ -33,6 +33,7 @@ from normkata.boundedjson import RefusedJSON, loads
 from normkata.classroom.gradebook import GRADEBOOK, Row, Settings
 from normkata.classroom.outfolder import OutFolder, canonical, sha256
 from normkata.classroom.shards import MAX_SHARDS, RUN_ID, Shard
+from normkata.i18n.worded import Phrase
 
 SIGNED = "gradebook.signed.json"
 #: 2 added the class run's id and the listing's content digests (a format 1 shard is graded again);
@@ -101,7 +102,12 @@ def _tag(key: bytes, body: dict[str, object]) -> str:
 
 
 class Unsigned(ValueError):
-    """The manifest does not verify with this key, or is not one."""
+    """The manifest does not verify with this key, or is not one: `phrase` says which, worded
+    where it is shown."""
+
+    def __init__(self, key: str, /, **fields: object) -> None:
+        self.phrase = Phrase(key, **fields)
+        super().__init__(str(self.phrase))
 
 
 def verified(data: bytes, key: bytes) -> Manifest:
@@ -110,15 +116,12 @@ def verified(data: bytes, key: bytes) -> Manifest:
     try:
         document = loads(data, max_bytes=MAX_MANIFEST_BYTES, max_depth=MAX_MANIFEST_DEPTH)
     except RefusedJSON as exc:
-        raise Unsigned(f"not a manifest: {exc}") from None
+        raise Unsigned("classroom.unsigned.not_json", why=str(exc)) from None
     if not isinstance(document, dict) or not isinstance(document.get("tag"), str):
-        raise Unsigned("it has no signature")
+        raise Unsigned("classroom.unsigned.no_tag")
     tag = document.pop("tag")
     if not hmac.compare_digest(tag, _tag(key, document)):
-        raise Unsigned(
-            "its signature does not verify with this grading key: it was changed after grading, or "
-            "graded with another key"
-        )
+        raise Unsigned("classroom.unsigned.bad_tag")
     try:
         if document["format"] != FORMAT:
             raise ValueError("format")
@@ -136,4 +139,4 @@ def verified(data: bytes, key: bytes) -> Manifest:
             Settings.from_json(document["settings"]), Shard(index, count), run, dict(listing), assigned, rows, files
         )
     except (KeyError, TypeError, ValueError, AttributeError):
-        raise Unsigned("it is signed but not a manifest this normkata reads") from None
+        raise Unsigned("classroom.unsigned.unreadable") from None

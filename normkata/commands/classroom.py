@@ -250,13 +250,14 @@ def merge_command(shards: tuple[Path, ...], out: Path, force: bool, lang: str | 
     """
     from normkata.classroom.merge import merge
     from normkata.i18n import t
+    from normkata.i18n.worded import Worded
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     real_out = os.path.realpath(out)
     for shard in shards:
         if os.path.realpath(shard) == real_out:
-            raise InputError(f"--out {out} is one of the shards: merge into another folder")
+            raise Worded("classroom.refuse.out_is_shard", out=out)
     merged = merge(list(shards), out, force=force)
     make_console().print(
         t("classroom.merged", lang, shards=len(shards), kata=merged.settings.kata, n=len(merged.rows), out=out)

@@ -29,8 +29,18 @@ def lang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
         "--lang",
         type=click.Choice(LANGS),
         default=None,
+        callback=_remember_lang,
         help="Language of questions and interface (default: NORMKATA_LANG, then the locale).",
     )(fn)
+
+
+def _remember_lang(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A subcommand's --lang is the command's language for the errors worded at the edge too
+    (cli.py words an error after the command has left; it reads the root's state)."""
+    state = ctx.find_object(AppState)
+    if value is not None and state is not None:
+        state.lang_option = value
+    return value
 
 
 def current_lang(option: str | None) -> str:
