@@ -66,6 +66,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "normkata.commands.classroom:gradescope_bundle",
         "Build a Gradescope autograder (setup.sh, run_autograder, the normkata wheel) for a kata.",
     ),
+    "prairielearn-bundle": (
+        "normkata.commands.classroom:prairielearn_bundle",
+        "Write a PrairieLearn question for a kata: info.json, question.html, the grader's entry point.",
+    ),
     "lab": ("normkata.commands.lab:lab", "Run the source documents' experiments and see the phenomena."),
     "bench": (
         "normkata.commands.lab:bench",

@@ -347,3 +347,54 @@ def gradescope_bundle(
     lang = current_lang(lang)
     path = build_bundle(get_kata(kata_name, lang), out, wheel=wheel, lang=lang, seed=seed, visibility=visibility)
     make_console().print(t("classroom.bundle.written", lang, path=path))
+
+
+@click.command("prairielearn-bundle")
+@click.argument("kata_name", metavar="KATA")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The question folder to write (default: ./normkata-KATA), new or empty.",
+)
+@click.option(
+    "--image",
+    required=True,
+    help="The grader image info.json names, as PrairieLearn pulls it (e.g. yourorg/normkata-grader:1); "
+    "built from the folder's image/.",
+)
+@click.option(
+    "--wheel",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The normkata wheel for the image (default: built from this source checkout).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Grade every submission on the inputs of this seed (default: a fresh draw each, recorded).",
+)
+@lang_option
+def prairielearn_bundle(
+    kata_name: str, out: Path | None, image: str, wheel: Path | None, seed: int | None, lang: str | None
+) -> None:
+    """Write a PrairieLearn question for a kata: info.json, question.html, the grader's entry point.
+
+    The entry point (tests/run.sh) grades the uploaded <kata>.py with `normkata grade --format
+    prairielearn`; image/ holds the Dockerfile and wheel of the grader image --image names.
+
+    \b
+    Examples:
+      normkata prairielearn-bundle rmsnorm --image yourorg/normkata-grader:1
+      normkata prairielearn-bundle rmsnorm --image yourorg/normkata-grader:1 --seed 7 --out questions/rmsnorm
+    """
+    from normkata.classroom.prairielearn import build_question
+    from normkata.content.katas import get_kata
+    from normkata.i18n import t
+    from normkata.ui.terminal import make_console
+
+    lang = current_lang(lang)
+    kata = get_kata(kata_name, lang)
+    path = build_question(kata, out or Path(f"normkata-{kata.id}"), image=image, wheel=wheel, lang=lang, seed=seed)
+    make_console().print(t("classroom.question.written", lang, path=path, image=image))

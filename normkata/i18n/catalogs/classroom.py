@@ -321,6 +321,16 @@ CATALOG = catalog(
             "something that is not a folder of its own ({why})", "不是独立文件夹的东西（{why}）"
         ),
         "classroom.there.entries": Text("{n} entries ({names})", " {n} 个条目（{names}）"),
+        "classroom.refuse.question_exists": Text(
+            "--out {out} already holds files: choose an empty or new folder for the question",
+            "--out {out} 中已有文件：请为这道题选择一个空的或新的文件夹",
+        ),
+        "classroom.question.written": Text(
+            "Wrote the question {path}: build and push its grader image ({image}) from {path}/image/, then copy "
+            "the folder into your course's questions/.",
+            "已写入题目 {path}：先用 {path}/image/ 构建并推送评分镜像（{image}），"
+            "再把这个文件夹复制到课程的 questions/ 中。",
+        ),
         "classroom.bundle.written": Text(
             "Wrote {path}: upload it as the autograder of a Gradescope programming assignment.",
             "已写入 {path}：将它上传为 Gradescope 编程作业的自动评分器。",
