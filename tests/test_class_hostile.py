@@ -298,7 +298,7 @@ def _check_every_name(runner, folder: Path, out: Path, names: dict[str, str]) ->
     assert "caf\\xe9" in by_name and "\\x1b[2J\\x1b[32mALL PASSED\\x1b[0m" in by_name
     assert by_name["nested"][-1].endswith(f"nested nests folders deeper than {MAX_FOLDER_DEPTH}")
     reports = os.listdir(out / "reports")
-    assert len(reports) == 2 * len(names)  # JSON and Markdown each (the nested one could not be graded)
+    assert len(reports) == 3 * len(names)  # JSON, Markdown and HTML each (the nested one could not be graded)
     assert all(len(os.fsencode(name)) < 128 and "/" not in name and not name.startswith(".") for name in reports)
     for report in reports:
         if report.endswith(".json"):

@@ -149,7 +149,14 @@ def test_every_submission_is_a_row_and_a_report(runner, fake, tmp_path: Path) ->
     report = json.loads((out / "reports" / "bob.json").read_text(encoding="utf-8"))
     assert report["file"] == str(folder / "bob" / "rmsnorm.py")
     assert report["diagnosis"][0]["id"] == "rms-eps-outside-sqrt"
-    assert sorted(p.name for p in (out / "reports").iterdir()) == ["alice.json", "alice.md", "bob.json", "bob.md"]
+    assert sorted(p.name for p in (out / "reports").iterdir()) == [
+        "alice.html",
+        "alice.json",
+        "alice.md",
+        "bob.html",
+        "bob.json",
+        "bob.md",
+    ]
     text = " ".join(result.stdout.split())
     assert "rmsnorm: 5 submissions in" in text and "2 at a time: 1 passed, 1 not yet, 3 could not be graded." in text
     assert "Mean score: 50% of the cases." in text

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from normkata.classroom.gradebook import Row, Settings, report_names, report_text
 from normkata.classroom.markdown import markdown_report
 from normkata.classroom.outfolder import OutFolder
+from normkata.classroom.page import write_pages
 from normkata.classroom.reasons import reason_of, stopped_at_import
 from normkata.classroom.shards import WHOLE_CLASS, Shard
 from normkata.classroom.signed import Manifest, SignedRow, seal
@@ -202,6 +203,7 @@ def grade_all(
                 suite,
                 Manifest(settings, shard, run or "unnamed", listing, len(mine), [], {}),
             )
+            write_pages(folder, kata.id, [(o.row, o.result, o.kinds) for o in outcomes], settings.lang)
     finally:
         folder.close()
     return outcomes

@@ -63,8 +63,13 @@ def _over_the_suite(body: str, row: Row, result: GradeResult) -> str:
     return body.replace(line(result.max_score), line(row.max_score))
 
 
+def report_body(row: Row, result: GradeResult) -> str:
+    """`grade`'s terminal report of the row's result, its verdict out of the row's max_score."""
+    return _over_the_suite(terminal_report(result), row, result)
+
+
 def markdown_report(row: Row, result: GradeResult, lang: str) -> str:
-    body = _over_the_suite(terminal_report(result), row, result)
+    body = report_body(row, result)
     longest = max((len(run) for run in re.findall("`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     cells = row.cells()

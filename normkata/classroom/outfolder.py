@@ -296,6 +296,14 @@ class OutFolder:
         finally:
             os.close(outer)
 
+    def write_report_page(self, report: str, data: bytes) -> None:
+        """reports/<report>.html (normkata.classroom.page), derived from the row and its report."""
+        reports = self._reports()
+        try:
+            _replace(reports, f"{report}.html", data)
+        finally:
+            os.close(reports)
+
     def _reports(self) -> int:
         """The reports folder's descriptor; anything else standing at its name is removed first."""
         return _subfolder(self.fd, REPORTS)

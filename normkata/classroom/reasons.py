@@ -97,7 +97,9 @@ def common_reasons(
         counts.update(set(kinds))
         for named in result.diagnosis if result is not None else ():
             titles.setdefault(named.id, named.title)
-    return [(kind, titles.get(kind, kind), n) for kind, n in counts.most_common(limit)]
+    # Ties by id: the same class lists the same mistakes, in whatever order its rows were graded.
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return [(kind, titles.get(kind, kind), n) for kind, n in ranked]
 
 
 def _sources(files: dict[str, bytes], kata_file: str) -> list[tuple[str, str]]:

@@ -331,6 +331,23 @@ CATALOG = catalog(
             "已写入题目 {path}：先用 {path}/image/ 构建并推送评分镜像（{image}），"
             "再把这个文件夹复制到课程的 questions/ 中。",
         ),
+        "classroom.page.title": Text("{kata}: the class", "{kata}：全班"),
+        "classroom.page.summary": Text(
+            "{n} submissions: {passed} passed, {failed} not yet, {errors} could not be graded.",
+            "{n} 个提交：{passed} 个通过，{failed} 个尚未通过，{errors} 个无法评测。",
+        ),
+        "classroom.page.histogram": Text("Scores (share of the suite's cases)", "得分分布（占全部用例的比例）"),
+        "classroom.page.rows": Text("Submissions", "提交"),
+        "classroom.page.sort_hint": Text("Click a column's title to sort by it.", "点击列标题即可按该列排序。"),
+        "classroom.page.col.submission": Text("Submission", "提交"),
+        "classroom.page.col.passed": Text("Passed", "通过"),
+        "classroom.page.col.score": Text("Score", "得分"),
+        "classroom.page.col.cases_passed": Text("Cases passed", "通过的用例"),
+        "classroom.page.col.reason": Text("Reason", "原因"),
+        "classroom.page.yes": Text("yes", "是"),
+        "classroom.page.no": Text("not yet", "尚未"),
+        "classroom.page.not_graded": Text("not graded", "未评测"),
+        "classroom.page.back": Text("← The class", "← 全班"),
         "classroom.bundle.written": Text(
             "Wrote {path}: upload it as the autograder of a Gradescope programming assignment.",
             "已写入 {path}：将它上传为 Gradescope 编程作业的自动评分器。",
