@@ -55,6 +55,7 @@ def _import_catalogs() -> None:
         content,
         grading,
         labs,
+        notebook,
         practice,
         record,
         ui,
