@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -243,3 +245,10 @@ def test_a_cell_in_chinese_is_graded_by_the_same_service(grading_door: Notebook,
     shown = plain(graded.page.text())
     assert "eps 加在了平方根外面" in shown and "应写成 x * rsqrt(mean(x²) + eps)：eps 应在根号内。" in shown
     assert "这个单元格现在就是" in shown and grading_service.pid == runner
+
+
+def test_import_normkata_imports_neither_ipython_nor_torch() -> None:
+    """`%load_ext normkata` finds its hook on the package; the door is imported only when IPython calls it."""
+    probe = "import sys, normkata; print(callable(normkata.load_ipython_extension), 'IPython' in sys.modules, 'torch' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert run.stdout.split() == ["True", "False", "False"], run.stderr

@@ -55,11 +55,10 @@ CATALOG = catalog(
             "%normkata：请说明要显示什么：next、plan 或 standing（不是 {what!r}）",
         ),
         "notebook.usage.seed": Text(
-            "--seed: {value!r} is not a whole number from 0 to {high}", "--seed：{value!r} 不是 0 到 {high} 之间的整数"
+            "{value!r} is not a whole number from 0 to {high}", "{value!r} 不是 0 到 {high} 之间的整数"
         ),
         "notebook.usage.minutes": Text(
-            "--minutes: {value!r} is not a whole number from 1 to {high}",
-            "--minutes：{value!r} 不是 1 到 {high} 之间的整数",
+            "{value!r} is not a whole number from 1 to {high}", "{value!r} 不是 1 到 {high} 之间的整数"
         ),
         "notebook.usage.args": Text("{magic}: {why}", "{magic}：{why}"),
     },
