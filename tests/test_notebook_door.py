@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -238,13 +239,39 @@ def test_the_language_and_the_workspace_are_read_at_each_cell(door: Notebook, wo
 
 
 @pytest.mark.slow
-def test_a_cell_in_chinese_is_graded_by_the_same_service(grading_door: Notebook, grading_service) -> None:  # type: ignore[no-untyped-def]
-    grading_door.grade_cell("rmsnorm", CORRECT, say=lambda _line: None)
-    runner = grading_service.pid
-    graded = grading_door.grade_cell("rmsnorm", BUGGY, lang="zh", say=lambda _line: None)
+def test_one_grading_service_for_every_language_stopped_with_the_door(
+    monkeypatch: pytest.MonkeyPatch, grading_service
+) -> None:  # type: ignore[no-untyped-def]
+    """The door's loop starts one service (counted here, grading through the session's); a cell in
+    Chinese grades through it too (Learner.sharing), and closing the door stops it."""
+    from normkata.grading import client
+
+    services: list[object] = []
+    closed: list[object] = []
+
+    class Service:
+        def __init__(self) -> None:
+            services.append(self)
+
+        def start(self) -> None:
+            pass
+
+        def grade(self, *args: Any, **options: Any) -> Any:
+            return grading_service.grade(*args, **options)
+
+        def close(self) -> None:
+            closed.append(self)
+
+    monkeypatch.setattr(client, "Grader", Service)
+    door = Notebook()
+    said: list[str] = []
+    door.grade_cell("rmsnorm", CORRECT, say=said.append)
+    graded = door.grade_cell("rmsnorm", BUGGY, lang="zh", say=said.append)
     shown = plain(graded.page.text())
     assert "eps 加在了平方根外面" in shown and "应写成 x * rsqrt(mean(x²) + eps)：eps 应在根号内。" in shown
-    assert "这个单元格现在就是" in shown and grading_service.pid == runner
+    assert "这个单元格现在就是" in shown and len(said) == 1 and len(services) == 1 and closed == []
+    door.close()
+    assert closed == services
 
 
 def test_import_normkata_imports_neither_ipython_nor_torch() -> None:

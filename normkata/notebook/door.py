@@ -18,7 +18,7 @@ from normkata.actions import Action, speaking, spoken
 from normkata.errors import InputError
 from normkata.i18n import t
 from normkata.notebook.page import Page
-from normkata.notebook.vocabulary import MAGICS, NOTEBOOK_WORDS, lang_flag
+from normkata.notebook.vocabulary import MAGICS, NOTEBOOK_WORDS, magic_call
 
 if TYPE_CHECKING:
     from normkata.loop.learner import GradeFunction, Kept, Learner
@@ -113,7 +113,7 @@ class Notebook:
                 page.line(f"[muted]{escape(t('agent.agents_md.written', lang, path=started.guide))}[/]")
         else:
             page.line(f"[warn]{escape(t('notebook.kata.kept', lang, path=started.file))}[/]")
-        grade = f"%%kata {shown.kata.id}{lang_flag(lang)}"
+        grade = magic_call(MAGICS["grade"], shown.kata.id, lang)
         page.line(f"[next]{escape(t('notebook.kata.cell', lang, path=started.file, grade=grade))}[/]")
         source = learner.learner_source(shown.kata.id)
         self._written.setdefault((learner.workspace, shown.kata.id), source)
@@ -158,7 +158,7 @@ class Notebook:
         with speaking(NOTEBOOK_WORDS), learner.bench() as bench:
             chosen = bench.kata(name, "solution")
         if not learner.solution_open(chosen.id) and not give_up:
-            again = f"`{MAGICS['solution']} {chosen.id} --give-up{lang_flag(lang)}`"
+            again = f"`{magic_call(MAGICS['solution'], f'{chosen.id} --give-up', lang)}`"
             raise InputError(t("notebook.solution.closed", lang, kata=chosen.id, give_up=again))
         shown = learner.solution(chosen.id, give_up=give_up)
         page = Page()

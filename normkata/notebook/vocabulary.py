@@ -25,17 +25,18 @@ class NotebookWords:
         kata = action.arguments.get("kata")
         if magic is None or not isinstance(kata, str):
             return COMMAND_LINE_WORDS.action(action, lang)
-        return f"`{magic} {kata}{lang_flag(lang)}`"
+        return f"`{magic_call(magic, kata, lang)}`"
 
     def argument(self, name: str) -> str:
         return COMMAND_LINE_WORDS.argument(name)
 
 
-def lang_flag(lang: str) -> str:
-    """` --lang zh` where a magic without it would not answer in Chinese (as `with_lang` for commands)."""
-    from normkata.i18n import default_is_zh
+def magic_call(magic: str, arguments: str, lang: str) -> str:
+    """`%kata_hint rmsnorm` as typed, with `--lang zh` where a bare magic would not answer in Chinese
+    (as `with_lang` for commands): a bare one answers in NORMKATA_LANG's language, or the locale's."""
+    from normkata.i18n import default_is_zh, t
 
-    return " --lang zh" if lang == "zh" and not default_is_zh() else ""
+    return t("notebook.magic", "en" if default_is_zh() else lang, magic=magic, arguments=arguments)
 
 
 NOTEBOOK_WORDS = NotebookWords()

@@ -61,5 +61,7 @@ CATALOG = catalog(
             "{value!r} is not a whole number from 1 to {high}", "{value!r} 不是 1 到 {high} 之间的整数"
         ),
         "notebook.usage.args": Text("{magic}: {why}", "{magic}：{why}"),
+        # A magic as typed; in Chinese while a bare one would answer in English, with --lang zh.
+        "notebook.magic": Text("{magic} {arguments}", "{magic} {arguments} --lang zh"),
     },
 )
