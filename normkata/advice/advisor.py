@@ -88,6 +88,19 @@ def plan(standing: Standing, minutes: int) -> list[Step]:
     return steps
 
 
+def plan_json(standing: Standing, minutes: int | None, lang: str) -> dict[str, object]:
+    """The object `plan --json` prints, for every door: with an interview date, every day to it
+    (`minutes` None) or today's part of it within `minutes`; without one, one sitting of `minutes`."""
+    if standing.deadline is None:
+        return {"steps": [step.to_json(lang) for step in plan(standing, minutes or MOCK_MINUTES)]}
+    from normkata.advice.dated import dated_plan
+
+    made = dated_plan(standing, standing.deadline, today_minutes=minutes)
+    if minutes is None:
+        return made.to_json(lang)
+    return {"until": made.until.isoformat(), "steps": [step.to_json(lang) for step in made.days[0].steps]}
+
+
 def next_for(standing: Standing) -> Step | DatedStep:
     """`next`: with an interview date, the first step of today's plan toward it (when today has
     minutes left), else the first candidate."""

@@ -23,6 +23,7 @@ from normkata.actions import Action, speaking, spoken
 from normkata.agent.vocabulary import Tools
 from normkata.errors import InputError
 from normkata.i18n import t
+from normkata.record.values import INT64_MAX
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -41,7 +42,7 @@ ECHO_CHARS = 60
 #: The largest text argument taken (an answer, a topic, an id).
 MAX_TEXT_CHARS = 4000
 #: Seeds the record keeps (SQLite's signed 64-bit integers): `grade --seed` takes the same range.
-MAX_SEED = 2**63 - 1
+MAX_SEED = INT64_MAX
 
 
 def in_tool_words(method: Callable[..., R]) -> Callable[..., R]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from normkata.commands.grading_options import device_option, timeout_option, visibility_option
+from normkata.record.values import INT64_MAX
 from normkata.ui.options import current_lang, lang_option, workspace
 
 
@@ -23,7 +24,7 @@ from normkata.ui.options import current_lang, lang_option, workspace
 @timeout_option
 @click.option(
     "--seed",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=INT64_MAX),  # what the record keeps: a seed past it would be graded, then lost
     default=None,
     help="Draw the inputs from this seed (default: a fresh one, shown in the result).",
 )

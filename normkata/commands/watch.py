@@ -30,7 +30,8 @@ def watch(
     """Re-grade a kata every time you save it.
 
     NAME defaults to the kata you worked on last, the file to <workspace>/<kata>.py. Keys:
-    h next hint (the named mistake's first), n next kata, l list, s solution (as `normkata
+    h next hint (the named mistake's first), n next kata (its instructions; graded at its
+    first save), l list, s solution (as `normkata
     solution`: before a pass, y confirms giving up), r re-run, q quit. Each re-grade is
     recorded like a grade.
 

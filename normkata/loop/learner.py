@@ -303,18 +303,15 @@ class Learner:
         return next_for(load_standing(load_bank(), store))
 
     def plan(self, minutes: int | None = None) -> dict[str, object]:
-        """`plan --json`'s object: toward the interview date when one is set, else `minutes` in one sitting."""
-        from normkata.advice.advisor import MOCK_MINUTES, plan
+        """`plan --json`'s object: toward the interview date when one is set (today's part of it
+        within `minutes`), else `minutes` in one sitting (20 by default)."""
+        from normkata.advice.advisor import plan_json
         from normkata.advice.standing import load_standing
         from normkata.content.bank import load_bank
 
         with self.store() as store:
             standing = load_standing(load_bank(), store)
-        if standing.deadline is not None and minutes is None:
-            from normkata.advice.dated import dated_plan
-
-            return dated_plan(standing, standing.deadline).to_json(self.lang)
-        return {"steps": [step.to_json(self.lang) for step in plan(standing, minutes or MOCK_MINUTES)]}
+        return plan_json(standing, minutes, self.lang)
 
     def standing(self) -> tuple[Bank, Report]:
         from normkata.advice.progress import build_report
@@ -325,16 +322,21 @@ class Learner:
             return bank, build_report(bank, store)
 
     def due(self) -> Due:
-        """What FSRS has due now (questions and cards, most overdue first) and the katas to write again."""
-        from normkata.practice.srs import due_cutoff
+        """What is due now, in the order `review` serves it: questions and cards, then katas to write again."""
+        from normkata.content.bank import load_bank
+        from normkata.content.katas import Kata
+        from normkata.content.model import Question
+        from normkata.loop.review import due_now
         from normkata.record.values import take_skipped
-        from normkata.workbench.due import KIND, due_katas
 
-        cutoff = due_cutoff()
         with self.store() as store:
-            rows = [row for row in store.due_items(cutoff) if row.kind != KIND]
-            katas = [(k.kata, k.due) for k in due_katas(store, cutoff)]
-        items = [(str(row.item_id), str(row.kind), str(row.due)) for row in rows]
+            found = due_now(load_bank(), store)
+        items = [
+            (item.id, "question" if isinstance(item, Question) else "card", found.due.get(item.id, ""))
+            for item in found.items
+            if not isinstance(item, Kata)
+        ]
+        katas = [(item.id, found.due.get(item.id, "")) for item in found.items if isinstance(item, Kata)]
         return Due(items, katas, take_skipped())
 
     # -- the quiz and the cards --------------------------------------------------------------------

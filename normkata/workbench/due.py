@@ -206,7 +206,8 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
                 )
             )
     if result.diagnosis:
-        from normkata.workbench.lessons import item_action, item_title, load_links, make_due
+        from normkata.content.links import load_links
+        from normkata.workbench.lessons import item_action, item_title, make_due
 
         if bank is None:
             from normkata.content.bank import load_bank

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from normkata.content.links import links_path, load_links
 from normkata.content.model import ContentIssue, Message
 from normkata.grading.text import escape_name
 from normkata.i18n import Text
@@ -24,52 +25,8 @@ if TYPE_CHECKING:
     from normkata.content.bank import Bank
     from normkata.content.katas import Kata
 
-LINKS_FORMAT_VERSION = 1
-LINKS_FILE = "misconceptions.yaml"
-
 #: "Misconceptions met this week" on the dashboard.
 WEEK = timedelta(days=7)
-
-
-def links_path() -> Path:
-    from normkata.paths import katas_dir
-
-    return katas_dir() / LINKS_FILE
-
-
-def load_links(path: Path | None = None) -> tuple[dict[str, tuple[str, ...]], list[ContentIssue]]:
-    """misconception id -> item ids, and the file's problems (its shape only; ids are `check_links`')."""
-    from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
-
-    path = path or links_path()
-    if not path.is_file():
-        return {}, [ContentIssue(str(path), 1, "", Message("check.kata.missing_file"))]
-    try:
-        data = read_yaml_file(path)
-    except YamlSyntaxError as exc:
-        return {}, [ContentIssue(str(path), exc.line, "", exc.said)]
-    if not isinstance(data, LineDict) or set(data) != {"format_version", "links"}:
-        return {}, [ContentIssue(str(path), 1, "", Message("check.links.shape"))]
-    if data["format_version"] != LINKS_FORMAT_VERSION:
-        return {}, [
-            ContentIssue(
-                str(path),
-                data.key_lines["format_version"],
-                "format_version",
-                Message.of("check.version.bare", want=LINKS_FORMAT_VERSION),
-            )
-        ]
-    links, issues = {}, []
-    table = data["links"]
-    if not isinstance(table, LineDict):
-        return {}, [ContentIssue(str(path), data.key_lines["links"], "links", Message("check.mapping"))]
-    for key, items in table.items():
-        line = table.key_lines.get(key, table.line)
-        if not isinstance(items, LineList) or not all(isinstance(i, str) for i in items):
-            issues.append(ContentIssue(str(path), line, f"links.{key}", Message("check.links.ids")))
-            continue
-        links[str(key)] = tuple(items)
-    return links, issues
 
 
 def suite_misconceptions(katas: list[Kata]) -> dict[str, str]:

@@ -118,6 +118,7 @@ CATALOG = catalog(
         "card.rate.with": Text("How did you do? {choices}", "自评：{choices}"),
         "card.rate.invalid": Text("Type 1, 2, 3 or 4.", "请输入 1、2、3 或 4。"),
         "card.next_due": Text("Next review: {when}", "下次复习：{when}"),
+        "card.skipped": Text("Skipped: not rated, it comes back as it was.", "已跳过：不评分，保持原来的复习安排。"),
         "card.none": Text("No interview cards match those filters.", "没有符合条件的面试卡片。"),
         "card.done": Text(
             "{rated} card(s) rated and saved.",
@@ -222,8 +223,8 @@ CATALOG = catalog(
             "在此之前使用默认参数。",
         ),
         "optimize.missing": Text(
-            'Fitting FSRS parameters needs py-fsrs\'s optimizer extra: pip install "fsrs[optimizer]" ({why}).',
-            '拟合 FSRS 参数需要 py-fsrs 的优化器依赖：`pip install "fsrs[optimizer]"`（{why}）。',
+            'Fitting FSRS parameters needs the optimizer extra: pip install "normkata[optimizer]" ({why}).',
+            '拟合 FSRS 参数需要优化器依赖：`pip install "normkata[optimizer]"`（{why}）。',
         ),
         "optimize.fitting": Text("Fitting FSRS parameters on {n} reviews...", "正在用 {n} 次复习拟合 FSRS 参数……"),
         "optimize.result": Text(
