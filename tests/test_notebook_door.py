@@ -274,6 +274,41 @@ def test_one_grading_service_for_every_language_stopped_with_the_door(
     assert closed == services
 
 
+@pytest.mark.slow
+def test_an_interrupted_grade_leaves_no_reply_for_the_next_cell(
+    monkeypatch: pytest.MonkeyPatch, grading_service
+) -> None:  # type: ignore[no-untyped-def]
+    """Interrupting the kernel mid-grade stops the service: its late reply must not answer the
+    next cell's request. The next cell starts a fresh one (and says so)."""
+    from normkata.grading import client
+
+    services: list[object] = []
+    closed: list[object] = []
+
+    class Service:
+        def __init__(self) -> None:
+            services.append(self)
+
+        def start(self) -> None:
+            pass
+
+        def grade(self, *args: Any, **options: Any) -> Any:
+            if len(services) == 1:
+                raise KeyboardInterrupt
+            return grading_service.grade(*args, **options)
+
+        def close(self) -> None:
+            closed.append(self)
+
+    monkeypatch.setattr(client, "Grader", Service)
+    door, said = Notebook(), []
+    with pytest.raises(KeyboardInterrupt):
+        door.grade_cell("rmsnorm", BUGGY, say=said.append)
+    assert closed == services and len(said) == 1
+    assert door.grade_cell("rmsnorm", CORRECT, say=said.append).kept.result.passed
+    assert len(services) == 2 and len(said) == 2
+
+
 def test_import_normkata_imports_neither_ipython_nor_torch() -> None:
     """`%load_ext normkata` finds its hook on the package; the door is imported only when IPython calls it."""
     probe = "import sys, normkata; print(callable(normkata.load_ipython_extension), 'IPython' in sys.modules, 'torch' in sys.modules)"

@@ -87,7 +87,11 @@ class Notebook:
                 assert self._base is not None
                 self._base.warm_up()
                 self._warm = True
-            kept = learner.grade(kata.id, seed=seed, select=select)
+            try:
+                kept = learner.grade(kata.id, seed=seed, select=select)
+            except KeyboardInterrupt:  # the kernel interrupted: the reply on its way would answer
+                self.close()  # the next cell's request, so the next cell starts a fresh service
+                raise
             return Graded(kept, saved, _grade_page(kept, saved, learner.lang, every=every))
 
     def kata(self, name: str | None, lang: str | None = None) -> tuple[Page, str | None]:
@@ -115,9 +119,7 @@ class Notebook:
             page.line(f"[warn]{escape(t('notebook.kata.kept', lang, path=started.file))}[/]")
         grade = magic_call(MAGICS["grade"], shown.kata.id, lang)
         page.line(f"[next]{escape(t('notebook.kata.cell', lang, path=started.file, grade=grade))}[/]")
-        source = learner.learner_source(shown.kata.id)
-        self._written.setdefault((learner.workspace, shown.kata.id), source)
-        return page, f"{grade}\n{source}"
+        return page, f"{grade}\n{learner.learner_source(shown.kata.id)}"
 
     # -- hints and the solution --------------------------------------------------------------------
 

@@ -106,12 +106,11 @@ def one_line(call: Callable[[], R]) -> R:
     bad input, a grader without a verdict, the progress database failing, a file-system error."""
     import sys
 
-    grader_errors = sys.modules.get("normkata.grading.errors")
     try:
         return call()
     except InputError as exc:
         raise UsageError(str(exc)) from None
-    except Exception as exc:
+    except Exception as exc:  # looked up, not imported: an error of a module never loaded never happened
         grader_errors = sys.modules.get("normkata.grading.errors")
         record = sys.modules.get("normkata.record.store")
         if grader_errors is not None and isinstance(exc, grader_errors.GraderError):
