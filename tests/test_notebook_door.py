@@ -314,3 +314,19 @@ def test_import_normkata_imports_neither_ipython_nor_torch() -> None:
     probe = "import sys, normkata; print(callable(normkata.load_ipython_extension), 'IPython' in sys.modules, 'torch' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert run.stdout.split() == ["True", "False", "False"], run.stderr
+
+
+def test_a_plan_toward_an_interview_date_shows_each_day(runner, door: Notebook, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_dated_plan import ahead, plan_json
+
+    door.kata("rmsnorm")
+    until = ahead(3)
+    made = plan_json(runner, "--until", until)
+    shown = door.plan().text()
+    for day in made["days"]:
+        assert f"{day['date']}: {day['planned']} of {day['minutes']} min" in shown
+    commands = [step["command"] for day in made["days"] for step in day["steps"]]
+    said = plain(shown)
+    assert "normkata grade rmsnorm" in commands and "`%%kata rmsnorm`" in said and "normkata grade" not in said
+    magics = ("normkata grade", "normkata kata", "normkata hint", "normkata solution")
+    assert all(f"`{command}`" in said for command in commands if not command.startswith(magics))

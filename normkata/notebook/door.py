@@ -310,7 +310,7 @@ def _steps_table(page: Page, steps: list[dict[str, object]], lang: str) -> None:
 
     table = Table(show_edge=False)
     table.add_column("#", justify="right")
-    table.add_column(t("plan.col.command", lang), style="next")
+    table.add_column(t("plan.col.command", lang), style="next", no_wrap=True)  # typed as shown
     table.add_column(t("plan.col.minutes", lang), justify="right")
     table.add_column(t("plan.col.why", lang))
     with speaking(NOTEBOOK_WORDS):
