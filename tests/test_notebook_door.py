@@ -330,3 +330,12 @@ def test_a_plan_toward_an_interview_date_shows_each_day(runner, door: Notebook, 
     assert "normkata grade rmsnorm" in commands and "`%%kata rmsnorm`" in said and "normkata grade" not in said
     magics = ("normkata grade", "normkata kata", "normkata hint", "normkata solution")
     assert all(f"`{command}`" in said for command in commands if not command.startswith(magics))
+
+
+@pytest.mark.slow
+def test_the_learners_text_is_escaped_in_the_html(grading_door: Notebook) -> None:
+    """What the report repeats of the learner's file (an import error's message) is text, never markup."""
+    cell = 'raise RuntimeError("<img src=x onerror=alert(1)> [bold]no[/bold]")\n'
+    page = grading_door.grade_cell("rmsnorm", cell, say=lambda _line: None).page.html()
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "[bold]no[/bold]" in html.unescape(re.sub(r"<[^>]+>", "", page))  # Rich markup shown, not applied
