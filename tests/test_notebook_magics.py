@@ -77,6 +77,8 @@ def test_a_kata_cell_shows_its_report_as_html_and_text(shell: Any, tmp_path: Pat
     for kind in ("text/html", "text/plain"):
         assert "Recognised mistake: eps added outside the square root" in first.shown(kind)
         assert "seed 3" in first.shown(kind) and "NOT YET" in first.shown(kind)
+    every = Ran(shell, f"%%kata rmsnorm --seed 3 --all\n{BUGGY}")  # every failing case, as grade --all
+    assert every.shown().count("✗ ") > first.shown().count("✗ ") and every.stdout == ""
     hint = Ran(shell, "%kata_hint rmsnorm")
     assert hint.shown().startswith("Hint for the mistake your last rmsnorm grade named")
     second = Ran(shell, f"%%kata rmsnorm\n{CORRECT}")
