@@ -60,7 +60,6 @@ def save_cell(workspace: Path, kata: Kata, cell: str, lang: str, *, last_written
 
 def _keep(workspace: Path, target: Path, text: str, lang: str) -> Path:
     """`text` as a new file history/<stem>.<time>.py (a suffix when that second is taken)."""
-    from normkata.grading.source import SourceError
     from normkata.workbench import files
     from normkata.workbench.due import HISTORY  # the folder `review --kata` keeps earlier files in
 
@@ -71,6 +70,6 @@ def _keep(workspace: Path, target: Path, text: str, lang: str) -> Path:
             continue
         try:
             return files.write_in_folder(workspace / HISTORY, name, text, lang)
-        except SourceError:  # taken between the look and the write: the next name
+        except FileExistsError:  # taken between the look and the write: the next name
             continue
     raise InputError(t("notebook.history.full", lang, folder=workspace / HISTORY, name=f"{stamp}.py"))
