@@ -118,7 +118,7 @@ class Notebook:
         else:
             page.line(f"[warn]{escape(t('notebook.kata.kept', lang, path=started.file))}[/]")
         grade = magic_call(MAGICS["grade"], shown.kata.id, lang)
-        page.line(f"[next]{escape(t('notebook.kata.cell', lang, path=started.file, grade=grade))}[/]")
+        page.line(f"[next]{escape(t('notebook.kata.cell', lang, path=started.file, grade=f'`{grade}`'))}[/]")
         return page, f"{grade}\n{learner.learner_source(shown.kata.id)}"
 
     # -- hints and the solution --------------------------------------------------------------------

@@ -34,12 +34,8 @@ CATALOG = catalog(
         ),
         "notebook.kata.kept": Text("{path} already exists: kept as it is.", "{path} 已存在，保持不变。"),
         "notebook.kata.cell": Text(
-            "The cell below holds {path}: edit it, then run it to grade ({grade}).",
-            "下方的单元格就是 {path}：编辑后运行它即可评测（{grade}）。",
-        ),
-        "notebook.kata.show": Text(
-            "Your file {path}; put it in a cell that starts with {grade} and run it to grade:",
-            "你的文件 {path}；把它放进以 {grade} 开头的单元格中运行即可评测：",
+            "Grade it in a cell that starts with {grade}: Jupyter and IPython put one below, holding {path}.",
+            "在以 {grade} 开头的单元格中评测它：Jupyter 和 IPython 会在下方放一个这样的单元格，内容就是 {path}。",
         ),
         "notebook.hint.none_left": Text(
             "That was the last hint. Still stuck? {solution}", "提示已用完。仍然卡住？{solution}"
