@@ -62,7 +62,11 @@ def test_the_example_notebook_grades_in_the_worker_and_records_both_cells(
 
     notebook = nbformat.read(EXAMPLE, as_version=4)
     client = NotebookClient(
-        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(jupyter)}}
+        notebook,
+        timeout=300,  # a cell; the first %%kata starts the grading service (torch and pytest imported)
+        startup_timeout=120,  # the kernel, on a machine as busy as the test suite makes it
+        kernel_name="python3",
+        resources={"metadata": {"path": str(jupyter)}},
     )
 
     def run(source: str) -> Any:
