@@ -44,8 +44,9 @@ class Ran:
 
 
 @pytest.fixture
-def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grading_service) -> Iterator[Any]:  # type: ignore[no-untyped-def]
-    """An IPython shell in the test's folder, normkata loaded, grading through the session's service."""
+def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """An IPython shell in the test's folder, normkata loaded, grading through the session's service
+    (started at the first grade: a test that grades nothing does not wait for it)."""
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
     monkeypatch.chdir(tmp_path)
     from IPython.core.interactiveshell import InteractiveShell
@@ -53,7 +54,10 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grading_service) -> I
 
     from normkata.notebook import door, magics
 
-    monkeypatch.setattr(magics, "Notebook", functools.partial(door.Notebook, grade=grading_service.grade))
+    def grade(*args: Any, **options: Any) -> Any:
+        return request.getfixturevalue("grading_service").grade(*args, **options)
+
+    monkeypatch.setattr(magics, "Notebook", functools.partial(door.Notebook, grade=grade))
     config = Config()
     config.HistoryManager.hist_file = ":memory:"
     ip = InteractiveShell.instance(config=config)
