@@ -19,8 +19,9 @@ The package stands in layers; each imports only what stands below it (pyproject.
     ui/ files          the terminal, shared command-line options, names the learner types;
                        files and folders someone else controls, opened one guarded way
     i18n, paths        one voice in two languages (Text, t, the catalogs' lookup); where files live
-    errors, threads, clock
-                       the basics every layer may use (clock: the learner's time and zone)
+    errors, threads, clock, boundedjson
+                       the basics every layer may use (clock: the learner's time and zone;
+                       boundedjson: JSON someone else wrote, parsed within a size and a depth)
 
 Each wing's interface strings are a catalog of their own inside i18n (i18n/catalogs/<wing>.py),
 so the lookup that every layer uses imports nothing above it.

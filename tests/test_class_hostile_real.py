@@ -86,3 +86,64 @@ def test_grading_from_inside_a_class_folder_imports_nothing_of_it(tmp_path: Path
 
     inside = _run(script, ["grade-all", "rmsnorm", "."], folder, tmp_path)  # the default out is in the class
     assert inside.returncode == 2 and "choose a folder outside it" in " ".join(inside.stderr.split())
+
+
+#: Runs a command as the subreaper of everything it leaves behind, then, 1 s after it exits, lists
+#: what of it is still alive: every process it started, however detached, is reparented here.
+_SUBREAPER = """\
+import ctypes, json, os, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+code = subprocess.call(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+time.sleep(1)
+alive = []
+for entry in os.listdir("/proc"):
+    try:
+        stat = open(f"/proc/{entry}/stat").read()
+        cmdline = open(f"/proc/{entry}/cmdline", "rb").read().replace(b"\\0", b" ").decode(errors="replace")
+    except (OSError, ValueError):
+        continue
+    state, parent = stat.rsplit(")", 1)[1].split()[:2]
+    if entry.isdigit() and int(parent) == os.getpid() and state != "Z":
+        alive.append(cmdline)
+print(json.dumps({"code": code, "alive": alive}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a subreaper is Linux's")
+def test_no_process_of_a_class_run_is_alive_a_second_after_it_exits(tmp_path: Path) -> None:
+    """The grading service's zygote (multiprocessing's forkserver) and its resource tracker were
+    measured alive 2-3 s after grade-all exited: they left only when they noticed the runner gone."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for n in range(6):
+        shutil.copy(RMSNORM_FIXTURES / "correct_llama_style.py", folder / f"student{n}.py")
+    shutil.copy(RMSNORM_FIXTURES / "realworld" / "missing_keepdim.py", folder / "bob.py")
+    command = [sys.executable, "-c", _SUBREAPER, sys.executable, "-m", "normkata"]
+    command += ["grade-all", "rmsnorm", str(folder), "--out", str(tmp_path / "grades"), "--jobs", "2"]
+    env = {**os.environ, "NORMKATA_HOME": str(tmp_path / "home"), "COLUMNS": "100"}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    report = json.loads(done.stdout)
+    assert report["code"] == 1, done.stderr[-2000:]  # bob did not pass
+    assert report["alive"] == []
+    rows = list(csv.DictReader((tmp_path / "grades" / "gradebook.csv").read_text(encoding="utf-8").splitlines()))
+    assert len(rows) == 7
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read from /proc")
+def test_closing_the_grading_service_ends_its_zygote_and_helpers_at_once(isolated_home: Path) -> None:
+    """Every door (watch, the MCP tutor, grade-all, doctor) ends its service through Grader.close."""
+    from normkata.grading.client import Grader
+
+    grader = Grader()
+    grader.start()
+    helpers = grader.processes()  # the zygote, its resource tracker, the spare worker
+    assert len(helpers) >= 2
+    grader.close()
+
+    def alive(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    assert [pid for pid in helpers if alive(pid)] == []  # no grace period: ended and reaped by the runner

@@ -213,11 +213,11 @@ def test_a_bad_shard_is_one_line(
 def test_three_shards_merged_are_the_unsharded_gradebook(runner, fake, tmp_path: Path) -> None:
     folder = a_big_class(tmp_path / "class")
     whole = tmp_path / "whole"
-    assert grade(runner, folder, whole, "--seed", "7").exit_code == 1
+    assert grade(runner, folder, whole, "--seed", "7", "--run", "r1").exit_code == 1
     shards = []
     for k in (1, 2, 3):
         out = tmp_path / f"shard-{k}"
-        result = grade(runner, folder, out, "--seed", "7", "--shard", f"{k}/3")
+        result = grade(runner, folder, out, "--seed", "7", "--shard", f"{k}/3", "--run", "r1")
         assert result.exit_code in (0, 1) and f"Shard {k}/3: " in result.stdout
         shards.append(out)
     assert sorted(name for s in shards for name in (r["submission"] for r in gradebook(s))) == sorted(
@@ -248,7 +248,7 @@ def test_three_shards_merged_are_the_unsharded_gradebook(runner, fake, tmp_path:
 def test_an_empty_shard_is_a_signed_empty_gradebook(runner, fake, tmp_path: Path) -> None:
     folder = a_class(tmp_path / "class", alice="pass")
     empty = next(k for k in (1, 2) if not Shard(k, 2).holds("alice"))
-    result = grade(runner, folder, tmp_path / "g", "--shard", f"{empty}/2")
+    result = grade(runner, folder, tmp_path / "g", "--shard", f"{empty}/2", "--run", "r1")
     assert result.exit_code == 0 and fake.graded == [] and gradebook(tmp_path / "g") == []
     assert verified((tmp_path / "g" / SIGNED).read_bytes(), grading_key()).assigned == 0
 
@@ -274,7 +274,13 @@ def test_without_a_seed_each_draws_its_own_and_another_seed_grades_again(runner,
     assert [o["seed"] for o in fake.options] == [None, None]  # the runner draws, the row records it
     assert {r["seed"] for r in gradebook(out)} == {"7"}
     fake.graded.clear()
-    grade(runner, folder, out, "--seed", "8")
+    before = (out / "gradebook.csv").read_bytes()
+    assert one_line(grade(runner, folder, out, "--seed", "8")) == (
+        f"Error: --out {out} holds the finished gradebook of 2 graded submission(s) (rmsnorm, en, fresh seeds, "
+        f"10 s, auto) from {folder}, shard 1/1: choose another folder, or add --force to replace it"
+    )
+    assert fake.graded == [] and (out / "gradebook.csv").read_bytes() == before
+    grade(runner, folder, out, "--seed", "8", "--force")
     assert sorted(fake.graded) == ["alice", "bob"]  # graded with other settings: nothing is kept
     assert {r["seed"] for r in gradebook(out)} == {"8"}
     fake.graded.clear()
@@ -290,7 +296,7 @@ def shards(runner, fake, tmp_path: Path) -> list[Path]:
     folder = a_big_class(tmp_path / "class")
     outs = []
     for k in (1, 2, 3):
-        grade(runner, folder, tmp_path / f"s{k}", "--seed", "7", "--shard", f"{k}/3")
+        grade(runner, folder, tmp_path / f"s{k}", "--seed", "7", "--shard", f"{k}/3", "--run", "r1")
         outs.append(tmp_path / f"s{k}")
     return outs
 
@@ -380,7 +386,7 @@ def test_overlapping_misplaced_incomplete_and_mismatched_shards_are_refused(
 def test_an_interrupted_shard_is_refused(runner, fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = a_class(tmp_path / "class", **{f"s{n}": "pass" for n in range(8)})
     outs = [tmp_path / f"g{k}" for k in (1, 2)]
-    grade(runner, folder, outs[0], "--shard", "1/2")
+    grade(runner, folder, outs[0], "--shard", "1/2", "--run", "r1")
     original = batch._write_reports
     assigned = sum(Shard(2, 2).holds(f"s{n}") for n in range(8))
     assert assigned > 1
@@ -389,12 +395,12 @@ def test_an_interrupted_shard_is_refused(runner, fake, tmp_path: Path, monkeypat
         raise KeyboardInterrupt  # Ctrl-C as the first grade of the shard comes in
 
     monkeypatch.setattr(batch, "_write_reports", interrupted)
-    aborted = grade(runner, folder, outs[1], "--shard", "2/2", "--jobs", "1")
+    aborted = grade(runner, folder, outs[1], "--shard", "2/2", "--jobs", "1", "--run", "r1")
     assert aborted.exit_code == 1 and "Aborted!" in aborted.output  # click's answer to Ctrl-C
     monkeypatch.setattr(batch, "_write_reports", original)
     assert gradebook(outs[1]) == []  # written after Ctrl-C, with what was graded: nothing
     assert "(interrupted?): run its grade-all again" in one_line(merge(runner, tmp_path / "m", *outs))
-    grade(runner, folder, outs[1], "--shard", "2/2")
+    grade(runner, folder, outs[1], "--shard", "2/2", "--run", "r1")
     assert merge(runner, tmp_path / "m", *outs).exit_code == 0
 
 
@@ -489,7 +495,7 @@ def test_canvas_and_moodle_exports(runner, fake, tmp_path: Path) -> None:
 
 def test_export_refuses_a_shard_and_a_tampered_gradebook(runner, fake, tmp_path: Path) -> None:
     folder = a_class(tmp_path / "class", alice="pass", bob="eps")
-    grade(runner, folder, tmp_path / "s", "--shard", "1/2")
+    grade(runner, folder, tmp_path / "s", "--shard", "1/2", "--run", "r1")
     args = ["gradebook", "export", str(tmp_path / "s"), "--lms", "canvas", "--out", str(tmp_path / "c.csv")]
     assert "is shard 1/2 of a class: merge the shards first" in one_line(invoke(runner, args))
     grade(runner, folder, tmp_path / "g")

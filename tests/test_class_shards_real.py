@@ -90,7 +90,7 @@ def without_time(folder: Path) -> dict[str, object]:
 @pytest.mark.slow
 def test_24_submissions_whole_and_in_3_shards(runner, tmp_path: Path) -> None:
     folder = a_class_of_24(tmp_path / "class")
-    common = ["--seed", SEED, "--timeout", "1"]
+    common = ["--seed", SEED, "--timeout", "1", "--run", "r1"]
     whole = tmp_path / "whole"
     result = invoke(runner, ["grade-all", "rmsnorm", str(folder), "--out", str(whole), "--jobs", "2", *common])
     assert result.exit_code == 1, result.output

@@ -103,8 +103,10 @@ def test_the_kubernetes_job_is_indexed_and_names_its_count() -> None:
     job = yaml.safe_load(KUBERNETES.read_text(encoding="utf-8"))
     assert job["kind"] == "Job" and job["spec"]["completionMode"] == "Indexed"
     container = job["spec"]["template"]["spec"]["containers"][0]
-    env = {item["name"]: item["value"] for item in container["env"]}
+    env = {item["name"]: item.get("value") for item in container["env"]}
     assert env["NORMKATA_SHARD_COUNT"] == str(job["spec"]["completions"])  # Kubernetes does not pass it
+    run = next(item for item in container["env"] if item["name"] == "NORMKATA_RUN_ID")  # one id for the Job's shards
+    assert run["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.labels['batch.kubernetes.io/controller-uid']"
     key = next(m for m in container["volumeMounts"] if m["name"] == "key")
     assert key["mountPath"].startswith(env["NORMKATA_HOME"] + "/")  # inside the folder the sandbox protects
 

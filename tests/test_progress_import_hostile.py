@@ -100,6 +100,14 @@ def set_field(table: str, column: str, value: object, index: int = 0) -> Callabl
     return edit
 
 
+def add_setting(name: str, value: str) -> Callable[[Document], None]:
+    def edit(document: Document) -> None:
+        set_at = document["tables"]["settings"][0]["set_at"]
+        document["tables"]["settings"].append({"name": name, "value": value, "set_at": set_at})
+
+    return edit
+
+
 def set_review_detail(value: str) -> Callable[[Document], None]:
     def edit(document: Document) -> None:
         document["tables"]["kata_events"][event_index(document, "review")]["detail"] = value
@@ -149,6 +157,41 @@ ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
         "settings[0].name: must be an id",
     ),
     ("setting value too long", set_field("settings", "value", "9" * 201), "settings[0].value: must be at most 200"),
+    # Settings the readers would reject: each is held to its own rule (record/fields.SETTINGS) at the door.
+    *[
+        (
+            f"interview date {value}",
+            set_field("settings", "value", value),
+            f"settings[0].value: {why}, got {json.dumps(value)} (interview_date)",
+        )
+        for value, why in (
+            ("2999-01-01", "must be at most 366 days ahead"),
+            ("2026-13-45", "must be a date (YYYY-MM-DD)"),
+            ("tomorrow", "must be a date (YYYY-MM-DD)"),
+            ("20271207", "must be a date (YYYY-MM-DD)"),
+        )
+    ],
+    *[
+        (
+            f"minutes a day {value}",
+            add_setting("minutes_per_day", value),
+            f"settings[1].value: must be 5 to 720, got {json.dumps(value)} (minutes_per_day)",
+        )
+        for value in ("-1", "1e9", "NaN", "0", "721")
+    ],
+    *[
+        (
+            f"target recall {value}",
+            add_setting("target_recall", value),
+            f"settings[1].value: must be 0.7 to 0.97, got {json.dumps(value)} (target_recall)",
+        )
+        for value in ("NaN", "0.5", "1", "1e9", "high")
+    ],
+    (
+        "an unknown setting",
+        add_setting("theme", "dark"),
+        'settings[1].name: must be one of interview_date, minutes_per_day, target_recall, got "theme"',
+    ),
     (
         "diagnosis not JSON",
         set_field("kata_attempts", "diagnosis", "rms-eps"),
@@ -677,3 +720,17 @@ def test_a_version_1_file_from_before_settings_imports(
     result = invoke(runner, ["progress", "import", str(write(tmp_path / "progress.json", document))])
     assert result.exit_code == 0, result.output
     assert laptop.setting("interview_date") is None
+
+
+def test_settings_the_readers_use_import_and_are_read(
+    exported: Document, laptop: Store, runner, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from normkata.advice.deadline import load
+
+    document = copy.deepcopy(exported)
+    add_setting("minutes_per_day", "45")(document)
+    result = invoke(runner, ["progress", "import", str(write(tmp_path / "progress.json", document))])
+    assert result.exit_code == 0, result.output
+    deadline = load(laptop)
+    assert deadline is not None and deadline.minutes_per_day == 45
+    assert deadline.day.isoformat() == document["tables"]["settings"][0]["value"]

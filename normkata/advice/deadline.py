@@ -9,32 +9,29 @@ The plan runs from today to the eve of the interview (an interview today: today 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from normkata.clock import Clock, current
+from normkata.record import fields
+from normkata.record.fields import interview_date, target_recall
+from normkata.record.fields import minutes_per_day as minutes_rule
 from normkata.record.store import Store
 
-SETTING_DATE = "interview_date"
-SETTING_MINUTES = "minutes_per_day"
-SETTING_TARGET = "target_recall"
 #: What is predicted at or above this on the day is solid and left alone (`plan --target-recall`):
 #: FSRS's own default desired retention, so that "due" and "would be forgotten by the day" agree.
 DEFAULT_TARGET = 0.9
-#: The target recall a learner may set: below 0.7 a plan stops aiming at knowing the answers,
-#: above 0.97 FSRS's intervals shrink to days that no plan can keep.
-TARGET_RECALL = (0.7, 0.97)
 #: Minutes a day when neither --minutes-per-day nor a habit says otherwise.
 DEFAULT_MINUTES = 45
 #: Recall is predicted for this hour of the interview day, local time.
 INTERVIEW_HOUR = 9
 #: Each day after today is planned as one evening session at this hour, local time.
 SESSION_HOUR = 19
-#: The furthest date a plan reaches: a year of days is already more than anyone reads.
-MAX_DAYS = 366
-#: Minutes a day a learner may give (`plan --minutes-per-day`).
-MINUTES_PER_DAY = (5, 720)
+#: The settings, named and bounded by their rules in normkata.record.fields (which `progress
+#: import` holds a file to as well): the furthest interview date, the minutes a day a learner may
+#: give (`plan --minutes-per-day`), the target recall a learner may set (`plan --target-recall`).
+SETTING_DATE, SETTING_MINUTES, SETTING_TARGET = fields.INTERVIEW_DATE, fields.MINUTES_PER_DAY, fields.TARGET_RECALL
+MAX_DAYS, MINUTES_PER_DAY, TARGET_RECALL = fields.MAX_DAYS, fields.MINUTES_RANGE, fields.TARGET_RANGE
 #: A habit is the median minutes of the study days among the last HABIT_DAYS, once there are HABIT_MIN of them.
 HABIT_DAYS, HABIT_MIN = 14, 3
 #: A session left open (the terminal closed) counts for at most this long.
@@ -85,42 +82,38 @@ def load(store: Store, clock: Clock | None = None) -> Deadline | None:
     a date further than MAX_DAYS ahead (a settings row edited by hand: a plan to 9999 would never
     end), is ignored and noted, never fatal; so are minutes a day outside MINUTES_PER_DAY and a
     target recall outside TARGET_RECALL."""
-    from normkata.record.values import shown, skip
+    from normkata.record.values import BadValue, skip
 
     stored = store.setting(SETTING_DATE)
     if stored is None:
         return None
+    clock = clock or current()
     try:
-        day = date.fromisoformat(stored)
-    except (TypeError, ValueError):
-        skip(f"settings {SETTING_DATE}", f"must be a date (YYYY-MM-DD), got {shown(stored)}")
-        return None
-    if (day - (clock or current()).today()).days > MAX_DAYS:
-        skip(f"settings {SETTING_DATE}", f"must be at most {MAX_DAYS} days ahead, got {shown(stored)}")
+        day = interview_date(stored, clock.now(), clock)
+    except BadValue as exc:
+        skip(f"settings {SETTING_DATE}", exc.message)
         return None
     minutes = store.setting(SETTING_MINUTES)
-    low, high = MINUTES_PER_DAY
-    usable = minutes is not None and minutes.isdigit() and len(minutes) <= 4 and low <= int(minutes) <= high
-    if minutes is not None and not usable:
-        skip(f"settings {SETTING_MINUTES}", f"must be {low} to {high}, got {shown(minutes)}")
-    return Deadline(day, int(minutes) if usable and minutes is not None else None, _target(store))
+    given = None
+    if minutes is not None:
+        try:
+            given = minutes_rule(minutes, clock.now())
+        except BadValue as exc:
+            skip(f"settings {SETTING_MINUTES}", exc.message)
+    return Deadline(day, given, _target(store))
 
 
 def _target(store: Store) -> float:
-    from normkata.record.values import shown, skip
+    from normkata.record.values import BadValue, skip
 
     stored = store.setting(SETTING_TARGET)
     if stored is None:
         return DEFAULT_TARGET
     try:
-        value = float(stored) if len(stored) <= 8 else math.nan
-    except ValueError:
-        value = math.nan
-    low, high = TARGET_RECALL
-    if not low <= value <= high:
-        skip(f"settings {SETTING_TARGET}", f"must be {low} to {high}, got {shown(stored)}")
+        return target_recall(stored, current().now())
+    except BadValue as exc:
+        skip(f"settings {SETTING_TARGET}", exc.message)
         return DEFAULT_TARGET
-    return value
 
 
 def remember(store: Store, deadline: Deadline | None, *, target: float | None = None) -> None:

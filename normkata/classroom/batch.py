@@ -31,7 +31,7 @@ from normkata.classroom.markdown import markdown_report
 from normkata.classroom.outfolder import OutFolder
 from normkata.classroom.reasons import reason_of, stopped_at_import
 from normkata.classroom.shards import WHOLE_CLASS, Shard
-from normkata.classroom.signed import Manifest, SignedRow, class_digest, seal
+from normkata.classroom.signed import Manifest, SignedRow, seal
 from normkata.classroom.submissions import StudentSubmission
 from normkata.content.katas import Kata
 from normkata.errors import InputError
@@ -110,14 +110,20 @@ def grade_all(
     shard: Shard = WHOLE_CLASS,
     on_done: Callable[[Outcome], None] = lambda _: None,
     class_folder: Path | None = None,
+    run: str = "",
 ) -> list[Outcome]:
     """Grade the submissions of `shard` (all of them by default) with `jobs` parallel graders. The
     gradebook and its signed manifest are written even after Ctrl-C. `submissions` is the whole
-    class: report names and the shard's manifest are decided from all of it. `class_folder`
-    (default: the folder of the first submission) is where `out` may not be."""
+    class: report names and the shard's manifest (the listing of every submission's content, the
+    class run's id `run`) are decided from all of it. `class_folder` (default: the folder of the
+    first submission) is where `out` may not be."""
     reports = report_names(s.name for s in submissions)
     mine = [s for s in submissions if shard.holds(s.name)]
-    folder = OutFolder.open(out, class_folder or _class_folder(submissions), force=force, settings=settings)
+    folder = OutFolder.open(
+        out, class_folder or _class_folder(submissions), force=force, settings=settings, shard=shard
+    )
+    read = {s.name: _content_digest(s) for s in submissions}  # each read once, before any grade
+    listing = {name: found if isinstance(found, str) else "" for name, found in read.items()}
     suite = SuiteMax(kata, settings, folder.suite_max)
     outcomes: list[Outcome] = []
 
@@ -128,11 +134,10 @@ def grade_all(
     todo: queue.Queue[StudentSubmission] = queue.Queue()
     try:
         for submission in mine:
-            try:
-                digest = submission.snapshot().digest
-            except Refused as exc:
+            digest = read[submission.name]
+            if isinstance(digest, Refused):
                 suite.wanted.set()
-                finish(Outcome(submission, _failed(submission, "", str(exc), settings), None))
+                finish(Outcome(submission, _failed(submission, "", str(digest), settings), None))
                 continue
             earlier = folder.earlier(submission.name, digest, reports[submission.name])
             if earlier is not None and earlier.row.note == submission.note:
@@ -185,13 +190,19 @@ def grade_all(
                 folder,
                 outcomes,
                 suite,
-                Manifest(
-                    settings, shard, len(submissions), class_digest([s.name for s in submissions]), len(mine), [], {}
-                ),
+                Manifest(settings, shard, run or "unnamed", listing, len(mine), [], {}),
             )
     finally:
         folder.close()
     return outcomes
+
+
+def _content_digest(submission: StudentSubmission) -> str | Refused:
+    """The sha256 of what would be graded of `submission` now, or why it cannot be read."""
+    try:
+        return submission.snapshot().digest
+    except Refused as exc:
+        return exc
 
 
 def _write_reports(folder: OutFolder, outcome: Outcome, lang: str) -> None:

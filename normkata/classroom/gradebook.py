@@ -37,6 +37,11 @@ class Settings:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def describe(self) -> str:
+        """`rmsnorm, en, seed 7, 10 s, auto`: what a refusal names."""
+        seed = "fresh seeds" if self.seed is None else f"seed {self.seed}"
+        return f"{self.kata}, {self.lang}, {seed}, {self.timeout:g} s, {self.device}"
+
     @classmethod
     def from_json(cls, data: Any) -> Settings:
         """ValueError unless `data` is what to_json writes."""

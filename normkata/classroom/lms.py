@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 from normkata.classroom.gradebook import neutralise
 from normkata.classroom.key import grading_key
-from normkata.classroom.merge import MAX_MANIFEST_BYTES
 from normkata.classroom.reasons import KINDS
-from normkata.classroom.signed import SIGNED, Manifest, SignedRow, Unsigned, verified
+from normkata.classroom.signed import MAX_MANIFEST_BYTES, SIGNED, Manifest, SignedRow, Unsigned, verified
 from normkata.errors import InputError
 from normkata.files import open_folder, read_file
 from normkata.grading.contract import Cause
@@ -114,7 +114,14 @@ def export(manifest: Manifest, lms: str, assignment: str, scale: float | None) -
     return stream.getvalue(), graded, len(rows) - graded
 
 
+def check_scale(scale: float | None) -> None:
+    """`--points`: a finite number of points above 0 (nan or inf would be written into every cell)."""
+    if scale is not None and not (math.isfinite(scale) and scale > 0):
+        raise InputError(f"--points {scale:g}: must be a finite number of points above 0")
+
+
 def write_export(folder: Path, lms: str, out: Path, assignment: str | None, scale: float | None) -> tuple[int, int]:
+    check_scale(scale)
     manifest = read_gradebook(folder)
     text, graded, blank = export(manifest, lms, assignment or f"normkata {manifest.settings.kata}", scale)
     out.write_text(text, encoding="utf-8")

@@ -2,10 +2,12 @@
 
 Nothing of a shard is taken on trust: its signed manifest must verify with this machine's
 grading key (normkata.classroom.signed), every file it lists must be the bytes it signed, and the
-shards must belong together: one kata and one set of settings, one class listing, one count N,
-each of shards 1..N exactly once, each complete, each row in its own shard and in no other, every
-row out of one max_score. Anything else is refused with one line, and nothing is written. The
-merged folder is what an unsharded grade-all of the class writes (a gradebook signed as 1/1).
+shards must belong together: one kata and one set of settings, one class run (its id), one class
+listing (every submission's name and content digest alike in every shard), one count N, each of
+shards 1..N exactly once, each complete, each row in its own shard and in no other, every row out
+of one max_score. Anything else is refused with one line, and nothing is written. The merged
+folder is what an unsharded grade-all of the class writes (a gradebook signed as 1/1); a folder
+that already holds something is replaced only with `force`.
 """
 
 from __future__ import annotations
@@ -19,12 +21,10 @@ from normkata.classroom.gradebook import GRADEBOOK, REPORTS
 from normkata.classroom.key import grading_key
 from normkata.classroom.outfolder import MAX_REPORT_BYTES, OutFolder, sha256
 from normkata.classroom.shards import Shard
-from normkata.classroom.signed import SIGNED, Manifest, SignedRow, Unsigned, seal, verified
+from normkata.classroom.signed import MAX_MANIFEST_BYTES, SIGNED, Manifest, SignedRow, Unsigned, seal, verified
 from normkata.errors import InputError
 from normkata.files import open_folder, read_file
 
-#: The largest signed manifest read: a row is well under 1 kB, a class a few thousand rows.
-MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 _REPORT_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.(json|md)")
 
 
@@ -35,9 +35,13 @@ class _Shard:
     reports: dict[str, bytes]  # file name in reports/ -> its verified bytes
 
 
-def merge(outs: list[Path], out: Path) -> Manifest:
+def merge(outs: list[Path], out: Path, *, force: bool = False) -> Manifest:
     """Verify the shards in `outs` and write the merged gradebook into `out`; InputError (one
-    line, nothing written) for a missing, overlapping, incomplete, mismatched or forged shard."""
+    line, nothing written) for a missing, overlapping, incomplete, mismatched or forged shard, and
+    for an `out` that holds anything already, unless `force`."""
+    there = OutFolder.what_is_there(out)
+    if there is not None and not force:
+        raise InputError(f"--out {out} holds {there}: choose another folder, or add --force to replace it")
     key = grading_key()
     shards = [_read_shard(path, key) for path in outs]
     first = shards[0]
@@ -87,13 +91,13 @@ def merge(outs: list[Path], out: Path) -> Manifest:
     merged = Manifest(
         first.manifest.settings,
         Shard(),
-        first.manifest.class_size,
-        first.manifest.class_names,
+        first.manifest.run,
+        first.manifest.listing,
         first.manifest.class_size,
         [signed for signed, _ in rows.values()],
         {},
     )
-    folder = OutFolder.open(out, Path(os.devnull), force=False, settings=merged.settings)
+    folder = OutFolder.open(out, Path(os.devnull), force=force, settings=merged.settings)
     try:
         for signed, shard in rows.values():
             row = signed.row
@@ -112,22 +116,29 @@ def _same_class(first: _Shard, other: _Shard) -> None:
     a, b = first.manifest, other.manifest
     if a.settings != b.settings:
         raise InputError(
-            f"{other.path} was graded with {_describe(b)}, {first.path} with {_describe(a)}: the "
-            "shards of one class share the kata, language, seed, case timeout and device"
+            f"{other.path} was graded with {b.settings.describe()}, {first.path} with {a.settings.describe()}: "
+            "the shards of one class share the kata, language, seed, case timeout and device"
         )
     if a.shard.count != b.shard.count:
         raise InputError(f"{other.path} is shard {b.shard}, {first.path} shard {a.shard}: one class, one count")
-    if (a.class_size, a.class_names) != (b.class_size, b.class_names):
+    if a.run != b.run:
+        raise InputError(
+            f"{other.path} is of class run {b.run}, {first.path} of run {a.run}: merge the shards of one run "
+            "(a shard kept from an earlier run is as signed as today's)"
+        )
+    if a.listing.keys() != b.listing.keys():
+        names = sorted(a.listing.keys() ^ b.listing.keys())
         raise InputError(
             f"{other.path} and {first.path} were split from different class folders "
-            f"({b.class_size} and {a.class_size} submissions, or other names)"
+            f"({b.class_size} and {a.class_size} submissions; {names[0]!r} is in one only)"
         )
-
-
-def _describe(manifest: Manifest) -> str:
-    s = manifest.settings
-    seed = "fresh seeds" if s.seed is None else f"seed {s.seed}"
-    return f"{s.kata}, {s.lang}, {seed}, {s.timeout:g} s, {s.device}"
+    changed = sorted(name for name in a.listing if a.listing[name] != b.listing[name])
+    if changed:
+        raise InputError(
+            f"{other.path} read other contents of the class than {first.path} ({changed[0]!r}, and "
+            f"{len(changed) - 1} more, differ): the files changed between the shards' runs; grade every "
+            "shard again from the same files"
+        )
 
 
 def _read_shard(path: Path, key: bytes) -> _Shard:

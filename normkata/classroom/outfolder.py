@@ -2,7 +2,10 @@
 
 A class folder is written by students, and so may be anything beside it that is not ours. The
 out folder is therefore refused when it lies inside the class folder, and when it already
-exists without being ours (unless `--force`). Every file in it is written through a descriptor
+exists without being ours (unless `--force`). A finished gradebook is never replaced unawares:
+an out folder of ours is graded into again only by a rerun of what it holds (the same class
+folder, shard and settings); another kata, class, shard or seed is refused unless `--force`,
+naming what is there. Every file in it is written through a descriptor
 of the folder, as a fresh temporary file renamed into place: a link planted at
 `gradebook.csv` or `reports/` is replaced, never written through.
 
@@ -27,8 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from normkata.boundedjson import RefusedJSON, loads
 from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Row, Settings, gradebook_text
 from normkata.classroom.key import grading_key
+from normkata.classroom.shards import WHOLE_CLASS, Shard
 from normkata.errors import InputError
 from normkata.files import open_folder, read_file, write_file
 from normkata.grading.contract import GradeResult
@@ -37,6 +42,8 @@ from normkata.grading.wire import from_wire
 MANIFEST = ".normkata-manifest.json"
 #: A report is a few kB; anything far larger in the out folder is not one of ours.
 MAX_REPORT_BYTES = 16 * 1024 * 1024
+#: A report nests a case's findings a few levels down; the rerun manifest four.
+MAX_REPORT_DEPTH = 32
 
 
 def canonical(value: Any) -> bytes:
@@ -62,6 +69,25 @@ class Earlier:
 
 
 @dataclass
+class _Recorded:
+    """What the rerun manifest says the folder holds: graded from where, which shard, with what."""
+
+    origin: list[str]  # [the class folder's real path, the shard]
+    settings: Any
+    suite_max: Any
+    entries: dict[str, _Entry]
+
+    def describe(self) -> str:
+        try:
+            settings = Settings.from_json(self.settings).describe()
+        except ValueError:
+            settings = "unknown settings"
+        folder, shard = self.origin
+        graded = "a merge of shards" if folder == os.devnull else f"{folder}, shard {shard}"
+        return f"the finished gradebook of {len(self.entries)} graded submission(s) ({settings}) from {graded}"
+
+
+@dataclass
 class _Entry:
     sha256: str  # the submission's content
     report: str
@@ -73,8 +99,8 @@ class _Entry:
 class OutFolder:
     """The out folder, opened as a descriptor; see the module's docstring for the rules."""
 
-    def __init__(self, path: Path, fd: int, key: bytes, settings: Settings) -> None:
-        self.path, self.fd, self.key, self.settings = path, fd, key, settings
+    def __init__(self, path: Path, fd: int, key: bytes, settings: Settings, origin: list[str]) -> None:
+        self.path, self.fd, self.key, self.settings, self.origin = path, fd, key, settings, origin
         self.previous: dict[str, _Entry] = {}
         self.entries: dict[str, _Entry] = {}
         #: The suite's max_score with these settings, once measured (normkata.classroom.batch.SuiteMax).
@@ -83,8 +109,11 @@ class OutFolder:
         self.hashes: dict[str, tuple[str, str]] = {}
 
     @classmethod
-    def open(cls, path: Path, class_folder: Path, *, force: bool, settings: Settings) -> OutFolder:
-        """Create or reopen `path`; InputError when it is inside `class_folder`, a link, or not ours."""
+    def open(
+        cls, path: Path, class_folder: Path, *, force: bool, settings: Settings, shard: Shard = WHOLE_CLASS
+    ) -> OutFolder:
+        """Create or reopen `path` to grade `shard` of `class_folder` into; InputError when it is inside
+        `class_folder`, a link, not ours, or holds another gradebook (see the module's docstring)."""
         real_out, real_class = os.path.realpath(path), os.path.realpath(class_folder)
         if _inside(real_out, real_class):
             raise InputError(
@@ -104,22 +133,53 @@ class OutFolder:
             raise InputError(
                 f"--out {path}: not a folder of its own ({exc.strerror}; links are not followed)"
             ) from None
-        folder = cls(path, fd, key, settings)
+        folder = cls(path, fd, key, settings, [real_class, str(shard)])
         if created:
             return folder
-        entries = folder._manifest()
-        if entries is None and os.listdir(fd) and not force:
+        recorded = folder._recorded()
+        if recorded is None and os.listdir(fd) and not force:
             os.close(fd)
             raise InputError(
                 f"--out {path} exists and was not written by normkata grade-all: choose another "
                 "folder, or add --force to grade everything into it"
             )
-        folder.previous = {} if force or entries is None else entries
+        if recorded is None:
+            return folder
+        rerun = recorded.origin == folder.origin and recorded.settings == settings.to_json()
+        if not rerun and not force:
+            os.close(fd)
+            raise InputError(
+                f"--out {path} holds {recorded.describe()}: choose another folder, or add --force to replace it"
+            )
+        if rerun:
+            folder.suite_max = recorded.suite_max if type(recorded.suite_max) is int else None
+            folder.previous = {} if force else recorded.entries
         return folder
 
-    def _owner_tag(self, settings: object, suite_max: object) -> str:
-        """This folder's (its real path) with the settings and suite maximum the manifest records."""
-        message = b"out\0" + os.fsencode(os.path.realpath(self.path)) + b"\0" + canonical([settings, suite_max])
+    @staticmethod
+    def what_is_there(path: Path) -> str | None:
+        """What stands in the folder at `path` (None: nothing, or an empty folder), in a few words."""
+        try:
+            fd = open_folder(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:  # a link, a file, a folder that cannot be opened
+            return f"something that is not a folder of its own ({exc.strerror or exc})"
+        try:
+            names = sorted(os.listdir(fd))
+            if not names:
+                return None
+            recorded = OutFolder(path, fd, grading_key(), Settings(""), [])._recorded()
+            if recorded is not None:
+                return recorded.describe()
+            shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+            return f"{len(names)} entries ({shown})"
+        finally:
+            os.close(fd)
+
+    def _owner_tag(self, origin: object, settings: object, suite_max: object) -> str:
+        """This folder's (its real path) with what the manifest records of the gradebook it holds."""
+        message = b"out\0" + os.fsencode(os.path.realpath(self.path)) + b"\0" + canonical([origin, settings, suite_max])
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()
 
     def _entry_tag(self, name: str, entry: _Entry, report: bytes, markdown: bytes) -> str:
@@ -134,18 +194,15 @@ class OutFolder:
         }
         return hmac.new(self.key, b"entry\0" + canonical(message), hashlib.sha256).hexdigest()
 
-    def _manifest(self) -> dict[str, _Entry] | None:
-        """The manifest's entries when this key wrote it for this folder ({} when it was graded with
-        other settings), else None."""
+    def _recorded(self) -> _Recorded | None:
+        """What the rerun manifest records, when this key wrote it for this folder; else None."""
         try:
-            data = json.loads(read_file(MANIFEST, MAX_REPORT_BYTES, dir_fd=self.fd))
-            settings, known = data["settings"], data["suite_max"]
-            if not hmac.compare_digest(str(data["owner"]), self._owner_tag(settings, known)):
+            text = read_file(MANIFEST, MAX_REPORT_BYTES, dir_fd=self.fd)
+            data = loads(text, max_bytes=MAX_REPORT_BYTES, max_depth=MAX_REPORT_DEPTH)
+            origin, settings, known = data["origin"], data["settings"], data["suite_max"]
+            if not hmac.compare_digest(str(data["owner"]), self._owner_tag(origin, settings, known)):
                 return None
-            if settings != self.settings.to_json():
-                return {}
-            self.suite_max = known if type(known) is int else None
-            return {
+            entries = {
                 str(k): _Entry(
                     str(v["sha256"]),
                     str(v["report"]),
@@ -155,7 +212,10 @@ class OutFolder:
                 )
                 for k, v in data["entries"].items()
             }
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            if not isinstance(origin, list) or len(origin) != 2:
+                return None
+            return _Recorded([str(part) for part in origin], settings, known, entries)
+        except (OSError, RefusedJSON, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def earlier(self, name: str, digest: str, report: str) -> Earlier | None:
@@ -167,7 +227,8 @@ class OutFolder:
             data, markdown = self._read_report(report)
             if not hmac.compare_digest(entry.tag, self._entry_tag(name, entry, data, markdown)):
                 return None
-            earlier = Earlier(from_wire(GradeResult, json.loads(data)), Row.of(entry.row), entry.kinds)
+            report = loads(data, max_bytes=MAX_REPORT_BYTES, max_depth=MAX_REPORT_DEPTH)
+            earlier = Earlier(from_wire(GradeResult, report), Row.of(entry.row), entry.kinds)
         except (OSError, ValueError, KeyError, TypeError):
             return None
         self._keep(name, entry, data, markdown)
@@ -206,7 +267,8 @@ class OutFolder:
         kept = {row.submission for row in rows}
         settings = self.settings.to_json()
         manifest = {
-            "owner": self._owner_tag(settings, self.suite_max),
+            "owner": self._owner_tag(self.origin, settings, self.suite_max),
+            "origin": self.origin,
             "settings": settings,
             "suite_max": self.suite_max,
             "entries": {k: vars(v) for k, v in sorted(self.entries.items()) if k in kept},

@@ -10,12 +10,19 @@ reads K and N from the engine's own variables:
 - a GitHub Actions matrix, or any other engine: NORMKATA_SHARD_INDEX of NORMKATA_SHARD_COUNT (set
   them from `strategy.job-index` and `strategy.job-total`).
 Indices are 0-based, as the engines count; `--shard K/N` is 1-based, as people count.
+
+Every shard of one class run carries the run's id (`class_run`), which the merge holds equal: the
+teacher's `--run`, else the engine's own id of the run (Slurm's array job, GitHub's run and
+attempt, NORMKATA_RUN_ID where the template sets it, as the Kubernetes one does from the Job's
+uid), else, for a whole class graded at once, a fresh one. A class split by hand (`--shard 2/3`)
+must be given one: nothing else can tell its shards from an earlier run's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -24,6 +31,8 @@ from normkata.errors import InputError
 #: More shards than this is a typo, not a class.
 MAX_SHARDS = 10_000
 _SPEC = re.compile(r"(\d{1,5})/(\d{1,5})")
+#: A class run's id: what a teacher types or an engine sets (a job id, a date, a uid).
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -116,3 +125,36 @@ def _from_engine(environ: Mapping[str, str]) -> Shard:
         "--shard auto: none of SLURM_ARRAY_TASK_ID (Slurm), JOB_COMPLETION_INDEX (Kubernetes) or "
         "NORMKATA_SHARD_INDEX (GitHub Actions and others) is set: pass --shard K/N"
     )
+
+
+def class_run(given: str | None, shard: Shard, environ: Mapping[str, str]) -> str:
+    """The id every shard of this class run signs (see the module's docstring); InputError for a
+    malformed one, or for a class split by hand without one."""
+    if given is not None:
+        if not RUN_ID.fullmatch(given):
+            raise InputError(
+                f"--run {given}: expected an id of letters, digits, '.', '_', ':' or '-' (at most 100), e.g. 2026-12-07"
+            )
+        return given
+    engine = _engine_run(environ)
+    if engine is not None:
+        return engine
+    if shard.count == 1:
+        return secrets.token_hex(8)
+    raise InputError(
+        f"--shard {shard} needs --run ID: the one id every shard of this class run is given (e.g. the "
+        "date; or set NORMKATA_RUN_ID), so that the merge refuses a shard of another run"
+    )
+
+
+def _engine_run(environ: Mapping[str, str]) -> str | None:
+    """The engine's id of this run, when one is set and well formed."""
+    given = environ.get("NORMKATA_RUN_ID")
+    if given is not None and not RUN_ID.fullmatch(given):
+        raise InputError(f"NORMKATA_RUN_ID={given[:100]!r}: expected an id of letters, digits, '.', '_', ':' or '-'")
+    candidates = [given or ""]
+    if environ.get("SLURM_ARRAY_JOB_ID"):
+        candidates.append(f"slurm-{environ['SLURM_ARRAY_JOB_ID']}")
+    if environ.get("GITHUB_RUN_ID"):
+        candidates.append(f"github-{environ['GITHUB_RUN_ID']}.{environ.get('GITHUB_RUN_ATTEMPT', '1')}")
+    return next((c for c in candidates if RUN_ID.fullmatch(c)), None)

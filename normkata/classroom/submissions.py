@@ -50,33 +50,65 @@ def _is_folder(entry: os.DirEntry[str]) -> bool | None:
     return False if entry.name.endswith(".py") else None
 
 
+@dataclass
+class ClassListing:
+    """A class folder read: its submissions, and every other entry with why it is no submission
+    (why -> the entries' names, escaped), so that each entry gets a row or a note."""
+
+    submissions: list[StudentSubmission]
+    left_out: dict[str, list[str]]
+
+
+#: Why an entry is no submission (i18n keys of the notes).
+LEFT_PATTERN = "classroom.left.pattern"
+LEFT_HIDDEN_FOLDER = "classroom.left.hidden_folder"
+LEFT_CACHE = "classroom.left.cache"
+LEFT_OTHER = "classroom.left.other"
+LEFT_OUT = "classroom.left.out"
+
+
 def find_submissions(
     root: Path, kata_file: str, pattern: str, skip: Path | None = None, lang: str = "en"
-) -> list[StudentSubmission]:
-    """Entries of `root` whose name matches `pattern`: `.py` files (FIFOs, devices and links
-    included, as errors), and folders (each holding `kata_file`, or graded as missing it).
-    Hidden entries, `__pycache__` and `skip` (the output folder) are left out.
+) -> ClassListing:
+    """Entries of `root` whose name matches `pattern`: `.py` files of any name (hidden ones such as
+    `..py` included; FIFOs, devices and links too, as errors), and folders (each holding
+    `kata_file`, or graded as missing it). Hidden folders, `__pycache__`, `skip` (the output
+    folder), other files and names the pattern leaves out are noted, never dropped unsaid.
 
     Names are decided from all entries at once, so that each is unique: an entry is named by
-    its stem (`alice` for alice.py and for alice/) unless another entry has that stem too; then
-    each of them is named as it is listed (`alice.py`, `alice/`), numbered where even that is
-    taken (`name (2)`: two raw names can escape alike), and carries a note. Nothing stops the batch."""
+    its stem (`alice` for alice.py and for alice/) unless another entry has that stem too, or it
+    is hidden; then each of them is named as it is listed (`alice.py`, `alice/`, `..py`), numbered
+    where even that is taken (`name (2)`: two raw names can escape alike), and carries a note.
+    Nothing stops the batch."""
     skipped = os.path.realpath(skip) if skip is not None else None
     with os.scandir(root) as listing:
         entries = sorted(listing, key=lambda e: e.name)
+    left_out: dict[str, list[str]] = {}
     found: list[tuple[str, str, Path, bool]] = []  # stem, as listed, the file graded, folder
     for entry in entries:
-        if entry.name.startswith(".") or entry.name == "__pycache__" or not fnmatch.fnmatch(entry.name, pattern):
+        listed_name = escape_name(entry.name)
+        if not fnmatch.fnmatch(entry.name, pattern):
+            left_out.setdefault(LEFT_PATTERN, []).append(listed_name)
             continue
         if skipped is not None and os.path.realpath(entry.path) == skipped:
+            left_out.setdefault(LEFT_OUT, []).append(listed_name + "/")
             continue
         folder = _is_folder(entry)
         if folder is None:
+            left_out.setdefault(LEFT_OTHER, []).append(listed_name)
+            continue
+        if folder and entry.name == "__pycache__":
+            left_out.setdefault(LEFT_CACHE, []).append(listed_name + "/")
+            continue
+        if folder and entry.name.startswith("."):
+            left_out.setdefault(LEFT_HIDDEN_FOLDER, []).append(listed_name + "/")
             continue
         path = root / entry.name
-        stem = entry.name if folder else entry.name[: -len(".py")]
-        listed = escape_name(entry.name) + ("/" if folder else "")
-        found.append((escape_name(stem), listed, path / kata_file if folder else path, folder))
+        listed = listed_name + ("/" if folder else "")
+        stem = (
+            listed if entry.name.startswith(".") else escape_name(entry.name if folder else entry.name[: -len(".py")])
+        )
+        found.append((stem, listed, path / kata_file if folder else path, folder))
     stems = Counter(stem for stem, _, _, _ in found)
     wanted = [stem if stems[stem] == 1 else listed for stem, listed, _, _ in found]
     reserved, used = set(wanted), set[str]()
@@ -93,4 +125,4 @@ def find_submissions(
             shared = ", ".join(listed for other, listed, _, _ in found if other == stem)
             note = t("classroom.note.same_name", lang, name=stem, entries=shared)
         submissions.append(StudentSubmission(name, file, folder, note))
-    return submissions
+    return ClassListing(submissions, left_out)

@@ -56,9 +56,21 @@ def _default_jobs() -> int:
     help="Grade only shard K of N (split by a hash of each name); auto reads Slurm, Kubernetes or "
     "NORMKATA_SHARD_INDEX/NORMKATA_SHARD_COUNT.",
 )
+@click.option(
+    "--run",
+    "run_id",
+    default=None,
+    metavar="ID",
+    help="The class run's id, the same for every shard (e.g. the date): gradebook merge refuses shards "
+    "of different runs (default: the engine's job id with --shard auto, else a fresh one).",
+)
 @timeout_option
 @device_option()
-@click.option("--force", is_flag=True, help="Grade again what is unchanged since the last run.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Grade again what is unchanged since the last run, and replace what --out holds (another gradebook).",
+)
 @lang_option
 def grade_all(
     kata_name: str,
@@ -68,6 +80,7 @@ def grade_all(
     pattern: str,
     seed: int | None,
     shard: str | None,
+    run_id: str | None,
     timeout: float,
     device: str,
     force: bool,
@@ -76,16 +89,18 @@ def grade_all(
     """Grade a class: every submission in DIR, in parallel, into a gradebook.
 
     A submission is a .py file in DIR or a folder in DIR holding the kata's file
-    (DIR/alice/rmsnorm.py). --out gets gradebook.csv (a reason in every failing row), a JSON
-    and a Markdown report per submission, and gradebook.signed.json, which `normkata gradebook
-    merge` checks when the class is graded in shards. Exit code 0 when every submission passed,
-    1 when any did not or could not be graded, 2 on bad input.
+    (DIR/alice/rmsnorm.py); every other entry is named in a note. --out gets gradebook.csv (a
+    reason in every failing row), a JSON and a Markdown report per submission, and
+    gradebook.signed.json, which `normkata gradebook merge` checks when the class is graded in
+    shards (give every shard one --run). A folder that holds another gradebook is refused
+    unless --force. Exit code 0 when every submission passed, 1 when any did not or could not
+    be graded, 2 on bad input.
 
     \b
     Examples:
       normkata grade-all rmsnorm submissions/
       normkata grade-all rmsnorm submissions/ --out grades --jobs 2 --pattern 'team-*'
-      normkata grade-all rmsnorm submissions/ --seed 7 --shard 2/3 --out grades-2
+      normkata grade-all rmsnorm submissions/ --seed 7 --shard 2/3 --run 2026-12-07 --out grades-2
       normkata gradebook merge grades-1 grades-2 grades-3 --out grades
     """
     from rich.markup import escape
@@ -93,7 +108,7 @@ def grade_all(
 
     from normkata.classroom.batch import grade_all as run_batch
     from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Settings
-    from normkata.classroom.shards import WHOLE_CLASS, parse_shard
+    from normkata.classroom.shards import WHOLE_CLASS, class_run, parse_shard
     from normkata.classroom.submissions import find_submissions
     from normkata.content.katas import get_kata
     from normkata.i18n import t
@@ -102,13 +117,20 @@ def grade_all(
     lang = current_lang(lang)
     kata = get_kata(kata_name, lang)
     part = parse_shard(shard, os.environ) if shard is not None else WHOLE_CLASS
+    run = class_run(run_id, part, os.environ)
     out = out or Path(f"grades-{kata.id}")
-    submissions = find_submissions(folder, kata.file, pattern, skip=out, lang=lang)
+    listing = find_submissions(folder, kata.file, pattern, skip=out, lang=lang)
+    submissions = listing.submissions
     if not submissions:
         raise InputError(t("classroom.none", lang, dir=folder, pattern=pattern, file=kata.file))
     mine = sum(part.holds(s.name) for s in submissions)
     jobs = jobs or _default_jobs()
     console = make_console()
+    for why, names in listing.left_out.items():
+        shown = ", ".join(names[:5])
+        if len(names) > 5:
+            shown = t("classroom.left.more", lang, names=shown, n=len(names) - 5)
+        console.print(f"[muted]{escape(t(why, lang, n=len(names), pattern=pattern, names=shown))}[/]")
     if part.count > 1:
         console.print(f"[muted]{escape(t('classroom.shard', lang, shard=part, n=mine, total=len(submissions)))}[/]")
     settings = Settings(kata.id, lang, seed, timeout, device)
@@ -131,6 +153,7 @@ def grade_all(
             shard=part,
             on_done=advance,
             class_folder=folder,
+            run=run,
         )
     _summary(console, outcomes, kata.id, time.perf_counter() - started, max(1, min(jobs, mine)), lang)
     console.print(f"[muted]{t('classroom.written', lang, gradebook=out / GRADEBOOK, reports=out / REPORTS)}[/]")
@@ -198,13 +221,16 @@ def gradebook() -> None:
     required=True,
     help="Folder for the merged gradebook.csv, reports and signed manifest.",
 )
+@click.option("--force", is_flag=True, help="Replace what --out holds (a finished gradebook).")
 @lang_option
-def merge_command(shards: tuple[Path, ...], out: Path, lang: str | None) -> None:
+def merge_command(shards: tuple[Path, ...], out: Path, force: bool, lang: str | None) -> None:
     """Join the out folders of a class's shards into one gradebook, after checking each signature.
 
     Every shard 1..N must be there exactly once, complete, signed with this machine's grading
-    key (NORMKATA_HOME/grade-all.key) and graded with the same kata, seed, timeout, device and
-    language; anything else is refused with one line (exit code 2) and nothing is written.
+    key (NORMKATA_HOME/grade-all.key), of one class run (--run) read from the same files, and
+    graded with the same kata, seed, timeout, device and language; anything else is refused with
+    one line (exit code 2) and nothing is written. An --out that holds anything is refused
+    unless --force.
 
     \b
     Example:
@@ -219,7 +245,7 @@ def merge_command(shards: tuple[Path, ...], out: Path, lang: str | None) -> None
     for shard in shards:
         if os.path.realpath(shard) == real_out:
             raise InputError(f"--out {out} is one of the shards: merge into another folder")
-    merged = merge(list(shards), out)
+    merged = merge(list(shards), out, force=force)
     make_console().print(
         t("classroom.merged", lang, shards=len(shards), kata=merged.settings.kata, n=len(merged.rows), out=out)
     )
@@ -236,9 +262,9 @@ def merge_command(shards: tuple[Path, ...], out: Path, lang: str | None) -> None
 )
 @click.option(
     "--points",
-    type=click.FloatRange(min=0, min_open=True),
+    type=float,
     default=None,
-    help="Scale scores to this many points (default: the score out of the suite's cases).",
+    help="Scale scores to this many points, a finite number above 0 (default: the score out of the suite's cases).",
 )
 @lang_option
 def export_command(

@@ -4,9 +4,10 @@ off-by-one mistakes).
 
 The runner decides here, from what the worker returned: the guard's out-of-bounds lanes, the
 sentinel margins of every tensor the launcher allocated (compared with the sentinel here, not
-in the worker), which kernels ran, and which output elements a kernel wrote. A launcher that
-computes its outputs in plain torch, launches no kernel, or leaves part of an output unwritten
-fails here whatever its numbers.
+in the worker), which kernels ran, which inputs a kernel loaded, and which output elements a
+kernel wrote. A launcher that computes its outputs in plain torch, launches no kernel, launches
+kernels that read none of the inputs (a torch result copied by a kernel), or leaves part of an
+output unwritten fails here whatever its numbers.
 """
 
 from __future__ import annotations
@@ -131,6 +132,19 @@ def check_kernels_wrote(
                 "不是由内核算出的。",
                 call=call,
                 on=on,
+            ),
+            call=call_on(call, on),
+        )
+    if reply.launches and reply.loaded == []:
+        fail(
+            say(
+                "{call} on {on}: the kernels that ran ({kernels}) loaded none of the inputs. The launcher computed "
+                "its results in torch and a kernel only copied them; the kata asks for the computation in a kernel.",
+                "{call}，{on}：运行的内核（{kernels}）没有读取任何输入。启动函数在 torch 中算出结果，内核只是复制；"
+                "本练习要求计算在内核中完成。",
+                call=call,
+                on=on,
+                kernels=", ".join(dict.fromkeys(reply.launches)),
             ),
             call=call_on(call, on),
         )

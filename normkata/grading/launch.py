@@ -16,9 +16,11 @@ importing the learner's file, and leads a session (process group) of its own.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 from multiprocessing.connection import Connection
@@ -78,6 +80,9 @@ class Launcher(Protocol):
     helpers: frozenset[int]
 
     def start(self, request_read: int, reply_write: int, output_write: int) -> WorkerProcess: ...
+
+    def close(self) -> None:
+        """End the launcher's own processes and wait for them (the runner calls it as it exits)."""
 
 
 #: The folder this normkata is imported from: child processes must import the same one.
@@ -199,6 +204,9 @@ class SpawnLauncher:
             start_new_session=True,  # one process group: killed whole at the end
         )
 
+    def close(self) -> None:
+        """Nothing of its own outlives a grade."""
+
 
 class _Forked:
     """A worker forked by the zygote, seen through Popen's interface."""
@@ -263,3 +271,16 @@ class ZygoteLauncher:
         for pipe in pipes:
             pipe.close()
         return _Forked(process)
+
+    def close(self) -> None:
+        """End the zygote and its resource tracker and reap them. Left to themselves they exit
+        only when they notice the runner gone, and the zygote then tears down torch: measured
+        alive 2 s after the service closed, after its command had exited. Neither has run learner
+        code or holds anything to save, so they are killed, not asked."""
+        for pid in self.helpers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in self.helpers:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        self.helpers = frozenset()

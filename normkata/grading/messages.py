@@ -394,6 +394,9 @@ class StepReply:
     #: Launcher kind: per output, one flag per element that a kernel wrote (or that the launcher
     #: computed from memory a kernel wrote); None where the guard could not tell.
     written: list[torch.Tensor | None] = field(default_factory=list)
+    #: Launcher kind: the inputs some kernel loaded (or a layout copy of them the launcher made);
+    #: None where the guard could not tell, or no input holds a value.
+    loaded: list[str] | None = None
     #: Launcher kind: the margins of every floating tensor the launcher allocated.
     margins: list[KernelMargin] = field(default_factory=list)
 

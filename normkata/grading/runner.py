@@ -104,9 +104,12 @@ class Conversation:
         return spare
 
     def close(self) -> None:
+        """The conversation is over: the spare worker, then the zygote and its helpers, ended and
+        reaped before the runner exits, so nothing of the service outlives its command."""
         if self.spare is not None:
             self.spare.kill()
             self.spare = None
+        self.launcher.close()
 
     def answer(self, line: str) -> RunnerReply:
         try:

@@ -10,12 +10,14 @@ writes them) or raises BadValue saying what the value must be.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
+from normkata.clock import Clock, current
 from normkata.content.schema import ID_PATTERN
 from normkata.record.values import (
     HORIZON,
@@ -194,6 +196,77 @@ def round_shape(value: object) -> None:
         raise exc.under("after_attempt") from None
 
 
+# -- the learner's settings ----------------------------------------------------------------------
+# One rule per setting, used by `progress import` and by the setting's reader
+# (normkata.advice.deadline) alike: what one refuses the other cannot be handed.
+
+INTERVIEW_DATE = "interview_date"
+MINUTES_PER_DAY = "minutes_per_day"
+TARGET_RECALL = "target_recall"
+#: The furthest interview date: a year of days is already more than a plan anyone reads.
+MAX_DAYS = 366
+#: Minutes a day a learner may give (`plan --minutes-per-day`).
+MINUTES_RANGE = (5, 720)
+#: The target recall a learner may set (`plan --target-recall`): below 0.7 a plan stops aiming at
+#: knowing the answers, above 0.97 FSRS's intervals shrink to days that no plan can keep.
+TARGET_RANGE = (0.7, 0.97)
+#: A forgotten setting is kept as a dated empty row (normkata.record.store.FORGOTTEN).
+_FORGOTTEN = ""
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def interview_date(value: object, now: datetime, clock: Clock | None = None) -> date:
+    """The remembered interview date: YYYY-MM-DD, at most MAX_DAYS after the learner's today."""
+    try:
+        day = date.fromisoformat(value) if isinstance(value, str) and _DATE.fullmatch(value) else None
+    except ValueError:
+        day = None
+    if day is None:
+        raise BadValue(f"must be a date (YYYY-MM-DD), got {shown(value)}")
+    if (day - (clock or current()).day_of(now)).days > MAX_DAYS:
+        raise BadValue(f"must be at most {MAX_DAYS} days ahead, got {shown(value)}")
+    return day
+
+
+def minutes_per_day(value: object, _now: datetime) -> int:
+    """The minutes a day the learner gave: a whole number in MINUTES_RANGE, written as digits."""
+    low, high = MINUTES_RANGE
+    if not (isinstance(value, str) and value.isdigit() and len(value) <= 4 and low <= int(value) <= high):
+        raise BadValue(f"must be {low} to {high}, got {shown(value)}")
+    return int(value)
+
+
+def target_recall(value: object, _now: datetime) -> float:
+    """The recall on the day at or above which an item is left alone: a number in TARGET_RANGE."""
+    low, high = TARGET_RANGE
+    try:
+        number = float(value) if isinstance(value, str) and len(value) <= 8 else math.nan
+    except ValueError:
+        number = math.nan
+    if not low <= number <= high:  # NaN too
+        raise BadValue(f"must be {low} to {high}, got {shown(value)}")
+    return number
+
+
+#: setting name -> the rule its value meets (what it returns is what the reader uses).
+SETTINGS: dict[str, Callable[[object, datetime], object]] = {
+    INTERVIEW_DATE: interview_date,
+    MINUTES_PER_DAY: minutes_per_day,
+    TARGET_RECALL: target_recall,
+}
+
+
+def setting(name: str, value: str, now: datetime) -> None:
+    """A settings row: a known name, and a value its rule accepts (or forgotten: empty)."""
+    if name not in SETTINGS:
+        raise BadValue(f"must be one of {', '.join(SETTINGS)}, got {shown(name)}", "name")
+    if value != _FORGOTTEN:
+        try:
+            SETTINGS[name](value, now)
+        except BadValue as exc:
+            raise BadValue(f"{exc.message} ({name})", "value") from None
+
+
 # -- the tables ----------------------------------------------------------------------------------
 
 #: table -> column -> rule, for every table `progress import` merges.
@@ -296,7 +369,7 @@ COLUMNS: dict[str, dict[str, Column]] = {
     },
     "settings": {
         "name": identifier(),
-        # What a setting means is its reader's to check (the interview date: normkata.advice.deadline).
+        # What a value means is its setting's rule (SETTINGS), checked with the row (check_row).
         "value": text(SETTING_CHARS),
         "set_at": when(),
     },
@@ -310,8 +383,10 @@ COLUMNS: dict[str, dict[str, Column]] = {
 }
 
 
-def check_row(table: str, values: dict[str, Any]) -> None:
+def check_row(table: str, values: dict[str, Any], now: datetime) -> None:
     """What one row's columns must agree on; a BadValue naming the column."""
+    if table == "settings":
+        setting(values["name"], values["value"], now)
     if table == "kata_attempts" and values["score"] > values["max_score"]:
         raise BadValue(f"must not exceed max_score ({values['max_score']}), got {values['score']}", "score")
     if table == "kata_events":

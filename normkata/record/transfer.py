@@ -35,12 +35,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from normkata.boundedjson import RefusedJSON, loads
 from normkata.content.suite_names import cases_by_id
 from normkata.files import Refused, read_file
 from normkata.record.fields import COLUMNS, check_row
 from normkata.record.migrations import MIGRATIONS
 from normkata.record.store import Store, iso, utcnow
-from normkata.record.values import BadValue, check_nesting, moment, shown
+from normkata.record.values import BadValue, moment, shown
 
 FORMAT = "normkata-progress"
 #: 2 added the learner's settings; a version 1 file (without them) is read as ever.
@@ -136,16 +137,9 @@ def read_document(path: Path) -> object:
     except Refused as exc:
         raise TransferError(exc.what("en")) from None  # said in English, as the file's other faults
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise TransferError(f"not UTF-8 (byte {exc.start})") from None
-    try:
-        check_nesting(text, MAX_DEPTH)
-        return json.loads(text)
-    except BadValue as exc:
+        return loads(data, max_bytes=MAX_FILE_BYTES, max_depth=MAX_DEPTH)
+    except RefusedJSON as exc:
         raise TransferError(str(exc)) from None
-    except (ValueError, RecursionError) as exc:
-        raise TransferError(f"not JSON ({str(exc)[:120]})") from None
 
 
 # -- checking ------------------------------------------------------------------------------------
@@ -217,7 +211,7 @@ def _row(table: str, number: int, row: object, now: datetime) -> Row:
         except BadValue as exc:
             raise TransferError(f"{where}.{exc.under(name)}") from None
     try:
-        check_row(table, values)
+        check_row(table, values, now)
     except BadValue as exc:
         raise TransferError(f"{where}.{exc}") from None
     return Row(values[KEYED.get(table, "id")], values)

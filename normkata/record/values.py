@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from normkata import clock
+from normkata.boundedjson import RefusedJSON, check_depth
 
 if TYPE_CHECKING:
     from fsrs import Card, Scheduler
@@ -116,19 +116,14 @@ def number(value: object, low: float, high: float, *, what: str = "a finite numb
 
 # -- JSON ----------------------------------------------------------------------------------------
 
-# A JSON string (escapes included), written unrolled so that a long string costs one pass.
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
 
 def check_nesting(text: str, limit: int) -> None:
     """A BadValue when the JSON text nests arrays and objects deeper than `limit`, found without
-    parsing (Python's parser recurses: 100 000 nested arrays would end in a RecursionError)."""
-    depth = 0
-    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
-        depth += 1 if bracket in "[{" else -1
-        if depth > limit:
-            raise BadValue(f"nests arrays or objects deeper than {limit} levels")
+    parsing (normkata.boundedjson)."""
+    try:
+        check_depth(text, limit)
+    except RefusedJSON as exc:
+        raise BadValue(str(exc)) from None
 
 
 def json_text(value: object, *, max_chars: int, max_depth: int) -> object:
@@ -140,7 +135,7 @@ def json_text(value: object, *, max_chars: int, max_depth: int) -> object:
     check_nesting(value, max_depth)
     try:
         return json.loads(value)
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:
         raise BadValue(f"is not JSON ({str(exc).splitlines()[0][:80]}), got {shown(value)}") from None
 
 

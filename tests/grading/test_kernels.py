@@ -247,6 +247,20 @@ def test_a_launch_without_a_kernel_fails_whatever_its_numbers() -> None:
     assert "no @triton.jit kernel ran" in message and named == []
 
 
+def test_kernels_that_loaded_none_of_the_inputs_fail_though_they_wrote_every_output() -> None:
+    """A result computed in torch and copied by a kernel: "written by a kernel" holds, "computed
+    by a kernel" does not (katas/triton_rmsnorm/fixtures/bug_copies_a_torch_result.py end to end)."""
+    written = torch.ones(2, 5, dtype=torch.bool)
+    reply = StepReply(outputs=[torch.zeros(2, 5)], launches=["_copy", "_copy"], written=[written], loaded=[])
+    message, named = _check(reply)
+    assert "the kernels that ran (_copy) loaded none of the inputs" in message and named == []
+    from normkata.grading.kernel_checks import check_findings
+
+    for loaded in (["x"], None):  # one input read, or the guard could not tell: nothing to say
+        reply = StepReply(outputs=[torch.zeros(2, 5)], launches=["k"], written=[written], loaded=loaded)
+        check_findings(_Harness(), reply, "launch(x)", "x", 5, no_mask=None, off_by_one=None)  # type: ignore[arg-type]
+
+
 def test_rows_no_kernel_wrote_are_named() -> None:
     written = torch.ones(3, 5, dtype=torch.bool)
     written[2] = False

@@ -38,6 +38,21 @@ CATALOG = catalog(
             "{entries} share the name {name}: graded as separate rows",
             "{entries} 同名（{name}）：分别作为单独的行评测",
         ),
+        "classroom.left.pattern": Text(
+            "Left out {n} entries that do not match {pattern}: {names}",
+            "未纳入 {n} 个与 {pattern} 不匹配的条目：{names}",
+        ),
+        "classroom.left.hidden_folder": Text(
+            "Left out {n} hidden folder(s), not submissions: {names}",
+            "未纳入 {n} 个隐藏文件夹（不是提交）：{names}",
+        ),
+        "classroom.left.cache": Text("Left out Python's cache: {names}", "未纳入 Python 的缓存：{names}"),
+        "classroom.left.other": Text(
+            "Left out {n} entries that are neither .py files nor folders: {names}",
+            "未纳入 {n} 个既不是 .py 文件也不是文件夹的条目：{names}",
+        ),
+        "classroom.left.out": Text("Left out the out folder: {names}", "未纳入输出文件夹：{names}"),
+        "classroom.left.more": Text("{names} and {n} more", "{names} 等另外 {n} 个"),
         "classroom.not_graded": Text("could not be graded (see error)", "无法评测（见 error 列）"),
         "classroom.reason.syntax": Text("syntax error at line {line}", "第 {line} 行语法错误"),
         "classroom.reason.syntax_in": Text("syntax error at line {line} of {file}", "{file} 第 {line} 行语法错误"),

@@ -12,7 +12,9 @@ active lane, checks the address against the extent of each tensor the kernel was
 - an out-of-bounds lane is switched off (nothing is read or written there, so nothing crashes)
   and noted: the program, the lane count, the tensor, before or past it;
 - every in-bounds store or atomic marks the bytes it wrote, so the runner can tell which
-  outputs a kernel wrote (a launcher computing in plain torch is seen);
+  outputs a kernel wrote (a launcher computing in plain torch is seen), and every in-bounds
+  load or atomic the tensor it read, so the runner can tell whether a kernel read the inputs at
+  all (a launcher computing in torch and copying its result with a kernel is seen);
 - a masked load without `other=` fills its masked-off lanes with NaN (on a GPU they are
   undefined; the interpreter would give 0 and hide the mistake).
 
@@ -92,6 +94,8 @@ def _checked(ptrs: Any, mask: Any, size: int, access: Access) -> tuple[Any, Any]
     if bad.any():
         watch.note(access, addresses[bad], _program())
         on = on & ok
+    if access is not Access.WRITE:
+        watch.mark_loaded(addresses[on], size)
     if access is not Access.READ:
         watch.mark_written(addresses[on], size)
     return addresses, on

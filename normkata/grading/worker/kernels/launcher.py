@@ -5,11 +5,14 @@ kernel wrote, the margins of what the launcher allocated). The runner judges the
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
 import sys
 import traceback
 from collections.abc import Iterator
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import Any
 
 import torch
@@ -33,16 +36,69 @@ from normkata.grading.worker.stage import Stage
 
 
 def prepare_environment(scratch: str) -> None:
-    """Before confinement and before the learner's file is imported (`@triton.jit` reads it then):
-    the interpreter unless compiles_on_gpu(), and Triton's cache in the scratch folder."""
+    """Before confinement and before the learner's file is imported (`@triton.jit` decides then):
+    the interpreter unless compiles_on_gpu(), chosen so that the learner's code cannot see it
+    (hide_interpreter), and Triton's cache in the scratch folder."""
     if "TRITON_INTERPRET" not in os.environ and not compiles_on_gpu():
         os.environ["TRITON_INTERPRET"] = "1"
     os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(scratch, "triton-cache"))
     os.environ.setdefault("TRITON_HOME", scratch)
+    hide_interpreter()
+
+
+class _Interpreter:
+    #: Set once the interpreter is chosen through Triton's knob and the variable hidden.
+    chosen = False
 
 
 def interpreting() -> bool:
-    return os.environ.get("TRITON_INTERPRET", "") not in ("", "0")
+    return _Interpreter.chosen or os.environ.get("TRITON_INTERPRET", "") not in ("", "0")
+
+
+def hide_interpreter() -> None:
+    """Let the learner's code see the environment a compiled run has. A kernel whose constexpr
+    reads TRITON_INTERPRET would be right under the interpreter and wrong on a GPU, and pass:
+    so the interpreter is chosen through Triton's own knob (`triton.knobs.runtime.interpret`,
+    which `@triton.jit` and the autotuner read) and the variable leaves os.environ (and with
+    it os.getenv, os.environb, posix.environ and the C library's environment). The knob is set
+    in its instance's dict: assigning it would write the variable back. Where Triton is not
+    imported yet, it is set as `triton.knobs` is first imported, before any kernel is made.
+
+    What this cannot hide (docs/grader.md says so): the process's initial environment in
+    /proc/self/environ, the knob itself, Triton's interpreter modules, and the CPU tensors
+    the interpreter runs on."""
+    if not interpreting() or "TRITON_INTERPRET" not in os.environ:
+        return
+    knobs = sys.modules.get("triton.knobs")
+    if knobs is not None:
+        vars(knobs.runtime)["interpret"] = True
+    elif importlib.util.find_spec("triton") is not None:
+        sys.meta_path.insert(0, _ChooseInterpreter())
+    else:
+        return
+    _Interpreter.chosen = True
+    del os.environ["TRITON_INTERPRET"]
+
+
+class _ChooseInterpreter(importlib.abc.MetaPathFinder):
+    """Sets Triton's interpret knob as `triton.knobs` is imported (then steps aside)."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if name != "triton.knobs":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        loader = spec.loader if spec is not None else None
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        load = loader.exec_module
+
+        def exec_module(module: ModuleType) -> None:
+            load(module)
+            vars(module.runtime)["interpret"] = True
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
 
 
 def install_guard() -> GuardStatus:
@@ -278,6 +334,7 @@ def _reply(
         config=label,
         launches=list(watch.launches),
         written=[watch.coverage(t) if guarded else None for t in outputs],
+        loaded=watch.inputs_loaded() if guarded else None,
         margins=margins,
     )
 

@@ -8,6 +8,7 @@ it in; only facts leave the worker, and the runner draws the conclusions (kernel
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,8 +77,18 @@ class Watch:
     written: dict[int, Any] = field(default_factory=dict)
     #: Storages the launcher computed with torch from memory a kernel wrote (Liger's dW = _dW.sum(0)).
     derived: set[int] = field(default_factory=set)
+    #: storage_key -> the inputs whose values it holds as they are: an input, or a copy of one the
+    #: launcher made with a layout op (`.contiguous()`, `.float()`, `.reshape`): what a kernel may read.
+    carries: dict[int, set[str]] = field(default_factory=dict)
+    #: Storages a kernel loaded from (an in-bounds lane of a load or an atomic).
+    loaded: set[int] = field(default_factory=set)
     quiet: int = 0  # > 0 while an autotune benchmark is replayed: the real launch reports
     in_kernel: int = 0  # > 0 while a kernel runs: torch calls made then are the interpreter's
+
+    def __post_init__(self) -> None:
+        for t, name in self.named:
+            with contextlib.suppress(Exception):  # a tensor without storage carries nothing a kernel reads
+                self.carries.setdefault(storage_key(t), set()).add(name)
 
     def name_of(self, t: torch.Tensor, fallback: str) -> str:
         for known, name in self.named:
@@ -132,6 +143,22 @@ class Watch:
             offsets = (inside - np.uint64(extent.host_base)).astype(np.int64)
             flags[offsets[(offsets >= 0) & (offsets < flags.size)]] = True
 
+    def mark_loaded(self, addresses: Any, size: int) -> None:
+        """Record the tensors a kernel read from (addresses already checked to be in bounds)."""
+        for extent in self.extents:
+            if extent.storage in self.loaded or not addresses.size:
+                continue
+            if ((addresses >= extent.start) & (addresses + size <= extent.end)).any():
+                self.loaded.add(extent.storage)
+
+    def inputs_loaded(self) -> list[str] | None:
+        """The inputs some kernel read (directly, or through a layout copy); None when no input
+        holds a value to read."""
+        if not any(t.numel() for t, _ in self.named):
+            return None
+        found = set().union(*(self.carries.get(key, set()) for key in self.loaded))
+        return [name for _, name in self.named if name in found]
+
     def touched(self, t: torch.Tensor) -> bool:
         try:
             key = storage_key(t)
@@ -175,12 +202,36 @@ _FILLED = {
 }
 
 
+#: What changes a tensor's layout or dtype and not its values: a copy made with one of these still
+#: holds the input (a launcher may pass `x.contiguous()` or `w.float()` to its kernel).
+_LAYOUT = {
+    torch.Tensor.contiguous,
+    torch.Tensor.clone,
+    torch.clone,
+    torch.Tensor.to,
+    torch.Tensor.float,
+    torch.Tensor.half,
+    torch.Tensor.bfloat16,
+    torch.Tensor.double,
+    torch.Tensor.type,
+    torch.Tensor.cuda,
+    torch.Tensor.cpu,
+    torch.Tensor.reshape,
+    torch.reshape,
+    torch.Tensor.view,
+    torch.Tensor.flatten,
+    torch.flatten,
+    torch.Tensor.copy_,
+}
+
+
 class LauncherMode(TorchFunctionMode):
     """What the launcher does with torch between its kernels.
 
     Floating tensors it allocates get sentinel margins (and NaN if empty); a tensor it computes
     from memory a kernel wrote is marked as derived from the kernels (a partial-sum buffer
-    reduced with `.sum(0)` is still the kernels' work; `torch.rsqrt(x)` on the input is not).
+    reduced with `.sum(0)` is still the kernels' work; `torch.rsqrt(x)` on the input is not); a
+    copy of an input made by a layout op carries that input (Watch.carries).
     """
 
     def __init__(self, watch: Watch) -> None:
@@ -197,11 +248,24 @@ class LauncherMode(TorchFunctionMode):
             if isinstance(result, torch.Tensor) and result.is_floating_point() and not result.requires_grad:
                 return self._margined(result, filled=func in _FILLED)
             return result
+        if func in _LAYOUT:
+            self._carry(args, kwargs, result)
         if any(isinstance(t, torch.Tensor) and watch.touched(t) for t in tree_leaves((args, kwargs))):
             for out in tree_leaves(result):
                 if isinstance(out, torch.Tensor) and out.layout == torch.strided and out.device.type != "meta":
                     watch.derived.add(storage_key(out))
         return result
+
+    def _carry(self, args: Any, kwargs: Any, result: Any) -> None:
+        carried: set[str] = set()
+        for t in tree_leaves((args, kwargs)):
+            if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.device.type != "meta":
+                carried |= self.watch.carries.get(storage_key(t), set())
+        if not carried:
+            return
+        for out in tree_leaves(result):
+            if isinstance(out, torch.Tensor) and out.layout == torch.strided and out.device.type != "meta":
+                self.watch.carries.setdefault(storage_key(out), set()).update(carried)
 
     def _margined(self, result: torch.Tensor, *, filled: bool) -> torch.Tensor:
         n = result.numel()
