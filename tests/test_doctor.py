@@ -161,7 +161,8 @@ def test_an_optional_extra_not_installed_is_a_note_not_a_problem(runner, confine
     monkeypatch.setattr("normkata.extras.Extra.installed", lambda self: False)
     shown = invoke(runner, ["doctor", "--kata", "triton_rmsnorm"])
     assert shown.exit_code == 0 and "All is well." in shown.stdout
-    assert shown.stdout.count("note: optional extra") == 2 and 'pip install "normkata[mcp]"' in shown.stdout
+    assert shown.stdout.count("note: optional extra") == 3 and 'pip install "normkata[mcp]"' in shown.stdout
+    assert 'pip install "normkata[notebook]"' in shown.stdout
 
 
 @pytest.mark.parametrize(

@@ -234,6 +234,14 @@ class Learner:
                 self._grader = Grader()
             return self._grader.grade
 
+    def sharing(self, workspace: Path, lang: str) -> Learner:
+        """The same learner's loop over `workspace` in `lang`, grading through this one's service
+        (the notebook: `--lang zh` on one cell, or a workspace changed between cells); itself when
+        both are this one's. Closing it stops nothing: the service stays this one's."""
+        if (workspace, lang) == (self.workspace, self.lang):
+            return self
+        return Learner(workspace, lang, lambda *args, **options: self._grading()(*args, **options))
+
     def warm_up(self) -> bool:
         """Start the grading service now (watch, the notebook's first cell); False when none is
         started here (a grading function was handed in, or grades are one-off) or it was running."""
