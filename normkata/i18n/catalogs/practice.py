@@ -69,7 +69,7 @@ CATALOG = catalog(
         "quiz.true": Text("true", "对"),
         "quiz.false": Text("false", "错"),
         "quiz.none": Text("No questions match those filters.", "没有符合条件的题目。"),
-        "quiz.unknown_id": Text("--id: no question {id!r} in the bank{hint}", "--id：题库中没有题目 {id!r}{hint}"),
+        "quiz.unknown_id": Text("{arg}: no question {id!r} in the bank{hint}", "{arg}：题库中没有题目 {id!r}{hint}"),
         "summary.title": Text("Summary", "小结"),
         "summary.topic": Text("Topic", "主题"),
         "summary.correct": Text("Correct", "答对"),
@@ -142,7 +142,7 @@ CATALOG = catalog(
             "面试日期 {date}（{left}）：刚复习的内容当天预计记得 {recall}。",
         ),
         "card.unknown_id": Text(
-            "--id: no interview card {id!r} in the bank{hint}", "--id：题库中没有面试卡片 {id!r}{hint}"
+            "{arg}: no interview card {id!r} in the bank{hint}", "{arg}：题库中没有面试卡片 {id!r}{hint}"
         ),
         "review.summary.done": Text("Reviewed all {done} due item(s).", "已复习全部 {done} 项到期内容。"),
         "review.summary.stopped": Text(
