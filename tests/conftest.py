@@ -69,7 +69,7 @@ def invoke(runner: CliRunner, args: list[str], stdin: str | None = None):  # typ
 
 @pytest.fixture(autouse=True)
 def one_off_grades_in_the_service(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """In-process commands (`grade`, `grade --list`, `bench --use-mine`, `next`'s kata) grade
+    """In-process commands (`grade`, `grade --list` of a kata without cases.yaml, `bench --use-mine`, `next`'s kata) grade
     through the session's warm grading service instead of a one-off runner each: the same runner
     code, request and verdict, without importing torch twice per grade (about 2 s of CPU).
 
@@ -84,11 +84,11 @@ def one_off_grades_in_the_service(request: pytest.FixtureRequest, monkeypatch: p
     def grade_once(kata: str, file: Path, **options: object) -> object:
         return request.getfixturevalue("grading_service").grade(kata, file, **options)
 
-    def list_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
+    def collect_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
         return request.getfixturevalue("grading_service").list_cases(kata, lang)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(client, "grade_once", grade_once)
-    monkeypatch.setattr(client, "list_cases", list_cases)
+    monkeypatch.setattr(client, "collect_cases", collect_cases)
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from normkata.content.katas import load_katas
 from normkata.paths import solutions_dir
@@ -39,12 +40,25 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path / "workspace"  # NORMKATA_WORKSPACE, set by conftest
 
 
-def test_kata_list_shows_all_katas(runner) -> None:
+def test_kata_list_shows_all_katas(runner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
     result = invoke(runner, ["kata"])
     assert result.exit_code == 0
     for kata in CATALOG:
         assert kata in result.stdout
     assert result.stdout.count("not started") == len(CATALOG)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_kata_list_at_80_columns_is_one_line_per_kata_under_a_header(runner, monkeypatch, lang: str) -> None:
+    """16 katas took 68 rows at 80 columns, their titles wrapped into 13 columns mid-word."""
+    monkeypatch.setenv("COLUMNS", "80")
+    lines = invoke(runner, ["kata", "--lang", lang]).stdout.splitlines()
+    assert len(lines) == len(CATALOG) + 1, "\n".join(lines)
+    assert [line.split()[0] for line in lines[1:]] == CATALOG  # every id whole, in the catalog's order
+    assert max(cell_len(line) for line in lines) <= 80
+    for line in lines[1:]:  # a status in every row: not started, or the extra it needs first
+        assert re.search(r"not started|needs triton|未开始|需要 triton", line), line
 
 
 def test_kata_json_lists_the_catalog_with_status(runner, tmp_path: Path) -> None:

@@ -387,7 +387,7 @@ def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
     monkeypatch.setenv("NORMKATA_HOME", str(tmp_path / "laptop"))
     imported = invoke(runner, ["progress", "import", str(exported)])
     assert imported.exit_code == 0, imported.output
-    assert "added sessions 2, answers 2, ratings 1, review_logs 4, kata_attempts 2" in imported.stdout
+    assert "added practice sessions 2, quiz answers 2, card ratings 1, reviews 4, kata grades 2" in imported.stdout
     assert invoke(runner, ["progress"]).stdout == before
     assert json.loads(invoke(runner, ["progress", "--json"]).stdout) == before_json
     laptop = Store(tmp_path / "laptop" / "normkata.db")

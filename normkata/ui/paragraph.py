@@ -92,3 +92,12 @@ class Paragraph:
             text = Text(self.prefix if index == 0 else " " * indent, style=self.prefix_style, overflow="fold")
             text.append(line, style=self.style)
             yield text
+
+
+def for_prompt(text: str, width: int, room: int = 8) -> str:
+    """`text` broken into lines for a prompt that a terminal of `width` columns shows as it is
+    (click's confirm), leaving `room` on the last line for what follows it (" [y/N]: ")."""
+    lines = wrap(text, max(width, 16))
+    if len(lines) > 0 and cell_len(lines[-1]) + room > width:
+        lines[-1:] = wrap(lines[-1], max(width - room, 8))
+    return "\n".join(lines)

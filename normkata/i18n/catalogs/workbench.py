@@ -40,6 +40,9 @@ CATALOG = catalog(
         ),
         "watch.stopped": Text("Stopped watching.", "已停止监视。"),
         "kata.needs_extra": Text("needs the {extra} extra", "需要 {extra} 可选依赖"),
+        # The one-line-per-kata list (a narrow terminal): in the status column of a kata not started.
+        "kata.needs_extra.short": Text("needs {extra}", "需要 {extra}"),
+        "kata.needs_extra.paren": Text(" ({text})", "（{text}）"),
         "kata.list.title": Text("Katas", "编程练习"),
         "kata.col.kata": Text("Kata", "练习"),
         "kata.col.title": Text("Title", "标题"),
