@@ -146,3 +146,27 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         for extra in mark.args:
             if not OPTIONAL_EXTRAS[extra].installed():
                 pytest.skip(f'needs the optional {extra} extra: pip install -e ".[{extra}]"')
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="Rewrite the files the tests compare text with (tests/golden/, katas/*/cases.yaml) instead of comparing.",
+    )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """`golden(path, text)`: `text` must equal the file at `path`; with --update-golden it is written there."""
+    update = request.config.getoption("--update-golden")
+
+    def check(path: Path, text: str) -> None:
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        assert path.is_file(), f"{path} is missing: write it with `pytest {request.node.path.name} --update-golden`"
+        assert text == path.read_text(encoding="utf-8"), f"{path} differs (a deliberate change: --update-golden)"
+
+    return check

@@ -59,14 +59,10 @@ def grade_once(kata: str, file: Path, **options: Unpack[GradeOptions]) -> GradeR
 def list_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
     """(category, case name) for every case of a kata's hidden suite (`grade --list`): from the
     kata's cases.yaml, else (a kata without one) collected by a runner of its own."""
-    from normkata.content.case_list import read_case_list
-    from normkata.content.suite_names import suite_names
+    from normkata.content.case_list import case_names
 
-    listed = read_case_list(kata)
-    if listed is not None:
-        names = suite_names(kata)
-        return [(category, names.case(case_id, lang)) for category, case_id in listed]
-    return collect_cases(kata, lang)
+    listed = case_names(kata, lang)
+    return listed if listed is not None else collect_cases(kata, lang)
 
 
 def collect_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:

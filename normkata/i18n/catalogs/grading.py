@@ -14,6 +14,7 @@ CATALOG = catalog(
         # What grade and watch count: the scored cases that pass, out of all scored cases.
         "grade.count": Text("{passed} of {total} cases pass", "{total} 个用例中 {passed} 个通过"),
         "grade.written": Text("Wrote {path}", "已写入 {path}"),
+        "grade.list.count": Text(" ({n})", "（{n}）"),
         "grade.list.title": Text(
             "Cases of {kata} (inputs are drawn from each run's seed)", "{kata} 的用例（输入由每次运行的种子生成）"
         ),
