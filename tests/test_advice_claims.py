@@ -123,7 +123,7 @@ def test_after_a_pass_hint_says_the_kata_is_passed_and_takes_nothing(runner, sto
     KataLog(store).attempt(grade_result("rmsnorm", {"forward": "passed"}), "cpu")
     result = invoke(runner, ["hint", "rmsnorm"])
     assert result.exit_code == 0
-    assert result.stdout.startswith("rmsnorm is passed: no hint needed. `normkata solution rmsnorm` shows")
+    assert result.stdout.startswith("rmsnorm is passed: no hint needed. normkata solution rmsnorm shows")
     assert "Hint 3/3" not in result.stdout and hint_events(store) == ["1", "2"]
     assert "Hint 2/3 for rmsnorm" in invoke(runner, ["hint", "rmsnorm", "--level", "2"]).stdout  # asked for: shown
 
@@ -161,7 +161,7 @@ def test_review_n_1_of_11_due_counts_what_it_served_and_what_is_still_due(runner
     text = " ".join(result.stdout.split())
     assert "1 of the 11 item(s) due" in text and "Question 1/1" in text
     assert "Reviewed 1 of 11 due item(s)." in text and "Questions: 1 of 1 right." in text
-    assert "Still due: 10 item(s) (`normkata review`)." in text
+    assert "Still due: 10 item(s) (normkata review)." in text
     assert "What you missed" not in text  # a perfect session: nothing missed
 
 
@@ -195,7 +195,7 @@ def test_grade_now_due_names_the_mistake_and_the_card_by_its_question(store) -> 
     assert notes == [
         "Now due, to learn why (eps added outside the square root): the card “How do you choose "
         "RMSNorm's eps, and what can go wrong with it?” and 1 more  "
-        "(`normkata interview --id card-rms-eps`)"
+        "(normkata interview --id card-rms-eps)"
     ]
     zh = [note.text for note in after_attempt(store, result, "zh")]
     assert zh[0].startswith("已设为到期，讲清原因（eps 加在了平方根外面）的是卡片“如何选择 RMSNorm 的 eps？")

@@ -114,7 +114,7 @@ def test_solution_needs_confirmation_and_records_giving_up(runner, db) -> None:
     [
         (["grade"], "No kata to grade yet"),
         (["grade", "no-such-kata"], f"unknown kata 'no-such-kata' (known: {', '.join(CATALOG)})"),
-        (["grade", "rmsnorm"], "rmsnorm.py not found: run `normkata kata rmsnorm` first"),
+        (["grade", "rmsnorm"], "rmsnorm.py not found: run normkata kata rmsnorm first"),
         (["grade", "rmsnorm", "--device", "tpu"], "Invalid value for '--device'"),
         (["grade", "rmsnorm", "--timeout", "0"], "Invalid value for '--timeout'"),
     ],

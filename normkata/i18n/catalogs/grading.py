@@ -19,16 +19,16 @@ CATALOG = catalog(
             "Cases of {kata} (inputs are drawn from each run's seed)", "{kata} 的用例（输入由每次运行的种子生成）"
         ),
         "grade.no_kata": Text(
-            "No kata to grade yet: start one with `normkata kata rmsnorm`.",
-            "还没有可评测的练习：先运行 `normkata kata rmsnorm`。",
+            "No kata to grade yet: start one with normkata kata rmsnorm.",
+            "还没有可评测的练习：先运行 normkata kata rmsnorm。",
         ),
         "grade.no_file": Text(
-            "{path} not found: run `normkata kata {kata}` first, or pass --file.",
-            "找不到 {path}：请先运行 `normkata kata {kata}`，或用 --file 指定文件。",
+            "{path} not found: run normkata kata {kata} first, or pass --file.",
+            "找不到 {path}：请先运行 normkata kata {kata}，或用 --file 指定文件。",
         ),
         "grade.needs_extra": Text(
             '{kata} needs an optional extra that is not installed: pip install "{package}" (then grade again).',
-            '{kata} 需要尚未安装的可选依赖：`pip install "{package}"`（然后再评测）。',
+            '{kata} 需要尚未安装的可选依赖，安装后再评测：pip install "{package}"',
         ),
         "grade.no_file.given": Text(
             "--file {path}: no such file (looked in {cwd}). Check the path{hint}.",

@@ -39,6 +39,11 @@ CATALOG = catalog(
             "（保留 {n} 位有效数字；可以写成 1.5e-3、2^-7 或 1/8 这样的形式）",
         ),
         "quiz.precision.decimals": Text("({n} decimal places)", "（保留 {n} 位小数）"),
+        "quiz.precision.decimals.one": Text("(1 decimal place)", "（保留 1 位小数）"),
+        "quiz.precision.sig.one": Text(
+            "(1 significant digit; forms such as 2e-3, 2^-7 or 1/8 are fine)",
+            "（保留 1 位有效数字；可以写成 2e-3、2^-7 或 1/8 这样的形式）",
+        ),
         "quiz.short.decimals": Text(
             "{typed} is right to {n} decimal place(s), but the question asks for {asked}.",
             "{typed} 精确到 {n} 位小数是对的，但题目要求 {asked} 位。",
@@ -98,8 +103,8 @@ CATALOG = catalog(
             "自评：1 重来  2 困难  3 良好  4 简单",
         ),
         "back.line": Text(
-            "Comes back in `normkata review`: {groups}.",
-            "在 `normkata review` 中再次出现：{groups}。",
+            "Comes back in normkata review: {groups}.",
+            "在 normkata review 中再次出现：{groups}。",
         ),
         "back.group": Text("{n} {when}", "{when} {n} 项"),
         # -- when an item is due again (srs.when) --
@@ -134,7 +139,7 @@ CATALOG = catalog(
         "review.header": Text("{n} item(s) due", "{n} 项到期"),
         "review.header.some": Text("{n} of the {due} item(s) due", "到期的 {due} 项中的 {n} 项"),
         "review.summary.still": Text(
-            "Still due: {n} item(s) (`normkata review`).", "仍有 {n} 项到期（`normkata review`）。"
+            "Still due: {n} item(s) (normkata review).", "仍有 {n} 项到期（normkata review）。"
         ),
         "review.on_the_day": Text(
             "Interview on {date} ({left}): what you reviewed is predicted at {recall} on the day.",
@@ -152,8 +157,8 @@ CATALOG = catalog(
         "review.summary.cards": Text("Cards: {n} rated ({ratings}).", "卡片：已自评 {n} 张（{ratings}）。"),
         "review.summary.next": Text("Next item due: {when}.", "下一项到期：{when}。"),
         "review.summary.again": Text(
-            "What you missed ({n}) is due again in a minute: run `normkata review` once more to fix it.",
-            "刚才答错的 {n} 项一分钟后再次到期：再运行一次 `normkata review` 巩固。",
+            "What you missed ({n}) is due again in a minute: run normkata review once more to fix it.",
+            "刚才答错的 {n} 项一分钟后再次到期：再运行一次 normkata review 巩固。",
         ),
         "mock.on_the_day": Text(
             "Interview on {date} ({left}): the cards predicted lowest on that day come first.",
@@ -198,8 +203,8 @@ CATALOG = catalog(
         "mock.history.time": Text("Time used", "用时"),
         "mock.history.answered": Text("Answers", "回答数"),
         "mock.history.empty": Text(
-            "No mock interviews yet: try `normkata mock --minutes 20`.",
-            "还没有模拟面试记录：试试 `normkata mock --minutes 20`。",
+            "No mock interviews yet: try normkata mock --minutes 20.",
+            "还没有模拟面试记录：试试 normkata mock --minutes 20。",
         ),
         "mock.all_topics": Text("all", "全部"),
         "mock.nothing": Text("No answer was given: nothing to score.", "没有作答：无可评分的内容。"),
@@ -222,8 +227,8 @@ CATALOG = catalog(
             "在此之前使用默认参数。",
         ),
         "optimize.missing": Text(
-            'Fitting FSRS parameters needs py-fsrs\'s optimizer extra: pip install "fsrs[optimizer]" ({why}).',
-            '拟合 FSRS 参数需要 py-fsrs 的优化器依赖：`pip install "fsrs[optimizer]"`（{why}）。',
+            'Fitting FSRS parameters needs py-fsrs\'s optimizer extra ({why}): pip install "fsrs[optimizer]"',
+            '拟合 FSRS 参数需要 py-fsrs 的优化器依赖（{why}）：pip install "fsrs[optimizer]"',
         ),
         "optimize.fitting": Text("Fitting FSRS parameters on {n} reviews...", "正在用 {n} 次复习拟合 FSRS 参数……"),
         "optimize.result": Text(

@@ -17,8 +17,8 @@ CATALOG = catalog(
         "history.col.seed": Text("Seed", "种子"),
         "history.col.misconceptions": Text("Misconceptions named", "识别出的常见错误"),
         "history.empty": Text(
-            "No kata attempts yet: start one with `normkata kata rmsnorm`, then `normkata grade`.",
-            "还没有评测记录：先运行 `normkata kata rmsnorm`，再运行 `normkata grade`。",
+            "No kata attempts yet: start one with normkata kata rmsnorm, then normkata grade.",
+            "还没有评测记录：先运行 normkata kata rmsnorm，再运行 normkata grade。",
         ),
         "history.diff.needs_kata": Text(
             "--diff needs a kata: give NAME, or grade one first.",

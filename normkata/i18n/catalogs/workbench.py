@@ -76,21 +76,21 @@ CATALOG = catalog(
             "Hint for the mistake your last {kata} grade named: {title}", "针对你上次 {kata} 评测指出的错误：{title}"
         ),
         "hint.named.more": Text(
-            "(`normkata hint {kata}` again gives the next of the kata's own hints.)",
-            "（再运行 `normkata hint {kata}` 会给出本练习的下一条提示。）",
+            "(normkata hint {kata} again gives the next of the kata's own hints.)",
+            "（再运行 normkata hint {kata} 会给出本练习的下一条提示。）",
         ),
         "hint.passed": Text(
-            "{kata} is passed: no hint needed. `normkata solution {kata}` shows the reference beside your file; "
-            "`normkata hint {kata} --level 1` shows a hint anyway.",
-            "{kata} 已通过，无需提示。`normkata solution {kata}` 会把参考答案和你的文件对照显示；"
-            "仍想看提示可用 `normkata hint {kata} --level 1`。",
+            "{kata} is passed: no hint needed. normkata solution {kata} shows the reference beside your file; "
+            "normkata hint {kata} --level 1 shows a hint anyway.",
+            "{kata} 已通过，无需提示。normkata solution {kata} 会把参考答案和你的文件对照显示；"
+            "仍想看提示可用 normkata hint {kata} --level 1。",
         ),
         "hint.title.last": Text(
             "Hint {level}/{total} for {kata} (last hint)", "{kata} 的提示 {level}/{total}（最后一条）"
         ),
         "hint.none_left": Text(
-            "That was the last hint. Still stuck? `normkata solution {kata}`",
-            "提示已用完。仍然卡住？运行 `normkata solution {kata}`",
+            "That was the last hint. Still stuck? Run normkata solution {kata}.",
+            "提示已用完。仍然卡住？运行 normkata solution {kata}。",
         ),
         "solution.confirm": Text(
             "You have not passed {kata} yet. Show the reference solution anyway? (recorded as giving up)",
@@ -104,8 +104,8 @@ CATALOG = catalog(
         "solution.same": Text("Your file is the reference, line for line.", "你的文件与参考答案逐行相同。"),
         "solution.kept": Text("Solution not shown. Keep going!", "未显示答案。继续加油！"),
         "kata.none_yet": Text(
-            "No kata started yet: name one (`normkata {command} rmsnorm`) or start one with `normkata kata rmsnorm`.",
-            "还没有开始任何编程练习：请指定一个（`normkata {command} rmsnorm`），或先运行 `normkata kata rmsnorm`。",
+            "No kata started yet: name one (normkata {command} rmsnorm) or start one with normkata kata rmsnorm.",
+            "还没有开始任何编程练习：请指定一个（normkata {command} rmsnorm），或先运行 normkata kata rmsnorm。",
         ),
         "hint.level_range": Text("--level: {kata} has hints 1 to {n}", "--level：{kata} 的提示编号为 1 到 {n}"),
         "hint.all_or_level": Text("--all and --level: give one or the other", "--all 和 --level 只能选一个"),
@@ -120,21 +120,21 @@ CATALOG = catalog(
         "loop.reason.failed": Text("passed after failing grades", "经过失败的评分后通过"),
         "loop.reason.time": Text("passed within twice its {minutes} min", "在预计 {minutes} 分钟的两倍内通过"),
         "loop.teach": Text(
-            "Now due, to learn why ({mistake}): the {kind} “{title}”{more}  (`{cmd}`)",
-            "已设为到期，讲清原因（{mistake}）的是{kind}“{title}”{more}（`{cmd}`）",
+            "Now due, to learn why ({mistake}): the {kind} “{title}”{more}  ({cmd})",
+            "已设为到期，讲清原因（{mistake}）的是{kind}“{title}”{more}（{cmd}）。",
         ),
         "loop.teach.more": Text(" and {n} more", "，另有 {n} 项"),
         "loop.kata_header": Text("Kata {i}/{n}: write it again", "编程练习 {i}/{n}：再写一遍"),
         "loop.kata_again": Text(
             "Your passing file is kept (history/ in the workspace); a fresh starter is in {path}. Write {kata} "
-            "again from memory (the instructions: `normkata kata {kata}`): it is graded on new inputs.",
+            "again from memory (the instructions: normkata kata {kata}): it is graded on new inputs.",
             "你通过的文件已保存（工作区的 history/）；{path} 已换成新的起始代码。凭记忆再写一遍 {kata}"
-            "（说明见 `normkata kata {kata}`）：评分用新的输入。",
+            "（说明见 normkata kata {kata}）：评分用新的输入。",
         ),
         "loop.kata_prompt": Text("Enter grades it, h a hint, s leaves it for now", "回车评分，h 提示，s 稍后再写"),
         "loop.kata_not_passed": Text(
-            "{kata} has not passed yet: start it with `normkata kata {kata}`; it is reviewed once passed.",
-            "{kata} 尚未通过：请用 `normkata kata {kata}` 开始；通过后才会进入复习。",
+            "{kata} has not passed yet: start it with normkata kata {kata}; it is reviewed once passed.",
+            "{kata} 尚未通过：请用 normkata kata {kata} 开始；通过后才会进入复习。",
         ),
         "loop.kata_left": Text("{kata} left unfinished: it stays due.", "{kata} 尚未完成：仍然到期。"),
         "loop.summary.katas": Text(
