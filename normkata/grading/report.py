@@ -94,12 +94,12 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
     failures = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
     named_ids = {d.id for d in result.diagnosis}
     for diagnosis in sorted(result.diagnosis, key=lambda d: -d.cases):
-        console.print(Paragraph(_zh(text("named", lang, title=diagnosis.title, n=diagnosis.cases), lang), "next"))
+        console.print(Paragraph(tidy(text("named", lang, title=diagnosis.title, n=diagnosis.cases), lang), "next"))
         example = next((c for c in failures if c.diagnosis == diagnosis.id), None)
         if example:
-            line = text("case_line", lang, name=_zh(example.name, lang), message=_zh(example.message, lang))
+            line = text("case_line", lang, name=tidy(example.name, lang), message=tidy(example.message, lang))
             console.print(Paragraph(line, prefix="  "))
-        console.print(Paragraph(_zh(text("hint", lang, hint=diagnosis.hint), lang), prefix="  "))
+        console.print(Paragraph(tidy(text("hint", lang, hint=diagnosis.hint), lang), prefix="  "))
     if every_failure:
         _print_every_failure(console, failures, lang)
     else:
@@ -111,7 +111,7 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
     if skipped:
         reasons = Counter(c.message for c in skipped)
         note = text("sep", lang).join(text("skipped_group", lang, n=n, reason=reason) for reason, n in reasons.items())
-        console.print(Paragraph(_zh(text("skipped_note", lang, text=note), lang), "muted"))
+        console.print(Paragraph(tidy(text("skipped_note", lang, text=note), lang), "muted"))
     if result.verdict.only_rules:
         console.print(f"[kata.fail]{text('rule_fail', lang)}[/]")
     else:
@@ -149,8 +149,8 @@ def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> Non
         first = same[0]
         style = "kata.fail" if first.status is Status.FAILED else "warn"
         where = _paren(first.category.label(lang), lang)
-        console.print(f"[{style}]✗ {escape(_zh(first.name, lang))}[/][muted]{where}[/]")
-        console.print(Paragraph(_zh(first.message, lang), prefix="  "))
+        console.print(f"[{style}]✗ {escape(tidy(first.name, lang))}[/][muted]{where}[/]")
+        console.print(Paragraph(tidy(first.message, lang), prefix="  "))
         if len(same) > 1:
             console.print(f"[muted]{escape(text('more_like', lang, n=len(same) - 1))}[/]")
 
@@ -163,11 +163,11 @@ def _print_every_failure(console: Console, cases: list[CaseResult], lang: str) -
     for case in sorted(cases, key=lambda c: list(Category).index(c.category)):
         style = "kata.fail" if case.status is Status.FAILED else "warn"
         where = _paren(case.category.label(lang), lang)
-        console.print(f"[{style}]✗ {escape(_zh(case.name, lang))}[/][muted]{where}[/]")
-        console.print(Paragraph(_zh(case.message, lang), prefix="  "))
+        console.print(f"[{style}]✗ {escape(tidy(case.name, lang))}[/][muted]{where}[/]")
+        console.print(Paragraph(tidy(case.message, lang), prefix="  "))
 
 
-def _zh(message: str, lang: str) -> str:
+def tidy(message: str, lang: str) -> str:
     """A Chinese message as the learner reads it: no space left where two parts were joined
     ("…1e-05）。 这符合…"), full-width brackets around Chinese words (normkata.content.typography)."""
     import re

@@ -50,6 +50,8 @@ CATALOG = catalog(
         "report.hint": Text("Hint: {hint}", "提示：{hint}"),
         # A named mistake's example: the case, then what it said.
         "report.case_line": Text("{name}: {message}", "{name}：{message}"),
+        # A case as the platforms name it (formats.py): its category, then its name.
+        "report.test_name": Text("{category}: {name}", "{category}：{name}"),
         "report.others": Text(
             "Failures no named mistake accounts for (they may share the cause above):",
             "以下失败没有被上面的常见错误解释（可能与之同源）：",
