@@ -191,3 +191,18 @@ def test_every_kata_suite_names_its_cases_and_misconceptions_in_both_languages()
     assert len(words) > 100
     assert [where for where, en, zh in words if not en.strip() or not zh.strip()] == []
     assert [(where, snippet) for where, _en, zh in words for snippet, _why in zh_problems(zh)] == []
+
+
+def test_the_console_breaks_chinese_between_characters_not_at_its_spaces() -> None:
+    """Rich alone breaks only at spaces: "下一步：normkata review --lang zh（2" then "项已到期：……"
+    on the next line, the number parted from its measure word."""
+    import io
+
+    from normkata.ui.terminal import make_console
+
+    console = make_console()
+    console.file, console.width = io.StringIO(), 40
+    console.print("[next]下一步：normkata review --lang zh（2 项已到期：复习日已到，趁大部分还记得时复习）[/]")
+    lines = console.file.getvalue().splitlines()
+    assert lines[0] == "下一步：normkata review --lang zh（2 项"  # 39 cells: the next character would not fit
+    assert "".join(lines) == "下一步：normkata review --lang zh（2 项已到期：复习日已到，趁大部分还记得时复习）"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -28,10 +28,39 @@ THEME = {
 
 
 def make_console(*, quiet: bool = False, stderr: bool = False) -> Console:
+    """The console every command prints with: a line of Chinese text wraps between characters
+    (ui/paragraph.py), never at a space inside it, as Rich alone would."""
     from rich.console import Console
     from rich.theme import Theme
 
-    return Console(theme=Theme(THEME), quiet=quiet, stderr=stderr, highlight=False)
+    class _Console(Console):
+        def print(self, *objects: Any, **options: Any) -> None:
+            if objects and all(isinstance(o, str) for o in objects) and not _shaped(options):
+                from normkata.ui.paragraph import CJKText, has_cjk
+
+                joined = str(options.get("sep", " ")).join(objects)
+                if has_cjk(joined):
+                    text = self.render_str(
+                        joined,
+                        markup=options.get("markup"),
+                        emoji=options.get("emoji"),
+                        highlight=options.get("highlight"),
+                    )
+                    kept = {k: v for k, v in options.items() if k in _PASSED_ON}
+                    super().print(CJKText(text), **kept)
+                    return
+            super().print(*objects, **options)
+
+    return _Console(theme=Theme(THEME), quiet=quiet, stderr=stderr, highlight=False)
+
+
+#: The options of a print that still apply to wrapped Chinese text.
+_PASSED_ON = ("style", "end", "width", "crop", "new_line_start")
+
+
+def _shaped(options: dict[str, Any]) -> bool:
+    """A print that asks for a shape of its own (soft wrap, no wrap, an overflow, a justification)."""
+    return any(options.get(key) for key in ("soft_wrap", "no_wrap", "overflow", "justify"))
 
 
 class Prompter:
