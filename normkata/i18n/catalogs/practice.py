@@ -212,10 +212,6 @@ CATALOG = catalog(
             "Wrote {questions} questions and {cards} interview cards ({language}) to {path}",
             "已将 {questions} 道题和 {cards} 张面试卡片（{language}）写入 {path}",
         ),
-        "export.anki_needs_out": Text(
-            "--format anki writes a file: give --out PATH.apkg",
-            "--format anki 会生成文件：请用 --out 指定 .apkg 路径",
-        ),
         "export.deck": Text("normkata: normalization layers", "normkata：归一化层"),
         "export.answer": Text("Answer", "答案"),
         "export.explanation": Text("Why", "解析"),
