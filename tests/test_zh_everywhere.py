@@ -206,3 +206,39 @@ def test_the_console_breaks_chinese_between_characters_not_at_its_spaces() -> No
     lines = console.file.getvalue().splitlines()
     assert lines[0] == "下一步：normkata review --lang zh（2 项"  # 39 cells: the next character would not fit
     assert "".join(lines) == "下一步：normkata review --lang zh（2 项已到期：复习日已到，趁大部分还记得时复习）"
+
+
+def _bank_texts() -> list[tuple[str, str]]:
+    """(item id, text) for every text of the bank a learner reads, in both languages."""
+    from normkata.content.bank import load_bank
+    from normkata.i18n.text import Text
+
+    def walk(value: object) -> list[str]:
+        if isinstance(value, Text):
+            return [value.en, value.zh]
+        if isinstance(value, (list, tuple)):
+            return [text for item in value for text in walk(item)]
+        return []
+
+    bank = load_bank()
+    found = []
+    for item in [*bank.questions, *bank.cards]:
+        for name in ("prompt", "explanation", "choices", "key_points", "answer", "follow_ups", "follow_up_points"):
+            found += [(item.id, text) for text in walk(getattr(item, name, None))]
+    return found
+
+
+def test_the_bank_names_no_internals() -> None:
+    """A learner read "document 000's MiniMind code" and "a question of its own, rms-torch-eps-value":
+    a source is named by its title (the item's source line), another item by what it asks."""
+    import re
+
+    from normkata.content.bank import load_bank
+
+    bank = load_bank()
+    ids = {item.id for item in [*bank.questions, *bank.cards]}
+    found = []
+    for item_id, text in _bank_texts():
+        found += [(item_id, m) for m in re.findall(r"(?:document|文档) ?\d{3}", text)]
+        found += [(item_id, word) for word in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+){2,}", text) if word in ids]
+    assert found == []
