@@ -505,7 +505,7 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
     assert failed.exit_code == 1
     assert (
         "Now due, to learn why (eps added outside the square root): the card “How do you choose RMSNorm's eps, "
-        "and what can go wrong with it?” and 1 more (`normkata interview --id card-rms-eps`)"
+        "and what can go wrong with it?” and 1 more (normkata interview --id card-rms-eps)"
         in " ".join(failed.stdout.split())
     )
     assert json.loads(invoke(runner, ["next", "--json"]).stdout)["command"] == "normkata interview --id card-rms-eps"
