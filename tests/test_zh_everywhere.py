@@ -242,3 +242,33 @@ def test_the_bank_names_no_internals() -> None:
         found += [(item_id, m) for m in re.findall(r"(?:document|文档) ?\d{3}", text)]
         found += [(item_id, word) for word in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+){2,}", text) if word in ids]
     assert found == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_prompt_wider_than_the_terminal_breaks_at_words_before_it_is_shown(lang: str) -> None:
+    """The terminal broke the rating prompt anywhere: "… 4 Easy (7" / "days):"."""
+    import io
+
+    from rich.cells import cell_len
+
+    from normkata.practice.cards import rating_prompt
+    from normkata.ui.terminal import Prompter, make_console
+
+    console = make_console()
+    console.file, console.width = io.StringIO(), 80
+    prompter = Prompter(console, lang)
+    prompter.interactive = True
+    labels: list[str] = []
+    console.input = lambda label: labels.append(label) or "3"  # type: ignore[method-assign]
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime(2026, 12, 7, 9, 0, tzinfo=timezone.utc)
+    later = [timedelta(minutes=1), timedelta(minutes=10), timedelta(days=2), timedelta(days=7)]
+    prompt = rating_prompt(lang, {r: (now + d).isoformat() for r, d in enumerate(later, start=1)}, now)
+    assert cell_len(prompt) > 70
+    assert prompter.ask(prompt) == "3"
+    shown = console.file.getvalue().splitlines() + [console.render_str(labels[0]).plain]
+    assert all(cell_len(line) <= 80 - 8 for line in shown)
+    assert " ".join(shown).replace(" ", "") == (prompt + prompter.colon).replace(" ", "")
+    if lang == "en":
+        assert all(not line.endswith("(7") for line in shown)

@@ -63,6 +63,10 @@ def _shaped(options: dict[str, Any]) -> bool:
     return any(options.get(key) for key in ("soft_wrap", "no_wrap", "overflow", "justify"))
 
 
+#: Columns left after a prompt's last line for what the learner types (a key, a number, a word).
+_ROOM = 8
+
+
 class Prompter:
     """Reads one answer at a time from a terminal, or one line at a time from a pipe.
 
@@ -84,7 +88,24 @@ class Prompter:
         self._ahead: str | None = None  # a piped line read by has_more() and not yet answered
 
     def ask(self, prompt: str) -> str | None:
-        return self.read(f"[quiz.ask]{prompt}{self.colon}[/]{self.space}")
+        return self.read(self._label(prompt))
+
+    def _label(self, prompt: str) -> str:
+        """The prompt as the markup of an input label, its colon styled with it. A prompt wider
+        than the terminal is broken at words (CJK-aware) before it is shown: the terminal alone
+        would break it anywhere ("4 Easy (7" / "days):"); the last line stays the label, with
+        room after it for the answer."""
+        from rich.cells import cell_len
+
+        width = self.console.width
+        if cell_len(prompt + self.colon + self.space) + _ROOM <= width:
+            return f"[quiz.ask]{prompt}{self.colon}[/]{self.space}"
+        from normkata.ui.paragraph import wrap
+
+        lines = wrap(prompt + self.colon, max(width - _ROOM, 16))
+        for line in lines[:-1]:
+            self.console.print(f"[quiz.ask]{line}[/]", soft_wrap=True)
+        return f"[quiz.ask]{lines[-1]}[/]{self.space}"
 
     def has_more(self) -> bool:
         """Whether input can still come; a pipe is read one line ahead to know, a terminal always can."""
@@ -127,7 +148,7 @@ class Prompter:
         except ImportError:  # Windows: a line, as before
             return self.ask(prompt)
         fd = self.stdin.fileno()
-        self.console.print(f"[quiz.ask]{prompt}{self.colon}[/]{self.space}", end="")
+        self.console.print(self._label(prompt), end="")
         saved = termios.tcgetattr(fd)
         try:
             tty.setcbreak(fd)  # one key at a time; Ctrl-C still raises

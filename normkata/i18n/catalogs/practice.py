@@ -120,6 +120,7 @@ CATALOG = catalog(
             "For more practice now: {cmd}  ({why})",
             "现在想多练一些：{cmd}（{why}）",
         ),
+        "card.rate.choice": Text("{r} {name} ({interval})", "{r} {name}（{interval}）"),
         "card.rate.with": Text("How did you do? {choices}", "自评：{choices}"),
         "card.rate.invalid": Text("Type 1, 2, 3 or 4.", "请输入 1、2、3 或 4。"),
         "card.next_due": Text("Next review: {when}", "下次复习：{when}"),
