@@ -160,7 +160,9 @@ class OneLineError(click.ClickException):
     exit_code = 2
 
     def format_message(self) -> str:
-        return self.message
+        from normkata.ui.terminal import unquoted
+
+        return unquoted(self.message)  # a command it names, without the backticks that mark it
 
 
 def _one_line_error(exc: Exception) -> click.ClickException | None:
@@ -191,12 +193,10 @@ def _report_skipped_rows() -> None:
     values = sys.modules.get("normkata.record.values")
     skipped = values.take_skipped() if values is not None else []
     if skipped:
-        from normkata.grading.text import escape_name
-        from normkata.i18n import t
+        from normkata.commands.kept import say_unusable_rows
         from normkata.ui.options import safe_lang
 
-        first = escape_name(skipped[0])[:300]
-        click.echo(t("store.skipped", safe_lang(), n=len(skipped), first=first), err=True)
+        say_unusable_rows(skipped, safe_lang())
 
 
 def _harden_streams() -> None:

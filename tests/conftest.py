@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import date, datetime, time, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from normkata.clock import Clock
 from normkata.content.katas import load_katas
 from normkata.extras import OPTIONAL_EXTRAS
 
@@ -25,6 +27,29 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LINES", "40")
     monkeypatch.delenv("NO_COLOR", raising=False)
     return home
+
+
+#: The learner's local hours a test of days runs at (morning, evening, late evening, just after
+#: midnight), each in a zone far from UTC, so that no such test depends on when or where it runs.
+LOCAL_HOURS = (("08:00", -10), ("19:30", 13), ("23:30", -10), ("00:10", 13))
+#: The day those tests take as today: a Sunday.
+SOME_DAY = date(2026, 12, 6)
+
+
+def set_learner_clock(monkeypatch: pytest.MonkeyPatch, hhmm: str, offset: int, day: date = SOME_DAY) -> Clock:
+    """The process's clock (normkata.clock) reads `hhmm` on `day` at UTC`offset` now, and runs on from there."""
+    zone = timezone(timedelta(hours=offset))
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    clock = Clock(datetime.combine(day, time(hour, minute), tzinfo=zone), zone)
+    monkeypatch.setattr("normkata.clock._current", clock)
+    return clock
+
+
+@pytest.fixture(params=LOCAL_HOURS, ids=[f"{hhmm}UTC{offset:+d}" for hhmm, offset in LOCAL_HOURS])
+def learner_clock(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """A test that reads the learner's day runs once at each of LOCAL_HOURS."""
+    hhmm, offset = request.param
+    return set_learner_clock(monkeypatch, hhmm, offset)
 
 
 @pytest.fixture

@@ -191,11 +191,11 @@ def test_grade_now_due_names_the_mistake_and_the_card_by_its_question(store) -> 
     from normkata.workbench.due import after_attempt
 
     result = named_grade("rmsnorm", [("rms-eps-outside-sqrt", "eps added outside the square root", 9)])
-    notes = [note.text for note in after_attempt(store, result, "en")]
+    notes = [note.words("en") for note in after_attempt(store, result, "en")]
     assert notes == [
         "Now due, to learn why (eps added outside the square root): the card “How do you choose "
         "RMSNorm's eps, and what can go wrong with it?” and 1 more  "
-        "(normkata interview --id card-rms-eps)"
+        "(`normkata interview --id card-rms-eps`)"
     ]
-    zh = [note.text for note in after_attempt(store, result, "zh")]
+    zh = [note.words("zh") for note in after_attempt(store, result, "zh")]
     assert zh[0].startswith("已设为到期，讲清原因（eps 加在了平方根外面）的是卡片“如何选择 RMSNorm 的 eps？")

@@ -68,11 +68,16 @@ def test_a_grade_is_recorded_as_normkata_grade_records_it(runner, tmp_path: Path
     assert reply.text.splitlines()[1:8] == cli.stdout.splitlines()[1:8]
 
 
-def test_grade_errors_are_the_commands_one_liners(tutor: Tutor, tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="No kata to grade yet"):
+def test_grade_errors_are_one_liners_in_the_tools_words(tutor: Tutor, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r'No kata to grade yet: start one with start_kata \{"kata": "rmsnorm"\}\.'):
         tutor.grade()
-    with pytest.raises(InputError, match=r"rmsnorm\.py not found: run normkata kata rmsnorm first"):
+    with pytest.raises(
+        InputError,
+        match=r'rmsnorm\.py not found: start the kata first \(start_kata \{"kata": "rmsnorm"\}\), or name a file with file\.$',
+    ):
         tutor.grade("rmsnorm")
+    with pytest.raises(InputError, match=r"^file /\S+/nowhere\.py: no such file"):
+        tutor.grade("rmsnorm", str(tmp_path / "nowhere.py"))
     (tmp_path / "elsewhere.py").write_text("x = 1\n")
     (tmp_path / "link.py").symlink_to(tmp_path / "elsewhere.py")
     with pytest.raises(InputError, match="link.py is a symbolic link"):
@@ -233,8 +238,13 @@ def test_standing_is_progress_json_with_the_next_step(runner, tutor: Tutor) -> N
     import json
 
     reply = tutor.standing()
-    assert reply.data == json.loads(invoke(runner, ["progress", "--json"]).stdout)
-    assert reply.text.splitlines()[-1] == f"Next: {reply.data['next']}  ({reply.data['next_why']})"
+    progress = json.loads(invoke(runner, ["progress", "--json"]).stdout)
+    step = reply.data.pop("next")
+    assert progress.pop("next") == "normkata quiz -n 5" and progress.pop("next_why") == step["why"]
+    assert reply.data == progress
+    # The next step as a tool to call, not a shell command.
+    assert (step["tool"], step["arguments"], step["calls"]) == ("quiz_question", {}, 5)
+    assert reply.text.splitlines()[-1] == f"Next: quiz_question ×5  ({step['why']})"
     assert "RMSNorm: 0% mastered" in reply.text
 
 
@@ -251,3 +261,73 @@ def test_mcp_without_the_extra_says_how_to_install_it(runner, monkeypatch: pytes
     assert result.exit_code == 2
     assert result.stderr == 'Error: normkata mcp needs the optional mcp extra: pip install "normkata[mcp]"\n'
     assert result.stdout == ""
+
+
+# -- the loop's result, in the tools' words; arguments bounded as the command line bounds them -----
+
+
+def passing(kata: str, file: Path, **options) -> object:  # type: ignore[no-untyped-def]
+    from tests.grades import grade_result
+
+    return grade_result(kata, {"forward": "passed"}, seed=options["seed"] or 1, file=str(file))
+
+
+def test_rows_a_reader_could_not_use_come_back_with_the_grade(workspace: Path, db) -> None:  # type: ignore[no-untyped-def]
+    tutor = Tutor(workspace, "en", grade=passing)
+    tutor.start_kata("rmsnorm")
+    import sqlite3
+
+    with sqlite3.connect(db.path) as edited:  # a row edited by hand
+        edited.execute(
+            "INSERT OR REPLACE INTO settings (name, value, set_at) VALUES "
+            "('interview_date', 'soon', '2024-01-01T00:00:00+00:00')"
+        )
+    reply = tutor.grade("rmsnorm")
+    assert reply.data["passed"] is True and reply.data["recorded"] is True
+    assert any("interview_date" in warning for warning in reply.data["warnings"]), reply.data["warnings"]
+    assert "could not be used" in reply.text
+    assert reply.data["next"]["tool"] in {"quiz_question", "interview_card", "start_kata", "grade", "due"}
+
+
+def test_the_tools_arguments_are_bounded(workspace: Path, tmp_path: Path, db) -> None:  # type: ignore[no-untyped-def]
+    tutor = Tutor(workspace, "en", grade=passing)
+    tutor.start_kata("rmsnorm")
+    with pytest.raises(InputError, match=r"^seed: a whole number from 0 to 9223372036854775807, got 1208925"):
+        tutor.grade("rmsnorm", seed=2**80)  # the record keeps 64-bit integers: refused before any grade
+    with pytest.raises(InputError) as long_id:
+        tutor.instructions("x" * 100_000)
+    assert len(str(long_id.value)) < 200 and "kata:" in str(long_id.value)
+    with pytest.raises(InputError, match=r"^file: /proc/self/environ is not a regular file"):
+        tutor.grade("rmsnorm", "/proc/self/environ")
+    with pytest.raises(InputError, match=r"^file: /dev/zero is not a regular file"):
+        tutor.grade("rmsnorm", "/dev/zero")
+    link = tmp_path / "environ.py"
+    link.symlink_to("/proc/self/environ")
+    with pytest.raises(InputError, match="is not a regular file"):
+        tutor.grade("rmsnorm", str(link))
+    with pytest.raises(InputError, match=r"^rating: 1 \(Again\)"):
+        tutor.rate_card(load_card_id(), 5)
+    assert db.execute("SELECT COUNT(*) FROM kata_attempts").fetchone()[0] == 0
+
+
+def load_card_id() -> str:
+    from normkata.content.bank import load_bank
+
+    return load_bank().cards[0].id
+
+
+def test_an_interview_card_is_asked_without_its_answer_and_rated_by_the_learner(workspace: Path, db) -> None:  # type: ignore[no-untyped-def]
+    from normkata.content.bank import load_bank
+
+    tutor = Tutor(workspace, "en")
+    card = load_bank().cards[0]
+    asked = tutor.interview_card(id=card.id)
+    assert asked.data["prompt"] == card.prompt.en
+    assert card.answer.en not in asked.text and "key_points" not in asked.data
+    rated = tutor.rate_card(card.id, 3, "pre-norm keeps an identity path")
+    assert rated.data["key_points"] == [p.en for p in card.key_points]
+    row = db.execute("SELECT rating, response FROM ratings WHERE item_id = ?", (card.id,)).fetchone()
+    assert tuple(row) == (3, "pre-norm keeps an identity path")
+    assert db.execute("SELECT COUNT(*) FROM srs WHERE item_id = ?", (card.id,)).fetchone()[0] == 1
+    due = tutor.due()
+    assert due.data["items"] == [] or all(item["id"] != card.id for item in due.data["items"])

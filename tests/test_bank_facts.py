@@ -227,6 +227,12 @@ NUMERIC: dict[str, Callable[[], float]] = {
     "inf-mla-cache-values": lambda: 512 + 64,
     "bn-eps-small-variance": lambda: 0.01 / math.sqrt(1e-4 + 1e-3),
     "kern-persistent-partial-bytes": lambda: 132 * 4096 * np.dtype(np.float32).itemsize,
+    # The 2027 subjects: closed forms, not the items' torch snippets.
+    "qk-scale-one-bound": lambda: math.sqrt(256) * math.sqrt(256),  # |q|·|k| for RMS-normalized vectors
+    "out-rmsnorm-squash": lambda: 1000 / math.sqrt((1000**2 + 4095) / 4096),
+    "out-sink-logit": lambda: math.log(0.9 / 0.1 * 99),
+    "pl-mixln-count": lambda: 32 - math.floor(0.25 * 32),
+    "cond-modulation-params": lambda: (1152 + 1) * 6 * 1152,
 }
 
 

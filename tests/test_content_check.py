@@ -371,3 +371,20 @@ def test_grade_report_lines_in_chinese_are_tidied() -> None:
     assert tidy("应为 1e-05）。 这符合预期", "zh") == "应为 1e-05）。这符合预期"
     assert tidy("(x) stays", "en") == "(x) stays"
     assert _paren("fp32 前向", "zh") == "（fp32 前向）"
+
+
+def test_a_mutant_whose_edit_does_not_apply_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    """An author's mutants.yaml edit that no longer matches the solution is an input error (exit 2
+    at `content check --deep`), not a traceback."""
+    from normkata.errors import InputError
+    from normkata.grading.fixtures import kata_fixtures
+
+    folder = tmp_path / "rmsnorm" / "fixtures"
+    folder.mkdir(parents=True)
+    (folder / "mutants.yaml").write_text(
+        "- name: gone\n  expect: fail\n  what: an edit of a line that is not there\n  from: solution\n"
+        "  edits:\n    - old: 'this line is in no solution'\n      new: 'x'\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match=r"mutants\.yaml: rmsnorm/gone: edit does not apply exactly once"):
+        kata_fixtures("rmsnorm", tmp_path)

@@ -299,7 +299,9 @@ def test_a_topic_the_order_does_not_name_comes_after_every_named_one(
 def test_the_bundled_order_of_study() -> None:
     plan = study_order()
     assert plan.order[:5] == plan.core == ("why", "batchnorm", "layernorm", "rmsnorm", "prenorm")
-    assert plan.order[-1] == "kernels" and plan.requires["kernels"] == ("rmsnorm", "precision", "backward", "cost")
+    assert plan.order[-3:] == ("outliers", "kernels", "conditioning")
+    assert plan.requires["kernels"] == ("rmsnorm", "precision", "backward", "cost")
+    assert plan.requires["conditioning"] == ("layernorm", "prenorm", "placement")
 
 
 # -- nothing below the commands parses Python ------------------------------------------------

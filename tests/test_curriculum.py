@@ -38,6 +38,7 @@ def answer(store: Store, item_id: str, correct: bool) -> None:
 
 def next_and_plan(runner, minutes: int = 60) -> tuple[dict, list[dict]]:  # type: ignore[no-untyped-def]
     advice = json.loads(invoke(runner, ["next", "--json"]).stdout)
+    advice = {key: advice[key] for key in ("command", "why")}  # the action and its arguments: tests/test_next_plan.py
     steps = json.loads(invoke(runner, ["plan", "--minutes", str(minutes), "--json"]).stdout)["steps"]
     return advice, steps
 

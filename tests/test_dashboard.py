@@ -52,7 +52,7 @@ def test_mastery_counts_good_cards_and_right_answers(runner) -> None:
         for a in json.loads(invoke(runner, ["quiz", "-n", "5", "--seed", "9", "--json"], "\n" * 5).stdout)["answers"]
     ]
     invoke(runner, ["quiz", "-n", "5", "--seed", "9", "--json"], "".join(answers[i] + "\n" for i in order))
-    invoke(runner, ["interview"], "\n4\n")
+    invoke(runner, ["interview"], "what I said\n\n4\n")
     report = json.loads(invoke(runner, ["progress", "--json"]).stdout)
     assert report["topics"][0]["mastery"] == 1.0
     text = invoke(runner, ["progress"]).stdout
@@ -103,17 +103,17 @@ def load_bank():  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("columns", [80, 120])
-def test_the_dashboard_fits_40_rows_with_a_date_and_a_busy_record(runner, monkeypatch, columns: int) -> None:
-    """48-56 lines at 120 columns (70 at 80), the top scrolled away in a 40-line terminal."""
-    monkeypatch.delenv("NORMKATA_QUIZZES")  # the real bank: sixteen topics
+def test_the_dashboard_fits_40_rows_with_a_date_and_a_busy_record(
+    runner, monkeypatch, columns: int, learner_clock
+) -> None:
+    """48-56 lines at 120 columns (70 at 80), the top scrolled away in a 40-line terminal; the
+    days left counted on the learner's clock, at any hour."""
+    monkeypatch.delenv("NORMKATA_QUIZZES")  # the real bank: eighteen topics
     monkeypatch.setenv("COLUMNS", str(columns))
     busy_record()
     from datetime import timedelta
 
-    from normkata.advice.deadline import today
-    from normkata.record.store import utcnow
-
-    until = today(utcnow()) + timedelta(days=5)
+    until = learner_clock.today() + timedelta(days=5)
     invoke(runner, ["plan", "--until", until.isoformat()])
     text = invoke(runner, []).stdout
     lines = text.splitlines()
@@ -148,25 +148,24 @@ def test_the_chinese_dashboard_fits_80_columns(runner, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_24_row_terminal_gets_the_whole_compact_dashboard(runner, monkeypatch, lang: str) -> None:
+def test_a_24_row_terminal_gets_the_whole_compact_dashboard(runner, monkeypatch, lang: str, learner_clock) -> None:
     """80x24: two topics a row, the loop in one line; everything above the prompt."""
     from datetime import timedelta
 
     from rich.cells import cell_len
 
-    from normkata.advice.deadline import today
-    from normkata.record.store import utcnow
-
     monkeypatch.delenv("NORMKATA_QUIZZES")
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("LINES", "24")
     busy_record()
-    invoke(runner, ["plan", "--until", (today(utcnow()) + timedelta(days=5)).isoformat()])
+    invoke(runner, ["plan", "--until", (learner_clock.today() + timedelta(days=5)).isoformat()])
     text = invoke(runner, ["--lang", lang]).stdout
     lines = text.splitlines()
     assert len(lines) <= 22, text  # the command line above it and the prompt below
     assert max(cell_len(line) for line in lines) <= 80
-    assert sum(line.count("%") for line in lines[3:11]) == 16 * 2  # sixteen topics, mastery and recall on the day
+    assert (
+        sum(line.count("%") for line in lines[3:11]) == 16 * 2
+    )  # the first sixteen topics, mastery and recall on the day
     assert ("Next: " if lang == "en" else "下一步：") in text
 
 

@@ -28,7 +28,7 @@ def test_missing_file_advice_fits_what_was_typed(runner, tmp_path: Path, monkeyp
     result = invoke(runner, ["grade", "rmsnorm", "--file", "rmsnorm_v3.py"])
     assert "or grade " in result.stderr and "rmsnorm_v2.py" in result.stderr
     result = invoke(runner, ["grade", "rmsnorm"])  # no --file, no workspace file: start the kata
-    assert "run normkata kata rmsnorm first, or pass --file." in result.stderr
+    assert "start the kata first (normkata kata rmsnorm), or name a file with --file." in result.stderr
 
 
 def test_a_syntax_error_shows_the_line_and_a_caret() -> None:

@@ -104,7 +104,7 @@ def test_a_pasted_second_line_belongs_to_the_answer(runner, db) -> None:
 
 
 def test_interview_by_id_and_an_unknown_id(runner, db) -> None:
-    assert invoke(runner, ["interview", "--id", "mini-card"], "\n2\n").exit_code == 0
+    assert invoke(runner, ["interview", "--id", "mini-card"], "an answer\n\n2\n").exit_code == 0
     assert db.execute("SELECT item_id, rating FROM ratings").fetchone()[:] == ("mini-card", 2)
     result = invoke(runner, ["interview", "--id", "mini-crad"], "")
     assert (
@@ -115,7 +115,7 @@ def test_interview_by_id_and_an_unknown_id(runner, db) -> None:
 
 def test_review_ends_with_a_summary_and_no_dangling_question(runner, db) -> None:
     invoke(runner, ["quiz", "-n", "5", "--seed", "0", "--json"], "\n" * 5)  # five missed: five due
-    invoke(runner, ["interview"], "\n1\n")  # the card, rated Again: due too
+    invoke(runner, ["interview"], "no idea\n\n1\n")  # the card, rated Again: due too
     result = invoke(runner, ["review"], "B\nzzz\n")  # two answers, then the input ends
     assert result.exit_code == 0
     assert result.stdout.count("Question ") == 2 and "Card 1/" not in result.stdout  # nothing shown unanswered
@@ -129,8 +129,8 @@ def test_review_ends_with_a_summary_and_no_dangling_question(runner, db) -> None
 
 
 def test_review_summary_counts_cards_by_rating(runner) -> None:
-    invoke(runner, ["interview"], "\n1\n")
-    result = invoke(runner, ["review"], "\n3\n")
+    invoke(runner, ["interview"], "no idea\n\n1\n")
+    result = invoke(runner, ["review"], "small\n\n3\n")
     assert "Reviewed all 1 due item(s)." in result.stdout and "Cards: 1 rated (Good 1)." in result.stdout
 
 
@@ -152,3 +152,13 @@ def test_right_first_answers_are_not_back_the_same_evening(runner) -> None:
 def test_a_quiz_summary_says_when_its_questions_come_back(runner) -> None:
     result = invoke(runner, ["quiz", "--id", "mini-single", "--id", "mini-tf"], "B\nf\n")
     assert "Comes back in normkata review: 1 now, 1 in 2 days." in result.stdout
+
+
+def test_enter_alone_skips_a_card_as_the_prompt_says(runner, db) -> None:
+    """ "Enter alone skips": the key points and the model answer are shown, no rating is asked or kept."""
+    result = invoke(runner, ["interview"], "\n")
+    assert result.exit_code == 0, result.output
+    assert "• small" in result.stdout and "Skipped: not rated, it comes back as it was." in result.stdout
+    assert "How did you do?" not in result.stdout
+    assert "0 card(s) rated and saved." in result.stdout
+    assert db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0

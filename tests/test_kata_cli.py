@@ -114,7 +114,7 @@ def test_solution_needs_confirmation_and_records_giving_up(runner, db) -> None:
     [
         (["grade"], "No kata to grade yet"),
         (["grade", "no-such-kata"], f"unknown kata 'no-such-kata' (known: {', '.join(CATALOG)})"),
-        (["grade", "rmsnorm"], "rmsnorm.py not found: run normkata kata rmsnorm first"),
+        (["grade", "rmsnorm"], "rmsnorm.py not found: start the kata first (normkata kata rmsnorm)"),
         (["grade", "rmsnorm", "--device", "tpu"], "Invalid value for '--device'"),
         (["grade", "rmsnorm", "--timeout", "0"], "Invalid value for '--timeout'"),
     ],
@@ -331,3 +331,10 @@ def test_a_crash_points_at_the_learners_line_and_all_shows_every_failure(runner,
     # --all: one line per failing case; the default: one line per root cause (one crash here).
     assert all(f"✗ {case['name']} (" in every.stdout for case in bad)
     assert sum(f"✗ {case['name']} (" in short.stdout for case in bad) == 1
+
+
+def test_grade_seed_is_bounded_as_the_record_keeps_it(runner) -> None:  # type: ignore[no-untyped-def]
+    """A seed past SQLite's integers would be graded, then fail to be kept: refused first (exit 2)."""
+    result = invoke(runner, ["grade", "rmsnorm", "--seed", str(2**80)])
+    assert result.exit_code == 2
+    assert "--seed" in result.stderr and "9223372036854775807" in result.stderr

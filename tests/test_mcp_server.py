@@ -29,7 +29,13 @@ TOOLS = [
     "quiz_question",
     "check_answer",
     "standing",
+    "interview_card",
+    "rate_card",
+    "due",
+    "next_step",
+    "plan",
 ]
+PROMPTS = ["tutor", "mock_interview", "review", "explain_mistake"]
 #: Seconds one call may take: a grade starts the grading service (torch imported twice) on a busy machine.
 CALL_TIMEOUT = 300.0
 
@@ -64,6 +70,11 @@ def test_an_assistant_grades_hints_and_gets_the_solution_only_after_a_pass(runne
                 assert "not a solution generator" in (started.instructions or "")
                 listed = {tool.name: tool for tool in (await client.list_tools()).tools}
                 assert sorted(listed) == sorted(TOOLS)
+                assert all(listed[name].output_schema for name in ("grade", "hint", "next_step", "plan", "due"))
+                prompts = {prompt.name for prompt in (await client.list_prompts()).prompts}
+                assert sorted(prompts) == sorted(PROMPTS)
+                tutoring = await client.get_prompt("tutor")
+                assert "not a solution generator" in tutoring.messages[0].content.text
                 assert "Do not write the fix or the solution" in (listed["grade"].description or "")
                 assert "in this order" in (listed["hint"].description or "")
                 assert "give_up" in listed["solution"].input_schema["properties"]
@@ -72,8 +83,9 @@ def test_an_assistant_grades_hints_and_gets_the_solution_only_after_a_pass(runne
                     return await client.call_tool(name, arguments, read_timeout_seconds=CALL_TIMEOUT)
 
                 assert not (await call("start_kata", kata="rmsnorm")).is_error
-                graded = await call("grade", kata="rmsnorm", file=str(wrong), seed=7)
+                graded = await call("grade", kata="rmsnorm", file=str(wrong), seed=3)
                 assert not graded.is_error and graded.structured_content["passed"] is False
+                said["grade"] = graded
                 assert [m["id"] for m in graded.structured_content["mistakes"]] == ["rms-eps-outside-sqrt"]
                 assert "Recognised mistake: eps added outside the square root" in " ".join(text_of(graded).split())
 
@@ -82,6 +94,7 @@ def test_an_assistant_grades_hints_and_gets_the_solution_only_after_a_pass(runne
                 assert "class RMSNorm" not in text_of(refused) and "\n" not in text_of(refused)
 
                 hinted = await call("hint", kata="rmsnorm")
+                said["hint"] = hinted
                 # As `normkata hint` after that grade: the hint for the mistake it named comes first.
                 assert not hinted.is_error and hinted.structured_content["misconception"] == "rms-eps-outside-sqrt"
                 assert "eps added outside the square root" in text_of(hinted).splitlines()[0]
@@ -91,16 +104,36 @@ def test_an_assistant_grades_hints_and_gets_the_solution_only_after_a_pass(runne
                 assert read_back.contents[0].text == (solutions_dir() / "rmsnorm.py").read_text()
                 passed = await call("grade", kata="rmsnorm")
                 assert not passed.is_error and passed.structured_content["passed"] is True
+                said["passed"] = passed
+                # After a pass, no step about "your last grade named a mistake".
+                assert "named a mistake" not in text_of(passed)
+                for tool in ("standing", "next_step", "quiz_question", "due", "plan"):
+                    said[tool] = await call(tool)
+                    assert not said[tool].is_error, text_of(said[tool])
+                step = said["next_step"].structured_content
+                assert step["tool"] in {name for name in TOOLS} | set(PROMPTS)
                 shown = await call("solution", kata="rmsnorm")
                 assert not shown.is_error and shown.structured_content["gave_up"] is False
                 assert "class RMSNorm" in shown.structured_content["solution"]
 
+    said: dict[str, Any] = {}
     anyio.run(session)
+    # The tools speak in tools: no reply names a shell command.
+    for tool, reply in said.items():
+        assert "normkata " not in text_of(reply), tool
+        assert "normkata " not in json.dumps(reply.structured_content, ensure_ascii=False), tool
     assert "Traceback" not in (tmp_path / "server-stderr.txt").read_text()
     kinds = [r["kind"] for r in db.execute("SELECT kind FROM kata_events WHERE kata = 'rmsnorm' ORDER BY id")]
     assert kinds == ["started", "hint"]  # no giving up: the solution opened after the pass
-    # The same file, with the same seed, graded by `normkata grade`: the same row but for when and how long.
-    assert invoke(runner, ["grade", "rmsnorm", "--file", str(wrong), "--seed", "7"]).exit_code == 1
+    # The same file, with the same seed, graded by `normkata grade`: the same row but for when and how long,
+    # and the same result object, key by key, but for the file's name and the seconds it took.
+    cli = invoke(runner, ["grade", "rmsnorm", "--file", str(wrong), "--seed", "3", "--json"])
+    assert cli.exit_code == 1
+    by_json = json.loads(cli.stdout)
+    by_mcp = said["grade"].structured_content
+    for key in by_json:
+        if key not in ("file", "duration_s"):
+            assert by_mcp[key] == by_json[key], key
     rows = db.execute("SELECT * FROM kata_attempts ORDER BY id").fetchall()
     by_tool, by_command = (
         {key: row[key] for key in row.keys() if key not in ("id", "at", "duration_s")} for row in (rows[0], rows[2])

@@ -285,3 +285,26 @@ def test_a_graded_triton_kata_counts_as_kernel_study(isolated_home: Path, monkey
         assert studied_kernels(bank, store)
     finally:
         store.close()
+
+
+def test_no_question_is_started_at_0_00_left(runner, db, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With under half a minute left the mock ends: "0:00 left" is no time for a follow-up."""
+    from normkata.loop import mock as session
+
+    readings = iter([0.0, 0.0, 1.0, 5 * 60 - 20.0, 5 * 60 - 20.0, 5 * 60 - 20.0, 5 * 60 - 20.0])
+    monkeypatch.setattr("normkata.practice.mock.clock", lambda: next(readings, 5 * 60 - 20.0))
+    result = invoke(runner, ["mock", "--minutes", "5"], "small\n\n1\n")
+    assert result.exit_code == 0, result.output
+    assert "Follow-up" not in result.stdout and "0:00 left" not in result.stdout
+    assert "Time is up." in result.stdout
+    assert session.MIN_SECONDS_TO_ASK == 30
+    rows = db.execute("SELECT follow_up FROM mock_answers").fetchall()
+    assert [r[0] for r in rows] == [None]
+
+
+def test_the_numbered_key_points_stand_right_above_the_prompt_that_ticks_them(runner) -> None:
+    result = invoke(runner, ["mock", "--minutes", "5"], "small\n\nbecause\n\n1\n")
+    assert result.exit_code == 0, result.output
+    debrief = result.stdout[result.stdout.index("Debrief") :]
+    above = debrief[: debrief.index("Key points you made")].rstrip().splitlines()
+    assert any("1. small" in line for line in above[-4:]), above[-6:]

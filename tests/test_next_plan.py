@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from normkata.actions import Action
 from normkata.content.katas import load_katas
 from normkata.paths import database_path
 from normkata.practice.srs import LEECH_LAPSES, schedule
@@ -66,16 +67,27 @@ def kata_minutes() -> dict[str, int]:
     return {k.id: k.minutes for k in load_katas()[0]}
 
 
+def as_typed(step: dict) -> dict:  # type: ignore[type-arg]
+    """A step as the learner types it: the action and its arguments are the same command as data."""
+    action = Action.of(
+        step.pop("action"), **{k: tuple(v) if isinstance(v, list) else v for k, v in step.pop("arguments").items()}
+    )
+    assert action.command() == step["command"]
+    return step
+
+
 def next_json(runner) -> dict:  # type: ignore[no-untyped-def]
     result = invoke(runner, ["next", "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    return as_typed(json.loads(result.stdout))
 
 
 def plan_json(runner, minutes: int) -> dict:  # type: ignore[no-untyped-def]
     result = invoke(runner, ["plan", "--minutes", str(minutes), "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    plan = json.loads(result.stdout)
+    plan["steps"] = [as_typed(step) for step in plan["steps"]]
+    return plan
 
 
 def test_fresh_learner_starts_with_a_short_quiz(runner) -> None:

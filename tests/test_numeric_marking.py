@@ -25,7 +25,7 @@ BANK = load_bank()
 NUMERIC = [q for q in BANK.questions if q.type == "numeric"]
 #: Exact answers with more than 4 significant digits: 65504 is fp16's maximum, and 65500 is not.
 #: Exact answers with more than four significant digits (65504, a byte count): four digits are wrong there.
-EXACT_LONG = {"prec-fp16-max", "kern-persistent-partial-bytes"}
+EXACT_LONG = {"prec-fp16-max", "kern-persistent-partial-bytes", "cond-modulation-params"}  # exact counts
 
 
 def _numeric(answer: float, precision: tuple[str, int] | None, tolerance: float = 0.0) -> Question:

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from normkata.content.bank import load_bank, select
+from normkata.content.links import load_links
 from normkata.practice.curriculum import core_topics, diagnostic
 from normkata.practice.variety import SAME_FACT, Facts
-from normkata.workbench.lessons import load_links
 from tests.conftest import invoke
 
 #: Three LayerNorm questions on torch's unbiased default (x.var, x.std): a `quiz -n 4 -t

@@ -36,7 +36,7 @@ READERS: list[tuple[list[str], str | None]] = [
     (["progress"], None),  # again, now with an interview date: the recall on the day
     (["review", "-n", "3"], ""),
     (["quiz", "--id", "rms-formula"], "1\n"),
-    (["interview", "--id", "card-why-rmsnorm"], "\n3\n"),
+    (["interview", "--id", "card-why-rmsnorm"], "an answer\n\n3\n"),
     (["solution", "rmsnorm", "--yes"], None),
     (["hint", "rmsnorm"], None),
     (["history"], None),

@@ -63,3 +63,30 @@ def test_lazy_help_lines_match_the_commands() -> None:
         command = cli.get_command(ctx, name)
         assert command is not None
         assert command.get_short_help_str(limit=200) == short, name
+
+
+FIRST_QUESTION_PROBE = """
+import sys
+import normkata.practice.quiz as quiz
+
+def first_question(*args, **kwargs):
+    sys.stderr.write("LOADED=%s\\n" % ",".join(sorted(sys.modules)))
+    raise SystemExit(0)
+
+quiz._show_question = first_question
+from normkata.cli import cli
+cli.main(args=["quiz", "-n", "1"], prog_name="normkata")
+"""
+
+
+def test_the_first_question_needs_no_yaml_parser_once_the_content_is_cached(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A second quiz reads the bank and the misconception links from the content cache: no YAML
+    parser, no kata record, no grading module is imported before its first question."""
+    env = {"NORMKATA_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", FIRST_QUESTION_PROBE], input="", capture_output=True, env=env, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-c", FIRST_QUESTION_PROBE], input="", capture_output=True, text=True, env=env, timeout=60
+    )
+    loaded = set(run.stderr.split("LOADED=")[1].split()[0].split(","))
+    assert not loaded & {"yaml", "normkata.content.yamlnodes", "normkata.record.attempts", "normkata.grading.text"}
+    assert not any(name.startswith(("normkata.workbench", "normkata.advice", "normkata.grading")) for name in loaded)

@@ -216,3 +216,16 @@ def test_a_kata_passed_before_opens_its_solution_in_watch(
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+
+
+def test_n_shows_the_next_katas_instructions_and_grades_nothing(watch: Watch, db: Database) -> None:
+    """`n` moves on to the next kata: its instructions to read, its starter watched; an untouched
+    starter is no grade of anything the learner wrote, so nothing is graded or recorded."""
+    assert watch.verdict()["kata"] == "rmsnorm"
+    watch.key("n")
+    assert watch.nothing_for(10.0)
+    assert watch.quit() == 0
+    said = " ".join(watch.stderr().split())  # lines wrapped at the console's width
+    assert "LayerNorm like torch.nn.LayerNorm" in said  # the instructions, as `normkata kata layernorm` shows them
+    assert "(kata layernorm): save to re-grade" in said
+    assert [row["kata"] for row in db.execute("SELECT kata FROM kata_attempts")] == ["rmsnorm"]

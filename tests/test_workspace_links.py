@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from normkata.commands.watching import _digest
 from normkata.content.katas import get_kata
 from normkata.paths import database_path
 from normkata.record.attempts import KataLog
 from normkata.record.store import Store
-from normkata.workbench.watching import _digest
 from tests.conftest import invoke
 from tests.grades import grade_result
 

@@ -7,8 +7,9 @@ new residual, each with the misconceptions that explain it.
 
 x and residual share a dtype, as in the engines (vLLM's and SGLang's PyTorch paths, FlashInfer's
 test reference): the new residual comes back in that dtype. Normalizing the half-precision sum
-instead of the float32 one (as vLLM's CUDA kernel does) moves a bf16 output by less than its own
-rounding, so no tolerance can tell them apart there: that rule is graded where it changes
+instead of the float32 one (as vLLM's CUDA kernel does) changes 20-25% of bf16 outputs by one
+bf16 step (docs/sources.md): an error of bf16's own rounding size, well inside the bf16
+tolerance, so no tolerance can tell them apart there: that rule is graded where it changes
 results, with fp16 sums beyond 65504.
 """
 

@@ -25,8 +25,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from normkata.actions import Action
 from normkata.advice.standing import ItemStanding, KataStanding, Standing, load_standing
-from normkata.i18n import Text, t, with_lang
+from normkata.i18n import Text, t
 from normkata.practice import curriculum
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ MOCK_MINUTES, MOCK_MIN_MINUTES = 20, 5
 
 @dataclass(frozen=True)
 class Step:
-    command: str
+    action: Action
     minutes: int
     why_key: str
     fields: dict[str, object] = field(default_factory=dict)
@@ -59,11 +60,11 @@ class Step:
         return t(self.why_key, lang, **{k: v.in_(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
     def shown(self, lang: str) -> str:
-        """The command as the learner should type it in `lang` (see `with_lang`)."""
-        return with_lang(self.command, lang)
+        """The command as the learner should type it in `lang`."""
+        return self.action.command(lang)
 
     def to_json(self, lang: str) -> dict[str, object]:
-        return {"command": self.shown(lang), "minutes": self.minutes, "why": self.why(lang)}
+        return {"command": self.shown(lang), **self.action.to_json(), "minutes": self.minutes, "why": self.why(lang)}
 
 
 def next_step(standing: Standing) -> Step:
@@ -87,6 +88,19 @@ def plan(standing: Standing, minutes: int) -> list[Step]:
     return steps
 
 
+def plan_json(standing: Standing, minutes: int | None, lang: str) -> dict[str, object]:
+    """The object `plan --json` prints, for every door: with an interview date, every day to it
+    (`minutes` None) or today's part of it within `minutes`; without one, one sitting of `minutes`."""
+    if standing.deadline is None:
+        return {"steps": [step.to_json(lang) for step in plan(standing, minutes or MOCK_MINUTES)]}
+    from normkata.advice.dated import dated_plan
+
+    made = dated_plan(standing, standing.deadline, today_minutes=minutes)
+    if minutes is None:
+        return made.to_json(lang)
+    return {"until": made.until.isoformat(), "steps": [step.to_json(lang) for step in made.days[0].steps]}
+
+
 def next_for(standing: Standing) -> Step | DatedStep:
     """`next`: with an interview date, the first step of today's plan toward it (when today has
     minutes left), else the first candidate."""
@@ -102,8 +116,7 @@ def next_for(standing: Standing) -> Step | DatedStep:
 def _candidates(standing: Standing) -> Iterator[Step]:
     leeches = sorted((i for i in standing.items if i.leech), key=lambda i: (-i.lapses, i.id))
     for item in leeches:
-        command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
-        yield Step(command, _minutes([item]), "advice.leech", {"item": item.id, "n": item.lapses}, (item,))
+        yield Step(_practise(item), _minutes([item]), "advice.leech", {"item": item.id, "n": item.lapses}, (item,))
     yield from _lessons(standing)
     due = standing.due()
     if due:
@@ -112,11 +125,13 @@ def _candidates(standing: Standing) -> Iterator[Step]:
     if not any(i.seen for i in standing.items if i.kind == "question"):
         # No question answered yet, whatever came first (cards, a kata): where does the learner stand?
         first = _first_questions(standing, DIAGNOSTIC)
-        yield _quiz_step(f"normkata quiz -n {DIAGNOSTIC}", first, "advice.start", {})
+        yield _quiz_step(Action.of("quiz", n=DIAGNOSTIC), first, "advice.start", {})
     started = [k for k in standing.katas if k.status == "in progress"]
     for kata in started:
         best = f"{kata.best or 0:.0%}"
-        yield Step(f"normkata grade {kata.id}", kata.minutes, "advice.kata_retry", {"kata": kata.title, "best": best})
+        yield Step(
+            Action.of("grade", kata=kata.id), kata.minutes, "advice.kata_retry", {"kata": kata.title, "best": best}
+        )
     offered: set[str] = {k.id for k in started}
     for topic in _weakest_topics(standing):
         questions = _weak(standing.of_topic(topic, "question"))
@@ -143,9 +158,8 @@ def _lessons(standing: Standing) -> Iterator[Step]:
         if item is None:
             continue
         this = Text(t(f"advice.this.{item.kind}", "en"), t(f"advice.this.{item.kind}", "zh"))
-        command = f"normkata {'quiz' if item.kind == 'question' else 'interview'} --id {item.id}"
         fields = {"kata": lesson.kata, "title": lesson.title, "this": this, "item": item.id}
-        yield Step(command, _minutes([item]), "advice.lesson", fields, (item,))
+        yield Step(_practise(item), _minutes([item]), lesson.why_key, fields, (item,))
 
 
 def _katas_again(standing: Standing) -> Iterator[Step]:
@@ -155,7 +169,7 @@ def _katas_again(standing: Standing) -> Iterator[Step]:
         kata = katas.get(due.kata)
         if kata is not None:
             fields = {"kata": kata.title, "when": due.due[:10]}
-            yield Step(f"normkata review --kata {kata.id}", kata.minutes, "advice.kata_again", fields)
+            yield Step(Action.of("review", kata=kata.id), kata.minutes, "advice.kata_again", fields)
 
 
 def _first_questions(standing: Standing, n: int) -> list[ItemStanding]:
@@ -197,7 +211,7 @@ def _topic_quiz(topic: str, questions: list[ItemStanding], standing: Standing) -
     unseen = sum(not i.seen for i in everything)
     seen = sum(i.seen for i in standing.items if i.topic == topic)
     chosen = questions[:MAX_QUESTIONS]
-    command = f"normkata quiz --topic {topic} -n {len(chosen)}"
+    command = Action.of("quiz", topic=topic, n=len(chosen))
     if not seen:
         return _quiz_step(command, chosen, "advice.topic_new", {"topic": standing.titles[topic], "unseen": unseen})
     recall = f"{_answered_recall(standing, topic):.0%}"
@@ -205,13 +219,13 @@ def _topic_quiz(topic: str, questions: list[ItemStanding], standing: Standing) -
     return _quiz_step(command, chosen, "advice.topic_quiz", fields)
 
 
-def _quiz_step(command: str, items: list[ItemStanding], key: str, fields: dict[str, object]) -> Step:
+def _quiz_step(command: Action, items: list[ItemStanding], key: str, fields: dict[str, object]) -> Step:
     return Step(command, _minutes(items), key, fields, tuple(items))
 
 
 def _cards_step(topic: str, cards: list[ItemStanding], fields: dict[str, object]) -> Step:
     return Step(
-        f"normkata interview --topic {topic} -n {len(cards)}",
+        Action.of("interview", topic=topic, n=len(cards)),
         _minutes(cards),
         "advice.topic_cards",
         fields,
@@ -221,12 +235,13 @@ def _cards_step(topic: str, cards: list[ItemStanding], fields: dict[str, object]
 
 def _review(due: list[ItemStanding], n: int) -> Step:
     whole = n == len(due) and n <= REVIEW_DEFAULT
-    command = "normkata review" if whole else f"normkata review -n {n}"
-    return Step(command, _minutes(due[:n]), "advice.review", {"n": len(due)}, tuple(due[:n]))
+    return Step(
+        Action.of("review", n=None if whole else n), _minutes(due[:n]), "advice.review", {"n": len(due)}, tuple(due[:n])
+    )
 
 
 def _kata_step(kata: KataStanding) -> Step:
-    return Step(f"normkata kata {kata.id}", kata.minutes, "advice.kata_new", {"kata": kata.title})
+    return Step(Action.of("kata", kata=kata.id), kata.minutes, "advice.kata_new", {"kata": kata.title})
 
 
 def _fresh_katas(standing: Standing, offered: set[str], topic: str | None, home: bool = False) -> list[KataStanding]:
@@ -243,8 +258,13 @@ def _fresh_katas(standing: Standing, offered: set[str], topic: str | None, home:
     return [k for k in standing.katas if k.status == "not started" and k.id not in offered and wanted(k)]
 
 
+def _practise(item: ItemStanding) -> Action:
+    """The quiz for a question, the interview for a card: that one item."""
+    return Action.of("quiz" if item.kind == "question" else "interview", id=(item.id,))
+
+
 def _mock(minutes: int) -> Step:
-    return Step(f"normkata mock --minutes {minutes}", minutes, "advice.mock")
+    return Step(Action.of("mock", minutes=minutes), minutes, "advice.mock")
 
 
 def _minutes(items: list[ItemStanding] | tuple[ItemStanding, ...]) -> int:
@@ -265,8 +285,7 @@ def _trim(step: Step, left: int) -> Step | None:
     kept = step.items[:n]
     if step.why_key == "advice.review":
         return _review(list(step.items), n)
-    command = step.command.rsplit(" -n ", 1)[0] + f" -n {n}"
-    return replace(step, command=command, minutes=_minutes(kept), items=kept)
+    return replace(step, action=step.action.with_(n=n), minutes=_minutes(kept), items=kept)
 
 
 def next_step_line(lang: str) -> str:

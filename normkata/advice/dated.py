@@ -6,17 +6,24 @@ How it is made (docs/learners.md, "Before an interview", says the same to the le
 
 1. Every item the learner has studied has an FSRS card; its predicted recall on the day is that
    card's retrievability at INTERVIEW_HOUR of the interview day if nothing more is done. An item
-   at or above TARGET (FSRS's own desired retention) is solid and left alone.
-2. The days are simulated in turn, each review assumed to go well (rated Good): on each day the
-   items FSRS will have due are reviewed, those predicted lowest on the day first, as many as the
-   day's minutes allow; on the last evening every item that would still be under TARGET on the
-   day gets one last look. A mistake a grade named, whose explaining items were not reviewed
-   since, comes first today.
-3. New material (questions never answered, cards never rated, katas not started or not passed)
-   is spread evenly, in the order of study, over the days from which FSRS's first interval
-   still ends before the interview, so that each piece is met once and reviewed once before
-   the day: learned, not crammed.
-4. The last evening ends with a mock interview.
+   at or above the target recall (`plan --target-recall`, default FSRS's own desired retention
+   0.90) is solid and left alone, in every step.
+2. Coverage first: before the last day, every core topic (its bank file says `core: true`) gets
+   new material: a first taste of it (TASTE_QUESTIONS questions, TASTE_CARDS card), then the
+   core katas in the order interviewers are likeliest to ask for them (kata.yaml's `core:`
+   rank: RMSNorm and the Pre-Norm block first), as the minutes allow. On each day this comes
+   before the reviews, so reviews never take the minutes unseen core material needs, and while
+   a core topic is unseen no single new piece takes a whole day.
+3. The days are simulated in turn, each review assumed to go well (rated Good): on each day the
+   items FSRS will have due and that would be under the target on the day are reviewed, those
+   predicted lowest first, as many as the day's minutes allow; on the last evening every item
+   still under the target gets one last look. A mistake a grade named, whose explaining items
+   were not reviewed since, comes first today.
+4. The rest of the new material (questions never answered, cards never rated, katas not started
+   or not passed) is spread evenly, in the order of study, over the days from which FSRS's first
+   interval still ends before the interview, so that each piece is met once and reviewed once
+   before the day: learned, not crammed.
+5. The last evening ends with a mock interview.
 
 Each step says what its items' predicted recall on the day would be without it (0 for new
 material and named mistakes); a day's steps are listed lowest first.
@@ -25,30 +32,29 @@ material and named mistakes); a day's steps are listed lowest first.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from normkata.actions import Action
 from normkata.advice.deadline import (
     Deadline,
     interview_moment,
     minutes_per_day,
     sessions,
     studied_minutes,
-    today,
 )
 from normkata.advice.standing import ItemStanding, KataStanding, Standing
-from normkata.i18n import Text, t, with_lang
+from normkata.i18n import Text, t
 from normkata.practice import curriculum
 from normkata.practice.srs import LEARN_AHEAD
 
 if TYPE_CHECKING:
     from fsrs import Card
 
-#: An item predicted at or above this on the day is solid: FSRS's desired retention, so that
-#: "due" and "would be forgotten by the day" are one notion.
-TARGET = 0.9
+#: A core topic's first taste: its easiest questions never answered and cards never rated.
+TASTE_QUESTIONS, TASTE_CARDS = 5, 1
 #: Seconds a learner spends on one item: a quiz question, an interview card said aloud.
 SECONDS = {"question": 40, "card": 150}
 #: The last evening's mock interview, and the shortest one worth having.
@@ -64,7 +70,7 @@ FIRST_INTERVAL_DAYS = 2
 
 @dataclass(frozen=True)
 class DatedStep:
-    command: str
+    action: Action
     minutes: int
     why_key: str
     fields: dict[str, object] = field(default_factory=dict)
@@ -77,11 +83,12 @@ class DatedStep:
         return t(self.why_key, lang, **{k: v.in_(lang) if isinstance(v, Text) else v for k, v in self.fields.items()})
 
     def shown(self, lang: str) -> str:
-        return with_lang(self.command, lang)
+        return self.action.command(lang)
 
     def to_json(self, lang: str) -> dict[str, object]:
         return {
             "command": self.shown(lang),
+            **self.action.to_json(),
             "minutes": self.minutes,
             "why": self.why(lang),
             "predicted_recall": round(self.predicted_recall, 4),
@@ -119,15 +126,17 @@ class DatedPlan:
     recall_planned: float
     #: topic -> mean predicted recall on the day of its questions and cards, if nothing more is done.
     topics: dict[str, float]
-    left_alone: int  # items studied and predicted at or above TARGET on the day
-    left_over: int  # items under TARGET on the day for which no day had minutes left
+    left_alone: int  # items studied and predicted at or above `target` on the day
+    left_over: int  # items under `target` on the day for which no day had minutes left
     new_left: int  # pieces of new material (questions, cards, katas) no day had minutes for
+    target: float  # the target recall on the day (`plan --target-recall`)
 
     def to_json(self, lang: str) -> dict[str, object]:
         return {
             "until": self.until.isoformat(),
             "minutes_per_day": self.minutes_per_day,
             "minutes_from": self.minutes_from,
+            "target_recall": self.target,
             "days": [day.to_json(lang) for day in self.days],
             "predicted_recall": {
                 "if_you_stop": round(self.recall_now, 4),
@@ -159,6 +168,8 @@ class _Piece:
     topic: str
     units: list[_Unit] = field(default_factory=list)
     kata: KataStanding | None = None
+    #: Coverage: a core topic's first taste or a core kata, met before the reviews of its day.
+    core: bool = False
 
     @property
     def minutes(self) -> int:
@@ -201,10 +212,10 @@ def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | N
     """The plan from today to the eve of `deadline.day`; `today_minutes` replaces today's budget (`plan --minutes`)."""
     from fsrs import Card
 
-    now = standing.now
-    interview = interview_moment(deadline.day, now)
+    now, clock, target = standing.now, standing.clock, deadline.target
+    interview = interview_moment(deadline.day, now, clock)
     simulation = _Simulation(standing, interview)
-    per_day, source = minutes_per_day(deadline, list(standing.spans), now)
+    per_day, source = minutes_per_day(deadline, list(standing.spans), now, clock)
     units = [
         _Unit(i.id, i.kind, i.topic, SECONDS[i.kind], Card.from_json(i.card_json) if i.card_json else None)
         for i in standing.items
@@ -217,13 +228,20 @@ def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | N
     items = [u for u in units if u.kind != "kata"]
     before = {u.id: simulation.recall(u) for u in units}
     topics = _topic_recall(standing, items, before)
-    pieces = _new_material(standing, units)
-    days_ahead = sessions(deadline.day, now)
+    core_topics = [topic for topic in curriculum.core_topics() if topic in standing.topics]
+    pieces = _new_material(standing, units, core_topics)
+
+    def core_unseen() -> bool:
+        """A core topic none of whose questions and cards is studied yet, nor planned."""
+        return any(all(u.card is None for u in items if u.topic == topic) for topic in core_topics)
+
+    days_ahead = sessions(deadline.day, now, clock)
     # New material is met on the days from which FSRS's first interval (FIRST_INTERVAL_DAYS after
     # a first Good) still falls on a session before the interview, so it is reviewed once before
-    # the day; with fewer days than that, on the first day only.
+    # the day; with fewer days than that, on the first day only. Coverage (core pieces) may go on
+    # to the eve of the last day.
     learning_days = max(1, len(days_ahead) - FIRST_INTERVAL_DAYS)
-    studied_today = studied_minutes(list(standing.spans)).get(today(now), 0)
+    studied_today = studied_minutes(list(standing.spans), clock).get(clock.day_of(now), 0)
     days: list[Day] = []
     left_over = 0
     for index, (day, moment) in enumerate(days_ahead):
@@ -234,22 +252,25 @@ def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | N
         # The last evening's mock takes a third of it (MOCK_MINUTES at most): the rest is for what would slip.
         mock = min(MOCK_MINUTES, max(MOCK_MIN_MINUTES, left // 3), left) if last and left >= MOCK_MIN_MINUTES else 0
         left -= mock
+        # Met today, reviewed on a session FIRST_INTERVAL_DAYS later: only when one is left before the interview.
+        late = index + FIRST_INTERVAL_DAYS > len(days_ahead) - 1
+        learn = _Learning(simulation, moment, standing.titles, steps, budget, late, core_unseen)
         if index == 0:
             left = _lessons(standing, units, simulation, moment, steps, left)
-        left = _reviews(units, simulation, moment, deadline.day, steps, left)
+        if not last or len(days_ahead) == 1:
+            left = learn(pieces, left, left, core=True)
+        left = _reviews(units, simulation, moment, deadline.day, steps, left, target)
         if last:
-            left, left_over = _last_look(units, simulation, moment, deadline.day, steps, left)
+            left, left_over = _last_look(units, simulation, moment, deadline.day, steps, left, target)
         if index < learning_days:
             share = math.ceil(sum(p.minutes for p in pieces) / (learning_days - index))
-            # Met today, reviewed on a session FIRST_INTERVAL_DAYS later: only when one is left before the interview.
-            late = index + FIRST_INTERVAL_DAYS > len(days_ahead) - 1
-            left = _learn(pieces, simulation, moment, standing.titles, steps, left, share, late)
+            left = learn(pieces, left, share)
         if mock:
             studied = [u for u in items if u.card is not None]
             recall = sum(simulation.recall(u) for u in studied) / len(studied) if studied else 0.0
             steps.append(
                 DatedStep(
-                    f"normkata mock --minutes {mock}",
+                    Action.of("mock", minutes=mock),
                     mock,
                     "dated.mock",
                     {"date": deadline.day.isoformat(), "recall": f"{recall:.0%}"},
@@ -261,16 +282,18 @@ def dated_plan(standing: Standing, deadline: Deadline, *, today_minutes: int | N
     after = {u.id: simulation.recall(u) for u in items}
     mean_now = sum(before[u.id] for u in items) / len(items) if items else 0.0
     mean_after = sum(after.values()) / len(after) if after else 0.0
-    solid = sum(before[u.id] >= TARGET for u in units if u.card is not None)
+    solid = sum(before[u.id] >= target for u in units if u.card is not None)
     new_left = sum(len(p.units) if p.kata is None else 1 for p in pieces)
-    return DatedPlan(deadline.day, per_day, source, days, mean_now, mean_after, topics, solid, left_over, new_left)
+    return DatedPlan(
+        deadline.day, per_day, source, days, mean_now, mean_after, topics, solid, left_over, new_left, target
+    )
 
 
 def item_recall_on_the_day(standing: Standing, deadline: Deadline) -> dict[str, float]:
     """Every question's and card's predicted recall on the interview day if nothing more is done (0: never studied)."""
     from fsrs import Card
 
-    simulation = _Simulation(standing, interview_moment(deadline.day, standing.now))
+    simulation = _Simulation(standing, interview_moment(deadline.day, standing.now, standing.clock))
     return {
         i.id: simulation.recall(
             _Unit(i.id, i.kind, i.topic, SECONDS[i.kind], Card.from_json(i.card_json) if i.card_json else None)
@@ -306,19 +329,29 @@ def _lessons(
         if unit is None or unit.seconds > left * 60:
             continue
         this = Text(t(f"advice.this.{unit.kind}", "en"), t(f"advice.this.{unit.kind}", "zh"))
-        command = f"normkata {'quiz' if unit.kind == 'question' else 'interview'} --id {unit.id}"
+        command = Action.of("quiz" if unit.kind == "question" else "interview", id=(unit.id,))
         fields = {"kata": lesson.kata, "title": lesson.title, "this": this, "item": unit.id}
-        steps.append(DatedStep(command, _minutes([unit]), "advice.lesson", fields, 0.0, (unit.id,)))
+        steps.append(DatedStep(command, _minutes([unit]), lesson.why_key, fields, 0.0, (unit.id,)))
         left -= _minutes([unit])
         simulation.review(unit, moment)
     return left
 
 
 def _reviews(
-    units: list[_Unit], simulation: _Simulation, moment: datetime, day: date, steps: list[DatedStep], left: int
+    units: list[_Unit],
+    simulation: _Simulation,
+    moment: datetime,
+    day: date,
+    steps: list[DatedStep],
+    left: int,
+    target: float,
 ) -> int:
-    """What FSRS has due at `moment`, lowest predicted recall on the day first, while minutes are left."""
-    due = sorted((u for u in units if simulation.due(u, moment)), key=lambda u: (simulation.recall(u), u.id))
+    """What FSRS has due at `moment` and would be under `target` on the day, lowest predicted
+    recall on the day first, while minutes are left (what is due yet solid on the day is left alone)."""
+    due = sorted(
+        (u for u in units if simulation.due(u, moment) and simulation.recall(u) < target),
+        key=lambda u: (simulation.recall(u), u.id),
+    )
     items = [u for u in due if u.kind != "kata"]
     chosen: list[_Unit] = []
     for unit in items:
@@ -327,7 +360,7 @@ def _reviews(
     if chosen:
         recall = sum(simulation.recall(u) for u in chosen) / len(chosen)
         whole = len(chosen) == len(items) and len(chosen) <= REVIEW_DEFAULT
-        command = "normkata review" if whole else f"normkata review -n {len(chosen)}"
+        command = Action.of("review", n=None if whole else len(chosen))
         fields = {"n": len(chosen), "date": day.isoformat(), "recall": f"{recall:.0%}"}
         steps.append(DatedStep(command, _minutes(chosen), "dated.review", fields, recall, tuple(u.id for u in chosen)))
         left -= _minutes(chosen)
@@ -340,7 +373,7 @@ def _reviews(
         recall = simulation.recall(unit)
         fields = {"kata": kata.title, "date": day.isoformat(), "recall": f"{recall:.0%}"}
         steps.append(
-            DatedStep(f"normkata review --kata {kata.id}", kata.minutes, "dated.kata_again", fields, recall, (unit.id,))
+            DatedStep(Action.of("review", kata=kata.id), kata.minutes, "dated.kata_again", fields, recall, (unit.id,))
         )
         left -= kata.minutes
         simulation.review(unit, moment)
@@ -348,12 +381,18 @@ def _reviews(
 
 
 def _last_look(
-    units: list[_Unit], simulation: _Simulation, moment: datetime, day: date, steps: list[DatedStep], left: int
+    units: list[_Unit],
+    simulation: _Simulation,
+    moment: datetime,
+    day: date,
+    steps: list[DatedStep],
+    left: int,
+    target: float,
 ) -> tuple[int, int]:
-    """The last evening: every item still under TARGET on the day, by name (they are not due yet,
+    """The last evening: every item still under `target` on the day, by name (they are not due yet,
     so `review` would not serve them). Returns the minutes left and how many did not fit."""
     slipping = sorted(
-        (u for u in units if u.card is not None and u.kind != "kata" and simulation.recall(u) < TARGET),
+        (u for u in units if u.card is not None and u.kind != "kata" and simulation.recall(u) < target),
         key=lambda u: (simulation.recall(u), u.id),
     )
     groups: dict[str, list[_Unit]] = {"question": [], "card": []}
@@ -368,9 +407,8 @@ def _last_look(
         for start in range(0, len(group), IDS_PER_STEP):
             chunk = group[start : start + IDS_PER_STEP]
             recall = sum(simulation.recall(u) for u in chunk) / len(chunk)
-            ids = " ".join(f"--id {u.id}" for u in chunk)
-            command = f"normkata {'quiz' if kind == 'question' else 'interview'} {ids}"
-            fields = {"n": len(chunk), "date": day.isoformat(), "recall": f"{recall:.0%}"}
+            command = Action.of("quiz" if kind == "question" else "interview", id=tuple(u.id for u in chunk))
+            fields = {"n": len(chunk), "date": day.isoformat(), "recall": f"{recall:.0%}", "target": f"{target:.0%}"}
             steps.append(
                 DatedStep(command, _minutes(chunk), "dated.last_look", fields, recall, tuple(u.id for u in chunk))
             )
@@ -385,21 +423,38 @@ def _chunked_minutes(groups: dict[str, list[_Unit]]) -> int:
     return sum(_minutes(g[i : i + IDS_PER_STEP]) for g in groups.values() for i in range(0, len(g), IDS_PER_STEP))
 
 
-def _new_material(standing: Standing, units: list[_Unit]) -> list[_Piece]:
-    """What is still to be met, in the order it is best met: katas started and not passed, then
-    each topic in the order of study with its unseen questions, its unrated cards and its katas."""
+def _new_material(standing: Standing, units: list[_Unit], core_topics: Sequence[str]) -> list[_Piece]:
+    """What is still to be met, in the order it is best met: katas started and not passed; then
+    coverage, each core topic's first taste in the order of study and the core katas in the order
+    interviewers ask; then each topic in the order of study with the rest of its unseen
+    questions, its unrated cards and its katas; then every other kata."""
     by_id = {u.id: u for u in units}
+
+    def unmet(topic: str, kind: str) -> list[_Unit]:
+        return [by_id[i.id] for i in _in_study_order(standing.items, topic, kind) if by_id[i.id].card is None]
+
     pieces = [
-        _Piece("retry", k.topics[0] if k.topics else k.id, kata=k) for k in standing.katas if k.status == "in progress"
+        _Piece("retry", k.topics[0] if k.topics else k.id, kata=k, core=k.core is not None)
+        for k in standing.katas
+        if k.status == "in progress"
     ]
     offered = {k.id for k in standing.katas if k.status != "not started"}
+    tasted: set[str] = set()
+    for topic in core_topics:
+        for kind, size in (("question", TASTE_QUESTIONS), ("card", TASTE_CARDS)):
+            taste = unmet(topic, kind)[:size]
+            tasted.update(u.id for u in taste)
+            if taste:
+                pieces.append(_Piece(kind, topic, taste, core=True))
+    for kata in sorted((k for k in standing.katas if k.core is not None), key=lambda k: (k.core or 0, k.id)):
+        if kata.id not in offered:
+            offered.add(kata.id)
+            pieces.append(_Piece("kata", kata.topics[0] if kata.topics else kata.id, kata=kata, core=True))
     for topic in curriculum.ordered(standing.topics):
-        unseen = [by_id[i.id] for i in _in_study_order(standing.items, topic, "question") if by_id[i.id].card is None]
-        if unseen:
-            pieces.append(_Piece("question", topic, unseen))
-        unrated = [by_id[i.id] for i in _in_study_order(standing.items, topic, "card") if by_id[i.id].card is None]
-        if unrated:
-            pieces.append(_Piece("card", topic, unrated))
+        for kind in ("question", "card"):
+            rest = [u for u in unmet(topic, kind) if u.id not in tasted]
+            if rest:
+                pieces.append(_Piece(kind, topic, rest))
         for kata in standing.katas:
             home = curriculum.kata_home(kata.home, kata.topics, standing.topics)
             if kata.id not in offered and home == topic:
@@ -417,44 +472,71 @@ def _in_study_order(items: Sequence[ItemStanding], topic: str, kind: str) -> lis
     return sorted(mine, key=lambda i: DIFFICULTIES.index(i.difficulty) if i.difficulty in DIFFICULTIES else 1)
 
 
-def _learn(
-    pieces: list[_Piece],
-    simulation: _Simulation,
-    moment: datetime,
-    titles: dict[str, Text],
-    steps: list[DatedStep],
-    left: int,
-    share: int,
-    late: bool = False,
-) -> int:
-    """New material for one day: about `share` minutes of it (the rest spread over the days after),
-    never more than `left`, in the order of study. A piece too long for the day is cut (questions,
-    cards) or, a kata, keeps its place for a day with room while the pieces after it go on."""
-    spent, index = 0, 0
-    while index < len(pieces) and spent < share and left > 0:
-        piece = pieces[index]
-        room = min(left, share - spent)
-        if piece.kata is not None:
-            if piece.kata.minutes > left:
+@dataclass
+class _Learning:
+    """Meeting new material on one day (its session at `moment`, its whole `budget`)."""
+
+    simulation: _Simulation
+    moment: datetime
+    titles: dict[str, Text]
+    steps: list[DatedStep]
+    budget: int
+    late: bool  # no session is left to review what is met today
+    core_unseen: Callable[[], bool]
+    #: (kind, topic) -> the index in `steps` of the day's step of its new items and those items:
+    #: a topic's first taste and more of it on one day are one step.
+    met: dict[tuple[str, str], tuple[int, list[_Unit]]] = field(default_factory=dict)
+
+    def __call__(self, pieces: list[_Piece], left: int, share: int, *, core: bool = False) -> int:
+        """About `share` minutes of `pieces` (`core`: of the core ones alone), never more than
+        `left`, in their order. A piece too long for the day is cut (questions, cards) or, a kata,
+        keeps its place for a day with room while the pieces after it go on; a kata that would
+        take the whole day waits while a core topic is unseen."""
+        spent, index = 0, 0
+        while index < len(pieces) and spent < share and left > 0:
+            piece = pieces[index]
+            room = min(left, share - spent)
+            if core and not piece.core:
                 index += 1
                 continue
-            steps.append(_kata_step(piece))
-            pieces.pop(index)
-        else:
-            taken = [u for n, u in enumerate(piece.units) if _minutes(piece.units[: n + 1]) <= room]
-            if not taken and spent == 0 and _minutes(piece.units[:1]) <= left:
-                taken = piece.units[:1]  # a day's share shorter than one card still meets one
-            if not taken:
-                break
-            steps.append(_new_items_step(piece, taken, titles, late))
-            for unit in taken:
-                simulation.review(unit, moment)
-            piece.units = piece.units[len(taken) :]
-            if not piece.units:
+            if piece.kata is not None:
+                whole_day = piece.kata.minutes >= self.budget and self.core_unseen()
+                if piece.kata.minutes > left or whole_day:
+                    index += 1
+                    continue
+                self.steps.append(_kata_step(piece))
                 pieces.pop(index)
-        used = steps[-1].minutes
-        spent, left = spent + used, left - used
-    return left
+                used = piece.kata.minutes
+            else:
+                taken = [u for n, u in enumerate(piece.units) if _minutes(piece.units[: n + 1]) <= room]
+                if not taken and spent == 0 and _minutes(piece.units[:1]) <= left:
+                    taken = piece.units[:1]  # a day's share shorter than one card still meets one
+                if not taken:
+                    if core:
+                        index += 1  # a later core piece may still fit
+                        continue
+                    break
+                used = self._meet(piece, taken)
+                for unit in taken:
+                    self.simulation.review(unit, self.moment)
+                piece.units = piece.units[len(taken) :]
+                if not piece.units:
+                    pieces.pop(index)
+            spent, left = spent + used, left - used
+        return left
+
+    def _meet(self, piece: _Piece, taken: list[_Unit]) -> int:
+        """The step that meets `taken` (joined to the day's step of the same topic and kind); its added minutes."""
+        key = (piece.kind, piece.topic)
+        if key in self.met:
+            index, before = self.met[key]
+            old = self.steps[index]
+            self.steps[index] = _new_items_step(piece, [*before, *taken], self.titles, self.late)
+            self.met[key] = (index, [*before, *taken])
+            return self.steps[index].minutes - old.minutes
+        self.met[key] = (len(self.steps), list(taken))
+        self.steps.append(_new_items_step(piece, taken, self.titles, self.late))
+        return self.steps[-1].minutes
 
 
 def _kata_step(piece: _Piece) -> DatedStep:
@@ -464,10 +546,14 @@ def _kata_step(piece: _Piece) -> DatedStep:
         best = f"{kata.best or 0:.0%}"
         fields: dict[str, object] = {"kata": kata.title, "best": best}
         return DatedStep(
-            f"normkata grade {kata.id}", kata.minutes, "advice.kata_retry", fields, items=(f"kata:{kata.id}",)
+            Action.of("grade", kata=kata.id), kata.minutes, "advice.kata_retry", fields, items=(f"kata:{kata.id}",)
         )
     return DatedStep(
-        f"normkata kata {kata.id}", kata.minutes, "advice.kata_new", {"kata": kata.title}, items=(f"kata:{kata.id}",)
+        Action.of("kata", kata=kata.id),
+        kata.minutes,
+        "advice.kata_new",
+        {"kata": kata.title},
+        items=(f"kata:{kata.id}",),
     )
 
 
@@ -475,9 +561,9 @@ def _new_items_step(piece: _Piece, taken: list[_Unit], titles: dict[str, Text], 
     """A quiz of new questions or cards never rated; `late`: no session is left to review them."""
     n = len(taken)
     if piece.kind == "question":
-        command, key = f"normkata quiz --topic {piece.topic} --new -n {n}", "dated.new_questions"
+        command, key = Action.of("quiz", topic=piece.topic, new=True, n=n), "dated.new_questions"
     else:
-        command, key = f"normkata interview --topic {piece.topic} --new -n {n}", "dated.new_cards"
+        command, key = Action.of("interview", topic=piece.topic, new=True, n=n), "dated.new_cards"
     key += ".late" if late else ""
     title = titles.get(piece.topic, Text(piece.topic, piece.topic))
     return DatedStep(command, _minutes(taken), key, {"topic": title, "n": n}, items=tuple(u.id for u in taken))

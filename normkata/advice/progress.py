@@ -8,7 +8,9 @@ from datetime import date
 from normkata.advice.advisor import Step, next_for
 from normkata.advice.dated import DatedStep
 from normkata.advice.standing import load_standing
+from normkata.clock import Clock
 from normkata.content.bank import Bank
+from normkata.content.links import load_links
 from normkata.practice.srs import GOOD_RATING, due_cutoff
 from normkata.record.attempts import KataStatus
 from normkata.record.fields import MAX_SECONDS
@@ -16,7 +18,7 @@ from normkata.record.mocks import MockSummary
 from normkata.record.store import Store
 from normkata.record.values import shown, skip
 from normkata.workbench.due import DueKata
-from normkata.workbench.lessons import Lesson, lessons, load_links, week_start
+from normkata.workbench.lessons import Lesson, lessons, week_start
 
 #: In a topic that katas cover, passing them makes up this share of its mastery: writing the
 #: layer is part of knowing it, yet one kata must not outweigh a whole question bank.
@@ -118,12 +120,13 @@ def _seconds(mock: MockSummary) -> int:
     return 0
 
 
-def build_report(bank: Bank, store: Store) -> Report:
+def build_report(bank: Bank, store: Store, clock: Clock | None = None) -> Report:
+    """Where the learner stands now by `clock` (the process's clock when None)."""
     from normkata.record.attempts import KataLog
 
     answers = store.latest_answers()
     ratings = store.latest_ratings()
-    standing = load_standing(bank, store)
+    standing = load_standing(bank, store, clock)
     log = KataLog(store)
     katas = [log.status(kata.id) for kata in standing.katas]
     passed = {k.kata for k in katas if k.status == "passed"}
@@ -145,9 +148,9 @@ def build_report(bank: Bank, store: Store) -> Report:
                 katas_passed=sum(k in passed for k in covering),
             )
         )
-    due = len(store.due_items(due_cutoff()))
+    due = len(store.due_items(due_cutoff(standing.now)))
     links, _issues = load_links()
-    met = lessons(store, links, since=week_start())
+    met = lessons(store, links, since=week_start(standing.now))
     from normkata.record.mocks import MockLog
 
     mocks = MockLog(store).history()
@@ -180,7 +183,7 @@ def build_report(bank: Bank, store: Store) -> Report:
     return replace(
         report,
         until=standing.deadline.day,
-        days_left=days_left(standing.deadline.day, standing.now),
+        days_left=days_left(standing.deadline.day, standing.now, standing.clock),
         recall_on_the_day=overall,
         topic_recall_on_the_day=per_topic,
     )

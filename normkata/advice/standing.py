@@ -7,16 +7,18 @@ from datetime import datetime, timedelta
 
 from normkata.advice.deadline import HABIT_DAYS, Deadline
 from normkata.advice.deadline import load as load_deadline
+from normkata.clock import Clock, current
 from normkata.content.bank import Bank
 from normkata.content.katas import load_katas
+from normkata.content.links import load_links
 from normkata.i18n import Text
 from normkata.practice.srs import GOOD_RATING, LEECH_LAPSES, due_cutoff, retrievability
 from normkata.record.attempts import KataLog
-from normkata.record.store import Store, iso, utcnow
+from normkata.record.store import Store, iso
 from normkata.record.values import stored_card
 from normkata.workbench.due import DueKata, due_katas
 from normkata.workbench.due import item_id as kata_item
-from normkata.workbench.lessons import Lesson, load_links, pending_lessons
+from normkata.workbench.lessons import Lesson, pending_lessons
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class KataStanding:
     best: float | None
     card_json: str | None = None  # its FSRS card (item `kata:<id>`) once passed
     home: str | None = None  # the topic it is studied with (kata.yaml's `home:`)
+    core: int | None = None  # a core kata's place in the order interviewers ask (kata.yaml's `core:`)
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,9 @@ class Standing:
     lessons: tuple[Lesson, ...] = ()
     #: The interview date `plan --until` remembers, and the moment this standing was read.
     deadline: Deadline | None = None
-    now: datetime = field(default_factory=utcnow)
+    now: datetime = field(default_factory=lambda: current().now())
+    #: The learner's clock `now` was read from: what tells the learner's days apart.
+    clock: Clock = field(default_factory=current)
     #: The learner's FSRS parameters (`review --optimize`); None: fsrs's defaults.
     parameters: tuple[float, ...] | None = None
     #: Finished practice sessions of the last weeks, (start, end): the learner's habit and today's minutes.
@@ -86,8 +91,10 @@ class Standing:
         return [i for i in self.items if i.topic == topic and i.kind == kind]
 
 
-def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Standing:
-    moment = now or utcnow()
+def load_standing(bank: Bank, store: Store, clock: Clock | None = None) -> Standing:
+    """The standing now by `clock` (the process's clock when None)."""
+    clock = clock or current()
+    moment = clock.now()
     answers, ratings, lapses = store.latest_answers(), store.latest_ratings(), store.lapses()
     # A schedule whose card fsrs cannot use (edited by hand) is left out, as if never reviewed, and noted.
     schedules = {
@@ -131,6 +138,7 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
                 status.best_score,
                 row.card_json if row else None,
                 kata.home,
+                kata.core,
             )
         )
     titles = {topic: info.title for topic, info in bank.topics.items()}
@@ -144,8 +152,9 @@ def load_standing(bank: Bank, store: Store, now: datetime | None = None) -> Stan
         iso(cutoff),
         tuple(due_katas(store, cutoff)),
         tuple(pending_lessons(store, links)),
-        load_deadline(store),
+        load_deadline(store, clock),
         moment,
+        clock,
         tuple(parameters) if parameters else None,
         tuple(store.session_spans(moment - timedelta(days=HABIT_DAYS + 1))),
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -23,7 +23,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from normkata import __version__
-from normkata.agent.tutor import Reply, Tutor
+from normkata.agent.tutor import MAX_SEED, Reply, Tutor
 from normkata.errors import InputError
 from normkata.grading.errors import GraderError
 from normkata.i18n import t
@@ -69,10 +69,126 @@ CHECK_ANSWER = (
     "review): right or wrong, the expected answer and the explanation. Pass the learner's answer as they gave "
     "it, never one of your own."
 )
+INTERVIEW_CARD = (
+    "One interview card (as `normkata interview` draws it): the question only, without its key points or model "
+    "answer. Let the learner answer, then call rate_card with their own rating."
+)
+RATE_CARD = (
+    "Record the learner's own rating of their answer to an interview card (1 Again, 2 Hard, 3 Good, 4 Easy), "
+    "scheduled by FSRS; returns the key points and the model answer to compare with. Never rate for them."
+)
+NEXT_STEP = "The single most useful next step for the learner: the tool to call, its arguments and why."
+PLAN = (
+    "The plan toward the learner's interview date (when one is set), day by day, or for the minutes given: each "
+    "step a tool to call with its arguments, its minutes and why."
+)
+DUE = "What is due now: quiz questions and interview cards by id, and katas to write again."
 STANDING = (
     "Where the learner stands: mastery per topic, what is due, katas passed, mistakes met this week, and "
     "the single most useful next step with its reason."
 )
+
+
+class GradeOutput(TypedDict, total=False):
+    """`normkata grade --json`'s keys, then what the tutor adds."""
+
+    kata: str
+    file: str
+    passed: bool
+    score: float
+    max_score: float
+    counts: dict[str, int]
+    seed: int
+    cases: list[dict[str, Any]]
+    diagnosis: list[dict[str, Any]]
+    torch: str
+    lang: str
+    sandbox: Any
+    recorded: bool
+    notes: list[dict[str, Any]]
+    next: dict[str, Any] | None
+    warnings: list[str]
+    mistakes: list[dict[str, Any]]
+    failing_cases: list[dict[str, Any]]
+
+
+class StepOutput(TypedDict):
+    tool: str
+    arguments: dict[str, Any]
+    calls: int
+    say: str
+    minutes: int
+    why: str
+
+
+class HintOutput(TypedDict, total=False):
+    kata: str
+    hint: str | None
+    passed: bool
+    misconception: str
+    title: str
+    level: int
+    total: int
+    last: bool
+
+
+class QuestionOutput(TypedDict):
+    id: str
+    topic: str
+    topic_title: str
+    difficulty: str
+    type: str
+    prompt: str
+    choices: list[dict[str, str]]
+    precision: str | None
+    answer_format: str
+
+
+class CardOutput(TypedDict):
+    id: str
+    topic: str
+    topic_title: str
+    difficulty: str
+    prompt: str
+
+
+class RatedOutput(TypedDict):
+    id: str
+    rating: int
+    due: str
+    key_points: list[str]
+    model_answer: str
+    source: str
+
+
+class CheckedOutput(TypedDict):
+    id: str
+    correct: bool
+    given: str
+    expected: str
+    explanation: str
+    source: str
+    comes_back: str | None
+
+
+class DueOutput(TypedDict):
+    items: list[dict[str, str]]
+    katas: list[dict[str, str]]
+    warnings: list[str]
+
+
+class PlanOutput(TypedDict, total=False):
+    steps: list[dict[str, Any]]
+    days: list[dict[str, Any]]
+    until: str
+
+
+class StandingOutput(TypedDict, total=False):
+    topics: list[dict[str, Any]]
+    due: int
+    katas: list[dict[str, Any]]
+    next: dict[str, Any]
+
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 RECORDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -108,7 +224,7 @@ def build_server(tutor: Tutor) -> MCPServer:
     def start_kata(kata: Annotated[str, Field(description=KATA)]) -> CallToolResult:
         return result(lambda: tutor.start_kata(kata))
 
-    @server.tool(description=GRADE, annotations=RECORDS)
+    @server.tool(description=GRADE, annotations=RECORDS, structured_output=True)
     def grade(
         kata: Annotated[str | None, Field(description=KATA_OR_LAST)] = None,
         file: Annotated[
@@ -120,13 +236,20 @@ def build_server(tutor: Tutor) -> MCPServer:
         ] = None,
         seed: Annotated[
             int | None,
-            Field(ge=0, description="Draw the inputs from this seed (default: a fresh one, given in the result)."),
+            Field(
+                ge=0,
+                le=MAX_SEED,
+                strict=True,
+                description="Draw the inputs from this seed (default: a fresh one, given in the result).",
+            ),
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, GradeOutput]:
         return result(lambda: tutor.grade(kata, file, seed))
 
-    @server.tool(description=HINT, annotations=RECORDS)
-    def hint(kata: Annotated[str | None, Field(description=KATA_OR_LAST)] = None) -> CallToolResult:
+    @server.tool(description=HINT, annotations=RECORDS, structured_output=True)
+    def hint(
+        kata: Annotated[str | None, Field(description=KATA_OR_LAST)] = None,
+    ) -> Annotated[CallToolResult, HintOutput]:
         return result(lambda: tutor.hint(kata))
 
     @server.tool(description=SOLUTION, annotations=RECORDS)
@@ -134,19 +257,22 @@ def build_server(tutor: Tutor) -> MCPServer:
         kata: Annotated[str | None, Field(description=KATA_OR_LAST)] = None,
         give_up: Annotated[
             bool,
-            Field(description="True only when the learner has said they give up on this kata (recorded as giving up)."),
+            Field(
+                strict=True,
+                description="True only when the learner has said they give up on this kata (recorded as giving up).",
+            ),
         ] = False,
     ) -> CallToolResult:
         return result(lambda: tutor.solution(kata, give_up))
 
-    @server.tool(description=QUIZ_QUESTION, annotations=READ_ONLY)
+    @server.tool(description=QUIZ_QUESTION, annotations=READ_ONLY, structured_output=True)
     def quiz_question(
         topic: Annotated[str | None, Field(description="Only this topic (its id or title, e.g. rmsnorm).")] = None,
         id: Annotated[str | None, Field(description="This question, by its id.")] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, QuestionOutput]:
         return result(lambda: tutor.quiz_question(topic, id))
 
-    @server.tool(description=CHECK_ANSWER, annotations=RECORDS)
+    @server.tool(description=CHECK_ANSWER, annotations=RECORDS, structured_output=True)
     def check_answer(
         id: Annotated[str, Field(description="The question's id, from quiz_question.")],
         answer: Annotated[
@@ -155,12 +281,56 @@ def build_server(tutor: Tutor) -> MCPServer:
                 description="The learner's answer, as they gave it (letters such as B or AC, true/false, or a number)."
             ),
         ],
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, CheckedOutput]:
         return result(lambda: tutor.check_answer(id, answer))
 
-    @server.tool(description=STANDING, annotations=READ_ONLY)
-    def standing() -> CallToolResult:
+    @server.tool(description=INTERVIEW_CARD, annotations=READ_ONLY, structured_output=True)
+    def interview_card(
+        topic: Annotated[str | None, Field(description="Only this topic (its id or title, e.g. prenorm).")] = None,
+        id: Annotated[str | None, Field(description="This card, by its id.")] = None,
+    ) -> Annotated[CallToolResult, CardOutput]:
+        return result(lambda: tutor.interview_card(topic, id))
+
+    @server.tool(description=RATE_CARD, annotations=RECORDS, structured_output=True)
+    def rate_card(
+        id: Annotated[str, Field(description="The card's id, from interview_card.")],
+        rating: Annotated[
+            int,
+            Field(ge=1, le=4, strict=True, description="The learner's own rating: 1 Again, 2 Hard, 3 Good, 4 Easy."),
+        ],
+        answer: Annotated[str, Field(description="The learner's answer, as they gave it (kept with the rating).")] = "",
+    ) -> Annotated[CallToolResult, RatedOutput]:
+        return result(lambda: tutor.rate_card(id, rating, answer))
+
+    @server.tool(description=DUE, annotations=READ_ONLY, structured_output=True)
+    def due() -> Annotated[CallToolResult, DueOutput]:
+        return result(tutor.due)
+
+    @server.tool(description=NEXT_STEP, annotations=READ_ONLY, structured_output=True)
+    def next_step() -> Annotated[CallToolResult, StepOutput]:
+        return result(tutor.next_step)
+
+    @server.tool(description=PLAN, annotations=READ_ONLY, structured_output=True)
+    def plan(
+        minutes: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                le=24 * 60,
+                strict=True,
+                description="Plan this many minutes now, ignoring an interview date (default: the dated plan, "
+                "else 20 minutes).",
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, PlanOutput]:
+        return result(lambda: tutor.plan(minutes))
+
+    @server.tool(description=STANDING, annotations=READ_ONLY, structured_output=True)
+    def standing() -> Annotated[CallToolResult, StandingOutput]:
         return result(tutor.standing)
+
+    for name, key, description in PROMPTS:
+        server.prompt(name=name, description=description)(_prompt(key, lang))
 
     @server.resource(
         "normkata://katas/{kata}/instructions",
@@ -181,6 +351,22 @@ def build_server(tutor: Tutor) -> MCPServer:
         return read(lambda: tutor.learner_file(kata), lang)
 
     return server
+
+
+#: The teaching rules as prompts a client can offer: (name, catalog key, description).
+PROMPTS = (
+    ("tutor", "agent.prompt.tutor", "Be the learner's teaching assistant for a kata session."),
+    ("mock_interview", "agent.prompt.mock", "Run a timed mock interview from normkata's interview cards."),
+    ("review", "agent.prompt.review", "Go through what is due now, one item at a time."),
+    ("explain_mistake", "agent.prompt.explain", "Explain the mistake the learner's last grade named."),
+)
+
+
+def _prompt(key: str, lang: str) -> Callable[[], str]:
+    def prompt() -> str:
+        return f"{t('agent.rules', lang)}\n\n{t(key, lang)}"
+
+    return prompt
 
 
 async def one_line_tool_errors(ctx: Any, call_next: Any) -> Any:

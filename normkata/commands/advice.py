@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from normkata.advice.deadline import MINUTES_PER_DAY
+from normkata.advice.deadline import MINUTES_PER_DAY, TARGET_RECALL
 from normkata.errors import InputError
 from normkata.ui.options import current_lang, lang_option
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from normkata.advice.dated import DatedPlan, DatedStep
     from normkata.advice.standing import Standing
+    from normkata.clock import Clock
     from normkata.record.store import Store
 
 
@@ -27,11 +28,11 @@ def _open(lang: str) -> Store:
     return open_record(lang)
 
 
-def _standing(store: Store) -> Standing:
+def _standing(store: Store, clock: Clock) -> Standing:
     from normkata.advice.standing import load_standing
     from normkata.content.bank import load_bank
 
-    return load_standing(load_bank(), store)
+    return load_standing(load_bank(), store, clock)
 
 
 @click.command("next")
@@ -39,7 +40,7 @@ def _standing(store: Store) -> Standing:
     "--json",
     "as_json",
     is_flag=True,
-    help='Print {"command", "why"} (and "until": the interview date, when one is set).',
+    help='Print {"command", "action", "arguments", "why"} (and "until": the interview date, when one is set).',
 )
 @lang_option
 def next_command(as_json: bool, lang: str | None) -> None:
@@ -58,18 +59,19 @@ def next_command(as_json: bool, lang: str | None) -> None:
     from rich.markup import escape
 
     from normkata.advice.advisor import next_for
+    from normkata.clock import current
     from normkata.i18n import t
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     store = _open(lang)
     try:
-        standing = _standing(store)
+        standing = _standing(store, current())
     finally:
         store.close()
     step = next_for(standing)
     if as_json:
-        shown: dict[str, object] = {"command": step.shown(lang), "why": step.why(lang)}
+        shown: dict[str, object] = {"command": step.shown(lang), **step.action.to_json(), "why": step.why(lang)}
         if standing.deadline is not None:
             shown["until"] = standing.deadline.day.isoformat()
         click.echo(json.dumps(shown, ensure_ascii=False))
@@ -98,24 +100,41 @@ def next_command(as_json: bool, lang: str | None) -> None:
     help="Minutes each day toward the interview (default: your habit of the last two weeks, else 45).",
 )
 @click.option(
+    "--target-recall",
+    type=click.FloatRange(*TARGET_RECALL),
+    default=None,
+    help="Recall on the day at or above which an item is left alone, 0.7 to 0.97 (default 0.90); remembered.",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
     help='Print {"until", "days": [{"date", "minutes", "steps"}]}; with --minutes {"steps": [...]}.',
 )
 @lang_option
-def plan(minutes: int | None, until: str | None, minutes_per_day: int | None, as_json: bool, lang: str | None) -> None:
+def plan(
+    minutes: int | None,
+    until: str | None,
+    minutes_per_day: int | None,
+    target_recall: float | None,
+    as_json: bool,
+    lang: str | None,
+) -> None:
     """Plan the minutes left before an interview, or every day to it: quiz, cards and katas mixed.
 
     --until DATE plans each day from today to the eve of the interview, each within its minutes,
     from FSRS's predicted recall of every question, card, kata and named mistake ON THE DAY:
     what would be forgotten by then is reviewed before it, what is solid is left alone, new
-    material is spread over the days so it can be reviewed, and the last evening is a mock. The
-    date is remembered (bare `plan`, `next`, `review`, `mock` and the dashboard use it).
+    material is spread over the days so it can be reviewed, every core topic and the core katas
+    (RMSNorm and the Pre-Norm block first) come before the last day, and the last evening is a
+    mock. The date is remembered (bare `plan`, `next`, `review`, `mock` and the dashboard use
+    it), and so are --minutes-per-day and --target-recall (what is predicted at or above it on
+    the day is left alone; default 0.90).
 
     --minutes N plans one sitting: the steps add up to at most N (a step that does not fit is
-    shortened or left out). Without a date: leeches, named mistakes, due reviews, katas started,
-    then your topics weakest first by the number each step shows.
+    shortened or left out). With a date: today's part of the plan toward it, with N minutes
+    today. Without one: leeches, named mistakes, due reviews, katas started, then your topics
+    weakest first by the number each step shows.
 
     \b
     Examples:
@@ -126,18 +145,19 @@ def plan(minutes: int | None, until: str | None, minutes_per_day: int | None, as
       normkata plan --until none         # forget the date
     """
     from normkata.advice import deadline as deadlines
+    from normkata.clock import current
     from normkata.i18n import t
-    from normkata.record.store import utcnow
     from normkata.ui.terminal import make_console
 
     lang = current_lang(lang)
     console = make_console()
+    clock = current()
     store = _open(lang)
     try:
-        remembered = deadlines.load(store)
+        remembered = deadlines.load(store, clock)
         if until is not None:
             try:
-                day = deadlines.parse_until(until, utcnow())
+                day = deadlines.parse_until(until, clock.now(), clock)
             except deadlines.BadDate as bad:
                 raise InputError(t(bad.key, lang, **bad.fields)) from None
             if day is None:
@@ -146,14 +166,15 @@ def plan(minutes: int | None, until: str | None, minutes_per_day: int | None, as
                 if minutes is None:
                     return
             else:
-                deadlines.remember(store, deadlines.Deadline(day, minutes_per_day))
+                deadlines.remember(store, deadlines.Deadline(day, minutes_per_day), target=target_recall)
                 if not as_json:
                     console.print(f"[muted]{t('deadline.set', lang, date=day.isoformat())}[/]")
-        elif minutes_per_day is not None:
+        elif minutes_per_day is not None or target_recall is not None:
             if remembered is None:
-                raise InputError(t("deadline.needs", lang))
-            deadlines.remember(store, deadlines.Deadline(remembered.day, minutes_per_day))
-        standing = _standing(store)
+                option = "minutes-per-day" if minutes_per_day is not None else "target-recall"
+                raise InputError(t("deadline.needs_date", lang, option=option))
+            deadlines.remember(store, deadlines.Deadline(remembered.day, minutes_per_day), target=target_recall)
+        standing = _standing(store, clock)
     finally:
         store.close()
     if standing.deadline is None:
@@ -206,18 +227,15 @@ def _today(console: Console, standing: Standing, minutes: int, as_json: bool, la
     from normkata.i18n import t
 
     assert standing.deadline is not None
+    if as_json:
+        from normkata.advice.advisor import plan_json
+
+        click.echo(json.dumps(plan_json(standing, minutes, lang), ensure_ascii=False, indent=2))
+        return
     made = dated_plan(standing, standing.deadline, today_minutes=minutes)
     first = made.days[0]
-    if as_json:
-        click.echo(
-            json.dumps(
-                {"until": made.until.isoformat(), "steps": [s.to_json(lang) for s in first.steps]},
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
-        return
-    _title(console, made, lang)
+    _title(console, made, standing.clock, lang)
+    console.print(t("deadline.today_part", lang, date=made.until.isoformat(), minutes=minutes))
     if not first.steps:
         console.print(t("plan.nothing", lang, minutes=minutes))
         return
@@ -229,7 +247,6 @@ def _every_day(console: Console, standing: Standing, as_json: bool, lang: str) -
     from rich.markup import escape
 
     from normkata.advice.dated import dated_plan
-    from normkata.advice.deadline import today
     from normkata.i18n import t
 
     assert standing.deadline is not None
@@ -237,8 +254,9 @@ def _every_day(console: Console, standing: Standing, as_json: bool, lang: str) -
     if as_json:
         click.echo(json.dumps(made.to_json(lang), ensure_ascii=False, indent=2))
         return
-    _title(console, made, lang)
-    first = today(standing.now)
+    _title(console, made, standing.clock, lang)
+    first = standing.clock.day_of(standing.now)
+    target = f"{made.target:.0%}"
     for day in made.days:
         heading = t(
             "deadline.day",
@@ -253,8 +271,10 @@ def _every_day(console: Console, standing: Standing, as_json: bool, lang: str) -
         console.print(f"[heading]{escape(heading)}[/]")
         if day.steps:
             _steps_table(console, day.steps, lang)
-        else:
+        elif day.day == first:
             console.print(f"[muted]{t('deadline.day.empty', lang)}[/]")
+        else:
+            console.print(f"[muted]{t('deadline.day.empty.later', lang, target=target)}[/]")
     console.print()
     console.print(
         t(
@@ -264,27 +284,28 @@ def _every_day(console: Console, standing: Standing, as_json: bool, lang: str) -
             now=f"{made.recall_now:.0%}",
             planned=f"{made.recall_planned:.0%}",
             solid=made.left_alone,
+            target=target,
         )
     )
     if made.left_over:
-        console.print(f"[warn]{t('deadline.left_over', lang, n=made.left_over)}[/]")
+        console.print(f"[warn]{t('deadline.left_over', lang, n=made.left_over, target=target)}[/]")
     if made.new_left:
         console.print(f"[muted]{t('deadline.new_left', lang, n=made.new_left)}[/]")
 
 
-def _title(console: Console, made: DatedPlan, lang: str) -> None:
+def _title(console: Console, made: DatedPlan, clock: Clock, lang: str) -> None:
     from rich.markup import escape
 
-    console.print(f"[heading]{escape(deadline_line(made.until, made.minutes_per_day, made.minutes_from, lang))}[/]")
+    line = deadline_line(made.until, made.minutes_per_day, made.minutes_from, lang, clock)
+    console.print(f"[heading]{escape(line)}[/]")
 
 
-def deadline_line(until: date, minutes: int, source: str, lang: str) -> str:
+def deadline_line(until: date, minutes: int, source: str, lang: str, clock: Clock) -> str:
     """ "Interview on 2026-06-12 (in 3 day(s)): 45 min a day (the default; ...)"."""
     from normkata.advice.deadline import days_left
     from normkata.i18n import t
-    from normkata.record.store import utcnow
 
-    left = days_left(until, utcnow())
+    left = days_left(until, clock.now(), clock)
     when = t("deadline.left.today", lang) if left <= 0 else t("deadline.left.days", lang, n=left)
     return t(
         "deadline.title",

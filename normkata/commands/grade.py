@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from normkata.commands.grading_options import device_option, timeout_option, visibility_option
+from normkata.record.values import INT64_MAX
 from normkata.ui.options import current_lang, lang_option, workspace
 
 
@@ -23,7 +24,7 @@ from normkata.ui.options import current_lang, lang_option, workspace
 @timeout_option
 @click.option(
     "--seed",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=INT64_MAX),  # what the record keeps: a seed past it would be graded, then lost
     default=None,
     help="Draw the inputs from this seed (default: a fresh one, shown in the result).",
 )
@@ -91,35 +92,28 @@ def grade(
             labelled = [(category.in_(lang), [case.in_(lang) for case in cases]) for category, cases in listing]
             _print_case_list(name, labelled, lang)
             return
+    from normkata.commands.kept import print_kept
     from normkata.grading import formats, report
-    from normkata.grading.client import grade_once, list_cases
     from normkata.i18n import t
+    from normkata.loop.learner import Learner
     from normkata.ui.terminal import make_console
-    from normkata.workbench.workflow import Workbench
 
-    bench = Workbench.open(workspace(), lang)
-    chosen = bench.gradeable(name)
+    learner = Learner(workspace(), lang)
+    with learner.bench() as bench:
+        chosen = bench.gradeable(name)
     if list_only:
         from normkata.grading.contract import Category
 
         by_category: dict[str, list[str]] = {}
-        for category, case in list_cases(chosen.id, lang):
+        for category, case in learner.cases(chosen.id):
             by_category.setdefault(Category(category).label(lang), []).append(case)
         _print_case_list(chosen.id, list(by_category.items()), lang)
         return
-    target = bench.learner_file(chosen, file)
-    from normkata.grading.source import check_source
-
-    check_source(target)  # a link, a special or an oversized file: one line, exit 2, nothing run
     console = make_console(quiet=as_json)
     with console.status(t("grade.running", lang, kata=chosen.id)):
-        result = grade_once(
-            chosen.id, target, device=device, timeout=timeout, seed=seed, lang=lang, select=list(select)
-        )
+        kept = learner.grade(chosen.id, file, seed=seed, select=select, device=device, timeout=timeout)
+    result = kept.result
     shown = result.to_json()
-    notes = []
-    if not select:  # a run of some cases says nothing about the kata as a whole
-        notes = bench.record(result, device)
     if fmt:
         path = output or Path(formats.DEFAULT_FILES[fmt])
         formats.write(fmt, path, result, visibility=visibility)
@@ -128,14 +122,7 @@ def grade(
         click.echo(json.dumps(shown, ensure_ascii=False, indent=2))
     else:
         report.render(console, result, every_failure=every_failure)
-        from rich.markup import escape
-
-        for note in notes:  # the kata's next review; the items that teach a named mistake
-            console.print(f"[{note.style}]{escape(note.text)}[/]")
-        if result.passed and not select:
-            from normkata.advice.advisor import next_step_line
-
-            console.print(f"[next]{escape(next_step_line(lang))}[/]")
+    print_kept(console, kept, lang, report=False)
     raise click.exceptions.Exit(0 if result.passed else 1)
 
 

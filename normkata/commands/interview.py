@@ -12,11 +12,10 @@ from normkata.errors import EXIT_INTERRUPTED, InputError
 from normkata.ui.options import current_lang, lang_option, seed_option, topic_option
 
 if TYPE_CHECKING:
+    from normkata.commands.kata_again import KataOutcome
     from normkata.content.katas import Kata
     from normkata.practice.quiz import AnswerRecord
     from normkata.practice.session import Practice
-    from normkata.record.store import Scheduled
-    from normkata.workbench.due import KataOutcome
 
 
 @click.command()
@@ -93,8 +92,9 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
       normkata review --optimize         # fit FSRS to your own reviews
     """
     from normkata.i18n import t
+    from normkata.loop.review import due_now
     from normkata.practice.session import ask_each, open_practice
-    from normkata.practice.srs import due_cutoff, when
+    from normkata.practice.srs import when
 
     lang = current_lang(lang)
     if optimize:
@@ -109,19 +109,14 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
 
         check_workspace(get_kata(kata_name, lang), workspace(), lang)
     practice = open_practice("review", lang)
-    deadline = _deadline(practice)
+    found = due_now(practice.bank, practice.store)  # what is due, in the order a review serves it
+    deadline = found.interview_day
     if kata_name:
         items: list[Question | Card | Kata] = [_passed_kata(practice, kata_name)]
         due = 1
     else:
-        # Rows whose item left the bank are skipped; each row is looked up once. Katas come
-        # last: each takes minutes, a question seconds. With an interview date, the items
-        # predicted lowest on that day come first.
-        rows = _on_the_day_first(practice, practice.store.due_items(due_cutoff()), deadline)
-        items = [item for row in rows if row.kind != "kata" and (item := _item(practice, row))]
-        items += [kata for row in rows if row.kind == "kata" and (kata := _due_kata(row))]
-        due = len(items)
-        items = items[:count]
+        due = len(found.items)
+        items = found.items[:count]
     if not items:
         upcoming = practice.store.next_due()
         text = t("review.none", lang, when=when(upcoming, lang)) if upcoming else t("review.empty", lang)
@@ -147,38 +142,14 @@ def review(count: int, kata_name: str | None, optimize: bool, lang: str | None) 
     _closing(practice, reviewed)
 
 
-def _deadline(practice: Practice) -> date | None:
-    from normkata.advice.deadline import load
-
-    found = load(practice.store)
-    return found.day if found else None
-
-
-def _on_the_day_first(practice: Practice, rows: list[Scheduled], day: date | None) -> list[Scheduled]:
-    """The due rows, lowest predicted recall on the interview day first (as they were without a date)."""
-    if day is None:
-        return rows
-    recall = _recall_on(practice, day, [row.item_id for row in rows])
-    return sorted(rows, key=lambda row: recall.get(row.item_id, 0.0))
-
-
-def _recall_on(practice: Practice, day: date, item_ids: list[str]) -> dict[str, float]:
-    from normkata.advice.deadline import interview_moment
-    from normkata.practice.srs import retrievability
-    from normkata.record.store import utcnow
-
-    wanted = set(item_ids)
-    cards = {row.item_id: row.card_json for row in practice.store.srs_states() if row.item_id in wanted}
-    return retrievability(cards, interview_moment(day, utcnow()), practice.store.fsrs_parameters())
-
-
 def _on_the_day(practice: Practice, day: date, item_ids: list[str]) -> None:
     """ "Interview on 2026-06-12 (in 3 day(s)): what you reviewed is predicted at 93% on the day." """
     from normkata.advice.deadline import days_left
     from normkata.i18n import t
+    from normkata.loop.review import recall_on
     from normkata.record.store import utcnow
 
-    recall = _recall_on(practice, day, item_ids)
+    recall = recall_on(practice.store, day, item_ids)
     mean = sum(recall.values()) / len(recall) if recall else 0.0
     left = days_left(day, utcnow())
     when = t("deadline.left.today", practice.lang) if left <= 0 else t("deadline.left.days", practice.lang, n=left)
@@ -224,11 +195,12 @@ def _summary(
     from normkata.record.store import iso
 
     lang, console = practice.lang, practice.console
-    from normkata.workbench.due import KataOutcome
+    from normkata.commands.kata_again import KataOutcome
+    from normkata.practice.cards import SKIPPED
 
     answers = [o for o in outcomes if not isinstance(o, (int, KataOutcome))]
     katas = [o for o in outcomes if isinstance(o, KataOutcome)]
-    ratings = [o for o in outcomes if isinstance(o, int)]
+    ratings = [o for o in outcomes if isinstance(o, int) and o != SKIPPED]
     console.print()
     console.rule(f"[heading]{t('summary.title', lang)}[/]")
     key = "review.summary.stopped" if interrupted or len(outcomes) < due else "review.summary.done"
@@ -262,8 +234,8 @@ def _ask_any(
     from normkata.practice.quiz import ask_question
 
     if not isinstance(item, (Question, Card)):
+        from normkata.commands.kata_again import ask_kata
         from normkata.ui.options import workspace
-        from normkata.workbench.due import ask_kata
 
         return ask_kata(practice, item, workspace(), index, total)
     if isinstance(item, Question):
@@ -271,21 +243,6 @@ def _ask_any(
             return None
         return ask_question(practice, item, index, total)
     return ask_card(practice, item, index, total)
-
-
-def _item(practice: Practice, row: Scheduled) -> Question | Card | None:
-    """The bank item a schedule row points at; None when the bank no longer has it."""
-    if row.kind == "question":
-        return practice.bank.question(row.item_id)
-    return practice.bank.card(row.item_id)
-
-
-def _due_kata(row: Scheduled) -> Kata | None:
-    """The kata a schedule row points at; None when the catalog no longer has it."""
-    from normkata.content.katas import load_katas
-    from normkata.workbench.due import kata_of
-
-    return next((k for k in load_katas()[0] if k.id == kata_of(row.item_id)), None)
 
 
 def _passed_kata(practice: Practice, name: str) -> Kata:

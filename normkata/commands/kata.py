@@ -145,22 +145,26 @@ def hint(name: str | None, show_all: bool, level: int | None, lang: str | None) 
     """
     from rich.markup import escape
 
+    from normkata.actions import Action, spoken
     from normkata.i18n import t
+    from normkata.loop.learner import Learner
     from normkata.ui.terminal import make_console
-    from normkata.workbench.workflow import NamedHint, Passed, Workbench
+    from normkata.workbench.workflow import NamedHint, Passed
 
     lang = current_lang(lang)
-    bench = Workbench.open(workspace(), lang)
-    chosen, console = bench.kata(name, "hint"), make_console()
-    shown, none_left = bench.hints(chosen, every=show_all, level=level)
+    chosen, shown, none_left = Learner(workspace(), lang).hint(name, every=show_all, level=level)
+    console = make_console()
     if isinstance(shown, Passed):
-        console.print(f"[kata.pass]{escape(t('hint.passed', lang, kata=chosen.id))}[/]")
+        solution = spoken(Action.of("solution", kata=chosen.id), lang)
+        console.print(f"[kata.pass]{escape(t('hint.passed', lang, kata=chosen.id, solution=solution))}[/]")
+        console.print(f"[muted]{escape(t('hint.passed.level', lang, kata=chosen.id))}[/]")
         return
     for hint_ in shown:
         console.print(f"[heading]{escape(hint_.heading(chosen.id, lang))}[/]")
         console.print(escape(hint_.text))
         if isinstance(hint_, NamedHint):
-            console.print(f"[muted]{t('hint.named.more', lang, kata=chosen.id)}[/]")
+            call = spoken(Action.of("hint", kata=chosen.id), lang)
+            console.print(f"[muted]{escape(t('hint.named.more', lang, call=call))}[/]")
     if none_left:
         console.print(f"[muted]{t('hint.none_left', lang, kata=chosen.id)}[/]")
 
@@ -180,18 +184,20 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
       normkata solution layernorm --yes
     """
     from normkata.i18n import t
+    from normkata.loop.learner import Learner
     from normkata.ui.paragraph import for_prompt
     from normkata.ui.terminal import make_console
     from normkata.workbench.showing import show_solution
-    from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
-    bench = Workbench.open(workspace(), lang)
-    chosen, console = bench.kata(name, "solution"), make_console()
-    if not bench.solution_open(chosen):  # opening it now is giving up (in a review: rated Again)
-        asked = for_prompt(t("solution.confirm", lang, kata=chosen.id), console.width)
-        if not yes and not click.confirm(asked, default=False):
-            console.print(t("solution.kept", lang))
-            return
-        bench.give_up(chosen)
-    show_solution(console, bench, chosen, lang)
+    learner, console = Learner(workspace(), lang), make_console()
+    with learner.bench() as bench:
+        chosen = bench.kata(name, "solution")
+    give_up = not learner.solution_open(chosen.id)  # opening it now is giving up (in a review: rated Again)
+    asked = for_prompt(t("solution.confirm", lang, kata=chosen.id), console.width)
+    if give_up and not yes and not click.confirm(asked, default=False):
+        console.print(t("solution.kept", lang))
+        return
+    learner.solution(chosen.id, give_up=give_up)
+    with learner.bench() as bench:
+        show_solution(console, bench, chosen, lang)

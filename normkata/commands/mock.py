@@ -3,31 +3,19 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
 
-from normkata.errors import EXIT_INTERRUPTED, InputError
+from normkata.errors import EXIT_INTERRUPTED
+from normkata.loop.mock import MIN_SECONDS_TO_ASK
 from normkata.ui.options import current_lang, lang_option, topic_option
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from normkata.practice.mock import Asked
+    from normkata.loop.mock import Given, MockSession
     from normkata.practice.session import Practice
-    from normkata.record.mocks import MockLog
-
-
-@dataclass
-class Given:
-    """An answer given in the mock, and its row in mock_answers."""
-
-    asked: Asked
-    text: str
-    seconds: int
-    row: int
 
 
 @click.command()
@@ -54,58 +42,38 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
       EDITOR=nano normkata mock --editor
       normkata mock --history
     """
-    from normkata.advice.standing import load_standing
     from normkata.content.bank import check_topic
     from normkata.i18n import t
-    from normkata.practice.mock import KERNEL_TOPIC, clock, interview_order, questions, studied_kernels
+    from normkata.loop.mock import MockSession
     from normkata.practice.session import open_practice
-    from normkata.record.mocks import MockLog
 
     lang = current_lang(lang)
     if show_history:
         _history(lang)
         return
     practice = open_practice("mock", lang)
-    topic = check_topic(practice.bank, topic, lang)
-    cards = [c for c in practice.bank.cards if topic is None or c.topic == topic]
-    standing = load_standing(practice.bank, practice.store)
-    strength = {i.id: i.strength for i in standing.items if i.kind == "card"}
-    if standing.deadline is not None:  # the cards predicted lowest on the interview day come first
-        from normkata.advice.dated import item_recall_on_the_day
-
-        strength = {k: v for k, v in item_recall_on_the_day(standing, standing.deadline).items() if k in strength}
-    # A mock over every topic asks one kernel question once the learner has studied kernels.
-    must = KERNEL_TOPIC if topic is None and studied_kernels(practice.bank, practice.store) else None
-    planned = interview_order(cards, minutes, strength, must)
-    if not planned:
-        raise InputError(t("card.none", lang))
-    log = MockLog(practice.store)
-    mock_id = log.start(practice.session_id, topic, minutes)
-    practice.console.print(f"[heading]{t('mock.title', lang, n=len(planned), minutes=minutes)}[/]")
-    if standing.deadline is not None:
-        from normkata.advice.deadline import days_left
-
-        left = days_left(standing.deadline.day, standing.now)
+    session = MockSession(practice.bank, practice.store, practice.session_id, lang)
+    session.start(minutes, check_topic(practice.bank, topic, lang))
+    practice.console.print(f"[heading]{t('mock.title', lang, n=len(session.planned), minutes=minutes)}[/]")
+    if session.interview_day is not None and session.days_left is not None:
+        left = session.days_left
         when = t("deadline.left.today", lang) if left <= 0 else t("deadline.left.days", lang, n=left)
-        line = t("mock.on_the_day", lang, date=standing.deadline.day.isoformat(), left=when)
+        line = t("mock.on_the_day", lang, date=session.interview_day.isoformat(), left=when)
         practice.console.print(f"[muted]{line}[/]")
-    given: list[Given] = []
     scored = 0
-    started = clock()
     try:
-        asked = questions(cards, minutes, strength, must)
-        given = _interview(practice, log, mock_id, asked, started + minutes * 60, editor)
-        used = _finish(log, mock_id, given, started)
-        scored = _debrief(practice, log, given)
+        _interview(practice, session, editor)
+        used = session.finish()
+        scored = _debrief(practice, session)
     except KeyboardInterrupt:
         practice.console.print()
-        _finish(log, mock_id, given, started)
+        session.finish()
         practice.store.end_session(practice.session_id)
-        practice.console.print(t("mock.stopped", lang, answered=len(given), scored=scored))
+        practice.console.print(t("mock.stopped", lang, answered=len(session.given), scored=scored))
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     practice.store.end_session(practice.session_id)
-    if used is not None:
-        _scorecard(practice, mock_id, used)
+    if used is not None and session.mock_id is not None:
+        _scorecard(practice, session.mock_id, used)
     else:
         practice.console.print(t("mock.nothing", lang))
     from rich.markup import escape
@@ -115,38 +83,24 @@ def mock(minutes: int, topic: str | None, editor: bool, show_history: bool, lang
     practice.console.print(f"[next]{escape(next_step_line(lang))}[/]")
 
 
-def _finish(log: MockLog, mock_id: int, given: list[Given], started: float) -> int | None:
-    """The answering time, recorded once (the scorecard and --history show this one number);
-    a mock with no answer is discarded and gives None."""
-    from normkata.practice.mock import clock
-
-    if not any(g.text.strip() for g in given):
-        log.discard(mock_id)
-        return None
-    used = min(round(clock() - started), log.minutes(mock_id) * 60)
-    log.finish(mock_id, used)
-    return used
-
-
-def _interview(
-    practice: Practice, log: MockLog, mock_id: int, asked: Iterable[Asked], deadline: float, editor: bool
-) -> list[Given]:
-    """Ask until the questions, the time or the input run out; each answer is saved as it is given."""
+def _interview(practice: Practice, session: MockSession, editor: bool) -> None:
+    """Ask until the questions, the time or the input run out; each answer is kept as it is given."""
     from normkata.i18n import t
     from normkata.practice.mock import clock as now
     from normkata.ui.answer_input import edit_answer, flush_typed_ahead, read_answer
     from normkata.ui.paragraph import Paragraph
 
     console, lang = practice.console, practice.lang
-    given: list[Given] = []
     number = 0
-    for position, item in enumerate(asked, start=1):
-        left = deadline - now()
-        if left <= 0:
-            console.print(f"[warn]{t('mock.time_up', lang)}[/]")
-            break
+    while True:
         if not practice.prompter.has_more():
-            break
+            return
+        left = session.seconds_left()
+        item = session.next_question(left)
+        if item is None:
+            if left < MIN_SECONDS_TO_ASK:
+                console.print(f"[warn]{t('mock.time_up', lang)}[/]")
+            return
         clock = t("mock.clock", lang, left=_clock(left))
         if item.follow_up is None:
             number += 1
@@ -163,51 +117,44 @@ def _interview(
         else:
             text = read_answer(practice.prompter, t("mock.answer", lang, clock=clock))
         if text is None:
-            break
-        seconds = round(now() - began)
-        row = log.answer(mock_id, position, item.card.id, item.follow_up, text, seconds, item.points)
-        given.append(Given(item, text, seconds, row))
-    return given
+            return
+        session.answer(item, text, round(now() - began))
 
 
-def _debrief(practice: Practice, log: MockLog, given: list[Given]) -> int:
-    """Each answer beside its key points; the ticks become the card's FSRS rating. Returns how many were scored."""
+def _debrief(practice: Practice, session: MockSession) -> int:
+    """Each answer and its follow-ups, then the numbered key points right above the prompt that
+    ticks them; the ticks become the card's FSRS rating. Returns how many were scored."""
     from rich.markup import escape
-    from rich.table import Table
+    from rich.panel import Panel
 
     from normkata.i18n import t
-    from normkata.practice.mock import rating_for
-    from normkata.practice.srs import schedule
+    from normkata.ui.paragraph import Paragraph
 
     console, lang = practice.console, practice.lang
-    if given:
+    cards = session.to_score()
+    if cards:
         console.print()
         console.rule(f"[heading]{t('mock.debrief', lang)}[/]")
     scored = 0
-    for answer in given:
-        card = answer.asked.card
-        if answer.asked.follow_up is not None:
-            continue
-        follow_ups = [g for g in given if g.asked.card.id == card.id and g.asked.follow_up is not None]
-        points = [point.in_(lang) for point in card.key_points]
-        side = Table(show_header=True, expand=True, title=escape(card.prompt.in_(lang)), title_style="quiz.prompt")
-        side.add_column(t("mock.you_said", lang), ratio=1)
-        side.add_column(t("card.key_points", lang), ratio=1, style="card.points")
-        said = escape(answer.text) if answer.text else f"[muted]{t('mock.no_answer', lang)}[/]"
-        side.add_row(said, "\n".join(f"{i}. {escape(p)}" for i, p in enumerate(points, start=1)))
-        console.print(side)
-        for extra in follow_ups:
+    for card in cards:
+        answer = card.answer
+        console.print()
+        console.print(Paragraph(answer.asked.prompt(lang), "quiz.prompt"))
+        said = answer.text if answer.text else t("mock.no_answer", lang)
+        console.print(Panel(Paragraph(said), title=t("mock.you_said", lang), title_align="left"))
+        for extra in card.follow_ups:
             console.print(_follow_up_side(extra, lang))
+        points = answer.asked.key_points(lang)
+        numbered = "\n".join(f"{i}. {escape(p)}" for i, p in enumerate(points, start=1))
+        console.print(Panel(numbered, title=t("card.key_points", lang), border_style="card.points", title_align="left"))
         if answer.text:
             made = _read_ticks(practice, len(points))
             if made is None:
                 return scored
         else:
             made = []
-        rating = rating_for(len(made), len(points))
-        review = schedule(practice.store, card.id, rating, duration_ms=answer.seconds * 1000)
-        log.score(answer.row, practice.session_id, card.id, card.topic, answer.text, made, review)
-        console.print(f"[muted]{t(f'rating.{rating}', lang)} · {len(made)}/{len(points)}[/]")
+        result = session.score(card, made)
+        console.print(f"[muted]{t(f'rating.{result.rating}', lang)} · {result.made}/{result.points}[/]")
         scored += 1
     return scored
 

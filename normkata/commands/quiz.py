@@ -110,11 +110,11 @@ def _over_facts(bank: Bank, pool: list[Question], count: int) -> list[Question]:
     """`count` of `pool`, in its order, spread over different facts (normkata.practice.variety)."""
     if len(pool) <= count:
         return pool
-    from normkata.practice.variety import Facts
-    from normkata.workbench.lessons import load_links
+    from normkata.content.links import load_links
+    from normkata.practice.variety import Facts, corpus_words
 
     links, _issues = load_links()
-    return Facts(bank.questions, links).spread(pool, count)
+    return Facts(bank.questions, links, corpus_words(bank.questions, bank.files)).spread(pool, count)
 
 
 def _named(bank: Bank, item_id: str, lang: str) -> Question:

@@ -30,7 +30,8 @@ def watch(
     """Re-grade a kata every time you save it.
 
     NAME defaults to the kata you worked on last, the file to <workspace>/<kata>.py. Keys:
-    h next hint (the named mistake's first), n next kata, l list, s solution (as `normkata
+    h next hint (the named mistake's first), n next kata (its instructions; graded at its
+    first save), l list, s solution (as `normkata
     solution`: before a pass, y confirms giving up), r re-run, q quit. Each re-grade is
     recorded like a grade.
 
@@ -41,30 +42,29 @@ def watch(
       normkata watch layernorm --manual      # a filesystem without change events
       normkata watch rmsnorm --jsonl         # one JSON object per grade, for editors
     """
-    from normkata.grading.client import Grader
+    from normkata.commands.watching import Watcher, WatchSettings
     from normkata.i18n import t
+    from normkata.loop.learner import Learner
     from normkata.ui.terminal import make_console
-    from normkata.workbench.watching import Watcher, WatchSettings
-    from normkata.workbench.workflow import Workbench
 
     lang = current_lang(lang)
-    bench = Workbench.open(workspace(), lang)
-    chosen = bench.gradeable(name)
-    target = bench.learner_file(chosen, file)
+    learner = Learner(workspace(), lang, warm=True)
+    with learner.bench() as bench:
+        chosen = bench.gradeable(name)
+        target = bench.learner_file(chosen, file)
     # With --jsonl, standard output carries the JSON lines only: everything else goes to stderr.
     console = make_console(stderr=jsonl)
     settings = WatchSettings(lang, device, timeout, jsonl, manual)
-    grader = Grader()
     try:
         # A line that stays (a spinner alone vanishes, and shows nothing off a terminal): the
         # first start imports torch and pytest, 5-30 s on a loaded machine.
         console.print(f"[muted]{t('watch.starting', lang)}[/]")
         started = time.monotonic()
-        grader.start()
+        learner.warm_up()
         console.print(f"[muted]{t('watch.ready', lang, seconds=time.monotonic() - started)}[/]")
-        Watcher(chosen, target.resolve(), settings, bench, console, grader).run()
+        Watcher(chosen, target.resolve(), settings, learner, console).run()
     except KeyboardInterrupt:
         pass
     finally:
-        grader.close()
+        learner.close()
     console.print(f"[muted]{t('watch.stopped', lang)}[/]")

@@ -160,7 +160,10 @@ def check_topic(bank: Bank, topic: str | None, lang: str = "en") -> str | None:
         shown = [info.title.in_(lang) for info in bank.topics.values()]
         known = [*bank.topics, *(title for title in shown if names.fold(title) not in ids)]
         hint = names.did_you_mean(topic, known, lang)
-        raise InputError(t("topic.unknown", lang, topic=topic, hint=hint, known=", ".join(sorted(bank.topics))))
+        from normkata.actions import argument
+
+        known_ids = ", ".join(sorted(bank.topics))
+        raise InputError(t("topic.unknown", lang, arg=argument("topic"), topic=topic, hint=hint, known=known_ids))
     return found
 
 

@@ -90,18 +90,56 @@ def read(folder: Path, expected: bytes) -> Bank | None:
 
 def write(folder: Path, stored_key: bytes, bank: Bank) -> None:
     """Save `bank` under `stored_key`, atomically; a folder that cannot be written is no error."""
-    import tempfile
-
-    target = file_for(folder)
     plain = (
         _encode(Topic, list(bank.topics.values())),
         _encode(Question, bank.questions),
         _encode(Card, bank.cards),
         [str(f) for f in bank.files],
     )
+    _save(file_for(folder), stored_key, plain)
+
+
+# -- other parsed content: plain values under a stamp of the files they were read from -----------
+
+
+def stamp_of(*files: Path) -> bytes | None:
+    """A digest of these files' bytes (the content and the code that reads it); None when one cannot be read."""
+    digest = blake2b(_FORMAT + sys.version.encode(), digest_size=_KEY_SIZE)
+    try:
+        for file in files:
+            data = read_regular(file, MAX_YAML_BYTES)
+            digest.update(f"{file.name}\0{len(data)}\0".encode() + data)
+    except OSError:
+        return None
+    return digest.digest()
+
+
+def digest(text: bytes) -> bytes:
+    """A stamp of `text` (what a cached value was made from), the size every stamp here has."""
+    return blake2b(_FORMAT + sys.version.encode() + text, digest_size=_KEY_SIZE).digest()
+
+
+def read_plain(name: str, stamp: bytes) -> Any | None:
+    """The value saved as `name` under `stamp`; None on any problem (a miss)."""
+    try:
+        data = read_regular(cache_dir() / f"{name}.marshal", MAX_CACHE_BYTES)
+        return marshal.loads(data[_KEY_SIZE:]) if data[:_KEY_SIZE] == stamp else None
+    except Exception:  # noqa: BLE001  a cache problem of any kind means: parse the file
+        return None
+
+
+def write_plain(name: str, stamp: bytes, value: Any) -> None:
+    """Save `value` (strings, numbers and containers only) as `name` under `stamp`."""
+    _save(cache_dir() / f"{name}.marshal", stamp, value)
+
+
+def _save(target: Path, stored_key: bytes, plain: Any) -> None:
+    """`stored_key` and `plain` in marshal, written atomically; a folder that cannot be written is no error."""
+    import tempfile
+
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".bank-", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".cache-", suffix=".tmp")
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(stored_key + marshal.dumps(plain))

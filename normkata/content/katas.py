@@ -32,7 +32,7 @@ _KEYS = {
     "hints",
 }
 #: Keys a kata may leave out.
-_OPTIONAL = {"requires", "misconceptions", "cases", "home"}
+_OPTIONAL = {"requires", "misconceptions", "cases", "home", "core"}
 #: What each name in `requires` needs importable, and the extra that installs it.
 #: extra -> (the module that proves it installed, the requirement that installs it)
 EXTRAS = {name: (extra.module, extra.package) for name, extra in OPTIONAL_EXTRAS.items()}
@@ -64,6 +64,9 @@ class Kata:
     cases: dict[str, Text] = field(default_factory=dict, hash=False)
     #: The topic the kata is studied with; None: the last of its topics in the order of study.
     home: str | None = None
+    #: A core kata's place in the order interviewers are likeliest to ask for it (1 first); None:
+    #: not core. A plan toward an interview meets the core katas first, in this order.
+    core: int | None = None
     #: kata.yaml's lines of `home` and of each misconception (`misconceptions.<id>`): later checks name them.
     lines: dict[str, int] = field(default_factory=dict, hash=False, compare=False)
 
@@ -178,6 +181,9 @@ def _load_one(meta: Path) -> Kata:
     home = data.get("home")
     if "home" in data and (not isinstance(home, str) or home not in data["topics"]):
         raise fail("home", "check.kata.home", topics=", ".join(data["topics"]))
+    core = data.get("core")
+    if "core" in data and (not isinstance(core, int) or isinstance(core, bool) or not 1 <= core <= 99):
+        raise fail("core", "check.kata.core")
     return Kata(
         id=data["id"],
         order=int(data["order"]),
@@ -194,6 +200,7 @@ def _load_one(meta: Path) -> Kata:
         misconceptions=misconceptions,
         cases=cases,
         home=home,
+        core=core,
         lines={**lines, "home": data.key_lines.get("home", data.line)},
     )
 

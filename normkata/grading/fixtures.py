@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from normkata.errors import InputError
 from normkata.paths import katas_dir, solutions_dir
 
 #: A kata's fixtures, beside its suite.
@@ -39,6 +40,10 @@ class Fixture:
         return f"{self.group}/{self.name}"
 
 
+class FixtureError(InputError, ValueError):
+    """A kata's fixture or mutant table an author got wrong: one line naming the file, exit 2."""
+
+
 def fixtures_dir(kata: str, katas: Path | None = None) -> Path:
     return (katas or katas_dir()) / kata / FIXTURES
 
@@ -59,7 +64,7 @@ def from_file(kata: str, group: str, path: Path) -> Fixture:
     source = path.read_text(encoding="utf-8")
     header = source.splitlines()[0] if source else ""
     if not header.startswith("# expect: "):
-        raise ValueError(f"{path}:1: a fixture's first line must say what to expect (# expect: pass|fail ...)")
+        raise FixtureError(f"{path}:1: a fixture's first line must say what to expect (# expect: pass|fail ...)")
     return Fixture(kata, group, path.stem, source, *parse_expectation(header.removeprefix("# expect: ")))
 
 
@@ -78,20 +83,20 @@ def mutants(kata: str, folder: Path) -> list[Fixture]:
         return []
     entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
     if not isinstance(entries, list):
-        raise ValueError(f"{path}: expected a list of mutants")
+        raise FixtureError(f"{path}: expected a list of mutants")
     return [_mutant(kata, folder, path, entry) for entry in entries]
 
 
 def _mutant(kata: str, folder: Path, path: Path, entry: Any) -> Fixture:
     if not isinstance(entry, dict) or not {"name", "expect", "what", "from", "edits"} <= set(entry):
-        raise ValueError(f"{path}: each mutant needs name, expect, what, from and edits: {entry!r:.80}")
+        raise FixtureError(f"{path}: each mutant needs name, expect, what, from and edits: {entry!r:.80}")
     name, base = str(entry["name"]), str(entry["from"])
     start = solutions_dir() / f"{kata}.py" if base == "solution" else folder / f"{base}.py"
     text = start.read_text(encoding="utf-8").split("\n", 2)[2]  # drop the docstring or the expect header
     for edit in entry["edits"]:
         old, new = str(edit["old"]), str(edit["new"])
         if text.count(old) != 1:
-            raise ValueError(f"{path}: {kata}/{name}: edit does not apply exactly once: {old[:60]!r}")
+            raise FixtureError(f"{path}: {kata}/{name}: edit does not apply exactly once: {old[:60]!r}")
         text = text.replace(old, new, 1)
     return Fixture(kata, kata, name, f"# {entry['what']}\n{text}", *parse_expectation(str(entry["expect"])))
 

@@ -41,14 +41,21 @@ class CardsResult:
     interrupted: bool = False
 
 
+#: What `ask_card` returns for a card skipped with Enter alone: shown, not rated, not recorded.
+SKIPPED = 0
+
+
 def run_cards(practice: Practice, cards: list[Card]) -> CardsResult:
     ratings, interrupted = ask_each(practice, cards, ask_card)
-    rated = dict(zip([c.id for c in cards], ratings, strict=False))  # ratings stop where the session did
+    # Ratings stop where the session did; a skipped card was not rated.
+    rated = {card: r for card, r in zip([c.id for c in cards], ratings, strict=False) if r != SKIPPED}
     return CardsResult(asked=len(cards), ratings=rated, interrupted=interrupted)
 
 
 def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | None:
-    """Show a card, take an optional answer and a 1-4 rating, save both; None at end of input."""
+    """Show a card, take an optional answer and a 1-4 rating, save both; None at end of input.
+    Enter alone skips it, as the prompt says: the key points and the model answer are shown, and
+    nothing is rated or recorded (SKIPPED)."""
     console, lang = practice.console, practice.lang
     if not practice.prompter.has_more():  # piped input is over: no question left hanging
         return None
@@ -61,6 +68,9 @@ def ask_card(practice: Practice, card: Card, index: int, total: int) -> int | No
     console.print(Panel(Paragraph(card.answer.in_(lang)), title=t("card.model_answer", lang), title_align="left"))
     show_follow_ups(practice, card)
     console.print(f"[muted]{t('quiz.source', lang, source=source_label(card.source, lang))}[/]")
+    if not response.strip():
+        console.print(f"[muted]{t('card.skipped', lang)}[/]")
+        return SKIPPED
     moment = utcnow()
     choices = {rating: schedule(practice.store, card.id, rating, now=moment) for rating in (1, 2, 3, 4)}
     rating = read_rating(practice, {r: review.due for r, review in choices.items()}, moment)

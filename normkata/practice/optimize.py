@@ -1,16 +1,16 @@
 """`normkata review --optimize`: fit the learner's own FSRS parameters, and keep them only when they
 predict the learner's later reviews better than the defaults.
 
-py-fsrs 6's `Optimizer` learns only from "Review-state" reviews: a review on a later day than
-the item's previous one (same-day reviews carry no forgetting to learn from), at most the first
-64 of each item, in mini-batches of its module setting `mini_batch_size` (512), and it returns
-the defaults unchanged below one mini-batch. A learner with two weeks of practice has a hundred
-such reviews, not 512, so the fit here uses mini-batches of BATCH and asks an honest question
-instead of a size: the reviews are split by time, the earlier TRAIN_SHARE fitted and the later
+The fit is FSRS's own Rust optimizer (the `optimizer` extra, fsrs-rs-python: a 1.5 MB wheel, no
+torch), chosen over py-fsrs's torch Optimizer by benchmarks/fsrs_fit.py (docs/learners.md: a fit
+in milliseconds instead of seconds plus torch's import, and kept fits that gain more); it returns
+FSRS 6's 21 parameters, which py-fsrs's Scheduler takes. It learns from reviews on a later day
+than the item's previous one (same-day reviews carry no forgetting to learn from), the first
+MAX_PER_ITEM of each item, in mini-batches of BATCH (its own 512 would make a learner with two
+weeks of practice, a hundred such reviews, wait for months). Instead of a size the fit answers
+an honest question: the reviews are split by time, the earlier TRAIN_SHARE fitted and the later
 ones held out, and the fitted parameters are kept only when their log loss on the held-out
-reviews beats the defaults'. benchmarks/fsrs_fit.py measures where that starts to help
-(MIN_REVIEWS; docs/learners.md gives the figures). The optimizer needs torch, pandas and tqdm
-(`fsrs[optimizer]`); torch is imported only here, never by the rest of the CLI.
+reviews beats the defaults'. The same benchmark measures where that starts to help (MIN_REVIEWS).
 """
 
 from __future__ import annotations
@@ -23,15 +23,14 @@ from datetime import datetime
 from normkata.record.store import Store
 
 #: Countable reviews below which no fit is tried. benchmarks/fsrs_fit.py (docs/learners.md has
-#: the table): at 50 the held-out test keeps 5 fits in 8 for a learner who forgets as the
-#: defaults assume, and they hurt it (future log loss +0.012); from 100 it keeps 2 in 8 of those
-#: and most fits for a learner who forgets faster, which they help (-0.023 to -0.039).
+#: the table): at 50 fsrs-rs gives the defaults back (py-fsrs's kept fits hurt a learner who
+#: forgets as the defaults assume: future log loss +0.012); from 100 most kept fits help a
+#: learner who forgets faster (future log loss -0.036 to -0.045).
 MIN_REVIEWS = 100
-#: py-fsrs 6: `max_seq_len = 64`, only the first 64 reviews of each card are used.
+#: Only the first 64 reviews of each item are learnt from (py-fsrs 6's `max_seq_len`, kept).
 MAX_PER_ITEM = 64
-#: Mini-batch size handed to py-fsrs's optimizer (its own is 512; below one batch it returns the
-#: defaults). benchmarks/fsrs_fit.py: 16, 32 and 64 fit alike from 100 reviews; 32 is under the
-#: 75 reviews a 100-review record trains on.
+#: Mini-batch size handed to the optimizer (its own is 512). benchmarks/fsrs_fit.py: 16, 32 and
+#: 64 fit alike from 100 reviews; 32 is under the 75 reviews a 100-review record trains on.
 BATCH = 32
 #: The earlier share of the countable reviews, by time, that the fit learns from; the rest is held out.
 TRAIN_SHARE = 0.75
@@ -123,30 +122,37 @@ def predict(
 
 
 class OptimizerMissing(Exception):
-    """py-fsrs's optimizer cannot run here (fsrs[optimizer] is not installed)."""
+    """The optimizer cannot run here (the `optimizer` extra, fsrs-rs-python, is not installed)."""
+
+
+def training_items(history: dict[str, list[Logged]]) -> tuple[list[list[tuple[int, int]]], list[int]]:
+    """What fsrs-rs learns from: for each countable review, the item's reviews up to it as
+    (rating, days since the previous review; 0 for the first), and the item's number."""
+    ids = {item: number for number, item in enumerate(sorted(history), start=1)}
+    sequences, owners = [], []
+    for item, reviews in history.items():
+        reviews = reviews[:MAX_PER_ITEM]
+        steps = [(reviews[0].rating, 0)]
+        for before, review in zip(reviews, reviews[1:], strict=False):
+            steps.append((review.rating, max(0, (review.at - before.at).days)))
+            if steps[-1][1] > 0:  # a review on a later day: something to learn from
+                sequences.append(list(steps))
+                owners.append(ids[item])
+    return sequences, owners
 
 
 def fit(history: dict[str, list[Logged]], batch: int = BATCH) -> list[float]:
-    """py-fsrs's Optimizer on every review log (one integer card id per item), in mini-batches of `batch`."""
-    from fsrs import Rating, ReviewLog
-
+    """fsrs-rs's optimizer (the `optimizer` extra, fsrs-rs-python: Rust, no torch) on every
+    countable review, in mini-batches of `batch`."""
     try:
-        from fsrs import Optimizer, optimizer
+        from fsrs_rs_python import DEFAULT_PARAMETERS, FSRS, FSRSItem, FSRSReview, TrainingConfig
     except ImportError as exc:
         raise OptimizerMissing(str(exc).splitlines()[0]) from None
-    ids = {item: number for number, item in enumerate(sorted(history), start=1)}
-    logs = [
-        ReviewLog(card_id=ids[r.item], rating=Rating(r.rating), review_datetime=r.at, review_duration=r.duration_ms)
-        for reviews in history.values()
-        for r in reviews
-    ]
-    # The batch size is a module setting of py-fsrs 6, read when the fit starts; set for this fit only.
-    saved = optimizer.mini_batch_size
-    optimizer.mini_batch_size = max(1, min(batch, countable_reviews(history)))
-    try:
-        return [float(value) for value in Optimizer(logs).compute_optimal_parameters()]
-    finally:
-        optimizer.mini_batch_size = saved
+    sequences, owners = training_items(history)
+    items = [FSRSItem([FSRSReview(rating, days) for rating, days in steps]) for steps in sequences]
+    config = TrainingConfig(batch_size=max(1, min(batch, len(items))))
+    fitted = FSRS(DEFAULT_PARAMETERS).compute_parameters(items, card_ids=owners, training_config=config)
+    return [float(value) for value in fitted]
 
 
 @dataclass(frozen=True)

@@ -131,4 +131,6 @@ def comes_back(store: Store, item_ids: list[str], lang: str, now: datetime | Non
         label = when(due, lang, now) if due > cutoff else when(iso(now or utcnow()), lang, now)
         groups[label] = groups.get(label, 0) + 1
     joined = t("list.sep", lang).join(t("back.group", lang, n=n, when=label) for label, n in groups.items())
-    return t("back.line", lang, groups=joined)
+    from normkata.actions import Action, spoken
+
+    return t("back.line", lang, groups=joined, review=spoken(Action.of("review"), lang))

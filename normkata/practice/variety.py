@@ -21,6 +21,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 
 from normkata.content.model import Question
 
@@ -43,11 +44,33 @@ def _words(question: Question) -> list[str]:
     return [w for w in _WORD.findall(text) if len(w) >= 3 and w not in _STOP]
 
 
+def corpus_words(corpus: Sequence[Question], files: Sequence[Path] = ()) -> dict[str, list[str]]:
+    """Each question's words; kept in the content cache under the versions of the bank's `files`
+    and of this module (a quiz's start need not tokenise the whole bank again)."""
+    if not files:
+        return {q.id: _words(q) for q in corpus}
+    from normkata.content import cache
+    from normkata.content.reading import file_version
+
+    stamp = repr([(str(f), file_version(f)) for f in (*files, Path(__file__))]).encode()
+    kept = cache.read_plain("words", cache.digest(stamp))
+    if isinstance(kept, dict) and kept.keys() == {q.id for q in corpus}:
+        return kept
+    words = {q.id: _words(q) for q in corpus}
+    cache.write_plain("words", cache.digest(stamp), words)
+    return words
+
+
 class Facts:
     """Which questions of a bank are on one fact."""
 
-    def __init__(self, corpus: Sequence[Question], links: Mapping[str, Sequence[str]]) -> None:
-        self._words = {q.id: _words(q) for q in corpus}
+    def __init__(
+        self,
+        corpus: Sequence[Question],
+        links: Mapping[str, Sequence[str]],
+        words: Mapping[str, list[str]] | None = None,
+    ) -> None:
+        self._words = dict(words) if words is not None else corpus_words(corpus)
         self._documents = Counter(w for found in self._words.values() for w in set(found))
         self._total = max(1, len(corpus))
         self._vectors: dict[str, dict[str, float]] = {}  # made when first compared: a quiz compares a few

@@ -18,9 +18,10 @@ import weakref
 from collections.abc import Callable, Sequence
 from contextlib import closing, suppress
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
+from normkata import clock
 from normkata.errors import InputError
 from normkata.i18n import Text
 from normkata.record import values
@@ -47,7 +48,8 @@ FORGOTTEN = ""
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    """Now, by the learner's clock (normkata.clock): what every row is stamped with."""
+    return clock.now()
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from normkata import clock
+
 if TYPE_CHECKING:
     from fsrs import Card, Scheduler
 
@@ -74,7 +76,7 @@ def shown(value: object, limit: int = 60) -> str:
 
 
 def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
+    return clock.now()
 
 
 def moment(value: object, *, ahead: timedelta | None = SKEW, now: datetime | None = None) -> datetime:

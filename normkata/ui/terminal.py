@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -35,6 +36,7 @@ def make_console(*, quiet: bool = False, stderr: bool = False) -> Console:
 
     class _Console(Console):
         def print(self, *objects: Any, **options: Any) -> None:
+            objects = tuple(unquoted(o) if isinstance(o, str) else o for o in objects)
             if objects and all(isinstance(o, str) for o in objects) and not _shaped(options):
                 from normkata.ui.paragraph import CJKText, has_cjk
 
@@ -56,6 +58,16 @@ def make_console(*, quiet: bool = False, stderr: bool = False) -> Console:
 
 #: The options of a print that still apply to wrapped Chinese text.
 _PASSED_ON = ("style", "end", "width", "crop", "new_line_start")
+
+
+#: A command quoted in a text (`normkata review`, `pip install "x"`): the data marks it so (the
+#: MCP door shows Markdown, `with_lang_flags` finds it); a terminal shows it without the quotes.
+_QUOTED = re.compile(r"`((?:normkata|pip) [^`]*)`")
+
+
+def unquoted(text: str) -> str:
+    """`text` as a terminal shows it: a quoted command without its backticks."""
+    return _QUOTED.sub(r"\1", text) if "`" in text else text
 
 
 def _shaped(options: dict[str, Any]) -> bool:

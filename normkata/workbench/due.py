@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from normkata.actions import Action, spoken
 from normkata.grading.text import escape_name
 from normkata.record.attempts import Graded, KataEvent, KataLog
 from normkata.record.fields import event_detail
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from normkata.content.bank import Bank
     from normkata.content.katas import Kata
     from normkata.grading.contract import GradeResult
-    from normkata.practice.session import Practice
 
 KIND = "kata"
 PREFIX = "kata:"
@@ -161,10 +161,22 @@ def _moment(row: KataEvent | Graded | None) -> datetime | None:
 
 @dataclass(frozen=True)
 class Note:
-    """One line to show after a grade: `style` is a theme name."""
+    """One line to show after a grade: `style` is a theme name; `action`, what it suggests doing."""
 
     style: str
     text: str
+    action: Action | None = None
+
+    def words(self, lang: str) -> str:
+        """The line with its action as the door serving the call says it."""
+        if self.action is None:
+            return self.text
+        from normkata.i18n import t
+
+        return t("note.action", lang, text=self.text, action=spoken(self.action, lang))
+
+    def to_json(self) -> dict[str, object]:
+        return {"text": self.text, "action": None if self.action is None else self.action.to_json()}
 
 
 def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | None = None) -> list[Note]:
@@ -194,7 +206,8 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
                 )
             )
     if result.diagnosis:
-        from normkata.workbench.lessons import item_command, item_title, load_links, make_due
+        from normkata.content.links import load_links
+        from normkata.workbench.lessons import item_action, item_title, make_due
 
         if bank is None:
             from normkata.content.bank import load_bank
@@ -221,8 +234,8 @@ def after_attempt(store: Store, result: GradeResult, lang: str, bank: Bank | Non
                         kind=kind,
                         title=item_title(bank, items[0], lang),
                         more=more,
-                        cmd=item_command(bank, items[0]),
                     ),
+                    item_action(bank, items[0]),
                 )
             )
     return notes
@@ -289,57 +302,3 @@ def fresh_seed(store: Store, kata: str, rng: random.Random | None = None) -> int
         seed = rng.randrange(1, 2**31)
         if seed not in used:
             return seed
-
-
-def grade_file(kata: Kata, file: Path, seed: int, lang: str) -> GradeResult:
-    """One grade, as `normkata grade` runs it (a seam for tests)."""
-    from normkata.grading.client import grade_once
-
-    return grade_once(kata.id, file, seed=seed, lang=lang)
-
-
-@dataclass(frozen=True)
-class KataOutcome:
-    """What writing a kata again in `review` came to: its rating, or None when left unfinished."""
-
-    kata: str
-    rating: int | None
-
-
-def ask_kata(practice: Practice, kata: Kata, workspace: Path, index: int, total: int) -> KataOutcome | None:
-    """Write the kata again in `review`: fresh starter, Enter grades (new seed), h hint, s leave it."""
-    from rich.markup import escape
-
-    from normkata.grading import report
-    from normkata.i18n import t
-
-    lang, console = practice.lang, practice.console
-    console.print()
-    header = t("loop.kata_header", lang, i=index, n=total)
-    console.rule(f"[heading]{header}[/]  [quiz.meta]{escape(kata.title.in_(lang))}[/]")
-    target = keep_and_restart(practice.store, kata, workspace, lang)
-    console.print(t("loop.kata_again", lang, path=target, kata=kata.id))
-    log = KataLog(practice.store)
-    while True:
-        raw = practice.prompter.ask(t("loop.kata_prompt", lang))
-        if raw is None:
-            return None
-        choice = raw.strip().lower()
-        if choice == "s":
-            console.print(f"[muted]{t('loop.kata_left', lang, kata=kata.id)}[/]")
-            return KataOutcome(kata.id, None)
-        if choice == "h":
-            hint = log.take_hint(kata, lang)
-            console.print(f"[heading]{hint.heading(kata.id, lang)}[/]")
-            console.print(escape(hint.text))
-            continue
-        seed = fresh_seed(practice.store, kata.id)
-        result = grade_file(kata, target, seed, lang)
-        log.attempt(result, "auto")
-        report.render_compact(console, result)
-        for note in after_attempt(practice.store, result, lang, practice.bank):
-            console.print(f"[{note.style}]{escape(note.text)}[/]")
-        if result.passed:
-            review = practice.store.srs_card_json(item_id(kata.id))
-            rating = practice.store.last_rating(item_id(kata.id)) if review else None
-            return KataOutcome(kata.id, rating)

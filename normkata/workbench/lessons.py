@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from normkata.content.links import links_path, load_links
 from normkata.content.model import ContentIssue, Message
 from normkata.grading.text import escape_name
 from normkata.i18n import Text
@@ -20,55 +21,12 @@ from normkata.record.store import Store, iso, utcnow
 from normkata.record.values import BadValue, json_text, shown, skip
 
 if TYPE_CHECKING:
+    from normkata.actions import Action
     from normkata.content.bank import Bank
     from normkata.content.katas import Kata
 
-LINKS_FORMAT_VERSION = 1
-LINKS_FILE = "misconceptions.yaml"
-
 #: "Misconceptions met this week" on the dashboard.
 WEEK = timedelta(days=7)
-
-
-def links_path() -> Path:
-    from normkata.paths import katas_dir
-
-    return katas_dir() / LINKS_FILE
-
-
-def load_links(path: Path | None = None) -> tuple[dict[str, tuple[str, ...]], list[ContentIssue]]:
-    """misconception id -> item ids, and the file's problems (its shape only; ids are `check_links`')."""
-    from normkata.content.yamlnodes import LineDict, LineList, YamlSyntaxError, read_yaml_file
-
-    path = path or links_path()
-    if not path.is_file():
-        return {}, [ContentIssue(str(path), 1, "", Message("check.kata.missing_file"))]
-    try:
-        data = read_yaml_file(path)
-    except YamlSyntaxError as exc:
-        return {}, [ContentIssue(str(path), exc.line, "", exc.said)]
-    if not isinstance(data, LineDict) or set(data) != {"format_version", "links"}:
-        return {}, [ContentIssue(str(path), 1, "", Message("check.links.shape"))]
-    if data["format_version"] != LINKS_FORMAT_VERSION:
-        return {}, [
-            ContentIssue(
-                str(path),
-                data.key_lines["format_version"],
-                "format_version",
-                Message.of("check.version.bare", want=LINKS_FORMAT_VERSION),
-            )
-        ]
-    links, issues = {}, []
-    table = data["links"]
-    if not isinstance(table, LineDict):
-        return {}, [ContentIssue(str(path), data.key_lines["links"], "links", Message("check.mapping"))]
-    for key, items in table.items():
-        line = table.key_lines.get(key, table.line)
-        if not isinstance(items, LineList) or not all(isinstance(i, str) for i in items):
-            issues.append(ContentIssue(str(path), line, f"links.{key}", Message("check.links.ids")))
-            continue
-        links[str(key)] = tuple(items)
-    return links, issues
 
 
 def suite_misconceptions(katas: list[Kata]) -> dict[str, str]:
@@ -133,6 +91,12 @@ class Lesson:
     met_at: str  # ISO: the last grade that named it
     items: tuple[str, ...]  # every linked item, in the link table's order
     unreviewed: tuple[str, ...]  # those without a review since `met_at`
+    passed_since: bool = False  # the kata passed a grade after the mistake was last made
+
+    @property
+    def why_key(self) -> str:
+        """How a step that teaches it says why: a mistake still in the kata, or one it has left behind."""
+        return "advice.lesson.passed" if self.passed_since else "advice.lesson"
 
     @property
     def reviewed(self) -> bool:
@@ -153,13 +117,17 @@ def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None =
             met[one["id"]] = (escape_name(one.get("title") or one["id"]), escape_name(str(row.kata)), row.at)
 
     reviewed = store.last_reviews()
+    log = KataLog(store)
+    passed_at = {
+        kata: max((a.at for a in log.attempts(kata) if a.passed), default="") for _t, kata, _at in met.values()
+    }
     found = []
     for misconception, (title, kata, at) in met.items():
         items = links.get(misconception, ())
         unreviewed = tuple(i for i in items if reviewed.get(i, "") < at)
         names = suite_names(kata)
         shown = Text(*(names.misconception(misconception, lang) or title for lang in ("en", "zh")))
-        found.append(Lesson(misconception, shown, kata, at, items, unreviewed))
+        found.append(Lesson(misconception, shown, kata, at, items, unreviewed, passed_at.get(kata, "") > at))
     return sorted(found, key=lambda lesson: lesson.met_at, reverse=True)
 
 
@@ -187,9 +155,11 @@ def week_start(now: datetime | None = None) -> str:
     return iso((now or utcnow()) - WEEK)
 
 
-def item_command(bank: Bank, item_id: str) -> str:
-    """The command that practises one item."""
-    return f"normkata {'quiz' if bank.question(item_id) else 'interview'} --id {item_id}"
+def item_action(bank: Bank, item_id: str) -> Action:
+    """What practises one item: the quiz for a question, the interview for a card."""
+    from normkata.actions import Action
+
+    return Action.of("quiz" if bank.question(item_id) else "interview", id=(item_id,))
 
 
 #: An item's title on a line that says more: its prompt's first line, cut to this many characters.

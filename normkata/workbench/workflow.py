@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from normkata.actions import Action, argument, spoken
 from normkata.errors import InputError
 from normkata.i18n import t
 from normkata.record.attempts import Hint, KataLog, KataStatus
@@ -65,13 +66,13 @@ class Workbench:
         workspace file is a link or a special file (hint and solution: said before anything is counted)."""
         from normkata.workbench import files
 
-        chosen = self._named(name, lambda: t("kata.none_yet", self.lang, command=command))
+        chosen = self._named(name, lambda: self._none_yet(command))
         files.existing(self.file(chosen), self.lang)
         return chosen
 
     def gradeable(self, name: str | None) -> Kata:
         """As `kata` (for grade and watch), and its optional extras installed (kernel katas need Triton)."""
-        kata = self._named(name, lambda: t("grade.no_kata", self.lang))
+        kata = self._named(name, lambda: t("grade.no_kata", self.lang, start=self._say("kata", "rmsnorm")))
         if kata.requires and (missing := kata.missing_extras()):
             raise InputError(t("grade.needs_extra", self.lang, kata=kata.id, package=missing[0]))
         return kata
@@ -101,7 +102,7 @@ class Workbench:
         if given is not None and target.is_file():
             return target
         if given is None:
-            raise InputError(t("grade.no_file", self.lang, path=target, kata=kata.id))
+            raise InputError(self.no_file(target, kata))
         from normkata.ui.names import close_matches
 
         folder = target.parent if target.parent.is_dir() else Path.cwd()
@@ -112,7 +113,20 @@ class Workbench:
         nearby = [self.file(kata), *(folder / n for n in close_matches(target.name, names, n=1))]
         near = next((p for p in nearby if p.is_file()), None)
         hint = t("grade.no_file.similar", self.lang, near=near) if near else ""
-        raise InputError(t("grade.no_file.given", self.lang, path=target, cwd=Path.cwd(), hint=hint))
+        raise InputError(
+            t("grade.no_file.given", self.lang, arg=argument("file"), path=target, cwd=Path.cwd(), hint=hint)
+        )
+
+    def no_file(self, target: Path, kata: Kata) -> str:
+        """The learner's file of `kata` is not there: start the kata, or name a file."""
+        return t("grade.no_file", self.lang, path=target, start=self._say("kata", kata.id), arg=argument("file"))
+
+    def _none_yet(self, command: str) -> str:
+        named, start = self._say(command, "rmsnorm"), self._say("kata", "rmsnorm")
+        return t("kata.none_yet", self.lang, named=named, start=start)
+
+    def _say(self, action: str, kata: str) -> str:
+        return spoken(Action.of(action, kata=kata), self.lang)
 
     # -- working on it -----------------------------------------------------------------------------
 

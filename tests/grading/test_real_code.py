@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from normkata.content.katas import get_kata
+from normkata.content.links import load_links
 from normkata.grading.client import Grader
 from normkata.paths import katas_dir
-from normkata.workbench.lessons import load_links
 from tests.conftest import invoke
 
 pytestmark = pytest.mark.slow

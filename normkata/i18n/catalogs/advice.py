@@ -109,6 +109,10 @@ CATALOG = catalog(
             "your last {kata} grade named a mistake, {title}: {this} explains it",
             "你上次 {kata} 的评分指出了一个错误（{title}）：{this}讲清了原因",
         ),
+        "advice.lesson.passed": Text(
+            "{kata} passes now, but an earlier grade named a mistake, {title}: {this} explains it",
+            "{kata} 现在已通过，但之前的一次评分指出过一个错误（{title}）：{this}讲清了原因",
+        ),
         "advice.kind.card": Text("card", "卡片"),
         "advice.this.card": Text("this card", "这张卡片"),
         "advice.this.question": Text("this question", "这道题"),
@@ -123,8 +127,8 @@ CATALOG = catalog(
             "{kata}：用新的起始代码再写一遍（已通过；不重写的话 {date} 预计为 {recall}）",
         ),
         "dated.last_look": Text(
-            "{n} item(s) not due yet that would be under 90% on {date} (at {recall}): one last look",
-            "{n} 项尚未到期、但到 {date} 会低于 90%（预计 {recall}）：最后再看一遍",
+            "{n} item(s) not due yet that would be under {target} on {date} (at {recall}): one last look",
+            "{n} 项尚未到期、但到 {date} 会低于 {target}（预计 {recall}）：最后再看一遍",
         ),
         "dated.new_questions": Text(
             "{topic}: {n} question(s) never answered, met early enough to be reviewed before the day",
@@ -185,6 +189,18 @@ CATALOG = catalog(
         ),
         "deadline.day.today": Text(" (today)", "，今天"),
         "deadline.day.empty": Text("  nothing planned: today's minutes are spent", "  没有安排：今天的时间已用完"),
+        "deadline.day.empty.later": Text(
+            "  nothing planned: nothing falls due under {target} on the day and no new material fits",
+            "  没有安排：没有到期且当天会低于 {target} 的内容，也放不下新内容",
+        ),
+        "deadline.today_part": Text(
+            "Today's part of the plan toward {date}, within {minutes} min (`normkata plan` shows every day):",
+            "面向 {date} 的计划中今天的部分，共 {minutes} 分钟以内（`normkata plan` 显示每一天）：",
+        ),
+        "deadline.needs_date": Text(
+            "--{option} belongs to the plan toward an interview: give --until YYYY-MM-DD with it",
+            "--{option} 属于面向面试的计划：请同时给出 --until YYYY-MM-DD",
+        ),
         "deadline.col.recall": Text("On the day", "当天记得"),
         "deadline.weekday.0": Text("Mon", "周一"),
         "deadline.weekday.1": Text("Tue", "周二"),
@@ -198,13 +214,13 @@ CATALOG = catalog(
         ),
         "deadline.summary": Text(
             "Predicted recall on {date} of every question and card: {now} if you stop now, {planned} with this plan. "
-            "{solid} studied item(s) are solid (90% or more on the day) and left alone.",
+            "{solid} studied item(s) are solid ({target} or more on the day) and left alone.",
             "{date} 当天对全部题目与卡片的预计记忆：现在停下为 {now}，按此计划为 {planned}。"
-            "已学的 {solid} 项足够牢固（当天 90% 以上），不再安排。",
+            "已学的 {solid} 项足够牢固（当天 {target} 以上），不再安排。",
         ),
         "deadline.left_over": Text(
-            "{n} item(s) would still be under 90% on the day: more minutes a day would reach them.",
-            "仍有 {n} 项到当天会低于 90%：每天多留些时间才能顾及。",
+            "{n} item(s) would still be under {target} on the day: more minutes a day would reach them.",
+            "仍有 {n} 项到当天会低于 {target}：每天多留些时间才能顾及。",
         ),
         "deadline.new_left": Text(
             "{n} new piece(s) (questions, cards, katas) do not fit before the day.",

@@ -47,10 +47,12 @@ CATALOG = catalog(
         "agent.flow": Text(
             "A session with normkata: list_katas or standing; start_kata; the learner edits their file; grade; "
             "explain the named mistake; hint when they are stuck; grade again; solution after a pass. "
-            "quiz_question and check_answer practise the theory.",
+            "quiz_question and check_answer practise the theory; interview_card and rate_card the interview "
+            "questions; due, next_step and plan say what to do and when.",
             "使用 normkata 的一次练习：list_katas 或 standing；start_kata；学习者编辑自己的文件；grade；"
             "解释指出的错误；卡住时用 hint；再次 grade；通过后用 solution。"
-            "quiz_question 和 check_answer 用来练习理论。",
+            "quiz_question 和 check_answer 用来练习理论；interview_card 和 rate_card 练习面试问题；"
+            "due、next_step 和 plan 告诉你该做什么、何时做。",
         ),
         "agent.agents_md.head": Text(
             "# For coding assistants in this normkata workspace\n\n"
@@ -65,11 +67,13 @@ CATALOG = catalog(
             "## How to check their work\n\n"
             "If your client speaks the Model Context Protocol, connect the server `normkata mcp` (stdio): its "
             "tools are list_katas, instructions, start_kata, grade, hint, solution, quiz_question, "
-            "check_answer and standing. Otherwise run the commands: `normkata grade KATA` (the verdict and "
-            "the named mistakes), `normkata hint KATA` (the next hint), `normkata next` (what to do now).",
+            "check_answer, interview_card, rate_card, due, next_step, plan and standing. Otherwise run the "
+            "commands: `normkata grade KATA` (the verdict and the named mistakes), `normkata hint KATA` "
+            "(the next hint), `normkata next` (what to do now).",
             "## 如何检查他们的代码\n\n"
             "如果你的客户端支持 Model Context Protocol，请连接服务器 `normkata mcp`（stdio）：它的工具有 list_katas、"
-            "instructions、start_kata、grade、hint、solution、quiz_question、check_answer 和 standing。否则请运行命令："
+            "instructions、start_kata、grade、hint、solution、quiz_question、check_answer、interview_card、rate_card、"
+            "due、next_step、plan 和 standing。否则请运行命令："
             "`normkata grade KATA`（结论和指出的错误）、`normkata hint KATA`（下一条提示）、"
             "`normkata next`（现在该做什么）。",
         ),
@@ -95,6 +99,68 @@ CATALOG = catalog(
             "{path} already exists: the learner's work is kept as it is.", "{path} 已存在：学习者的代码保持不变。"
         ),
         "agent.kata.file": Text("The learner's file: {path}", "学习者的文件：{path}"),
+        "agent.next": Text("Next: {step}  ({why})", "下一步：{step}（{why}）"),
+        "agent.card.unknown": Text(
+            "id: no interview card {id!r} in the bank{hint}", "id：题库中没有面试卡片 {id!r}{hint}"
+        ),
+        "agent.card.rate": Text(
+            "Let the learner answer aloud or in writing, then call rate_card with id {id} and their own rating "
+            "(1 Again, 2 Hard, 3 Good, 4 Easy): it returns the key points and the model answer to compare with.",
+            "先让学习者口头或书面作答，再用 id {id} 和他们自己的评分调用 rate_card"
+            "（1 重来、2 困难、3 良好、4 简单）：它会返回要点和参考回答以供对照。",
+        ),
+        "agent.rating.range": Text(
+            "rating: 1 (Again), 2 (Hard), 3 (Good) or 4 (Easy), the learner's own; got {value}",
+            "rating：1（重来）、2（困难）、3（良好）或 4（简单），由学习者本人给出；收到的是 {value}",
+        ),
+        "agent.plan.empty": Text("Nothing planned.", "没有安排。"),
+        "agent.due.none": Text("Nothing is due now.", "现在没有到期的内容。"),
+        "agent.arg.type": Text("{arg}: must be {kind}, got {value}", "{arg}：必须是 {kind}，收到的是 {value}"),
+        "agent.arg.long": Text("{arg}: longer than {n} characters ({value})", "{arg}：超过 {n} 个字符（{value}）"),
+        "agent.arg.empty": Text("{arg}: empty", "{arg}：为空"),
+        "agent.arg.seed": Text(
+            "{arg}: a whole number from 0 to {high}, got {value}",
+            "{arg}：必须是 0 到 {high} 之间的整数，收到的是 {value}",
+        ),
+        "agent.arg.minutes": Text(
+            "{arg}: a whole number of minutes from 1 to 1440, got {value}",
+            "{arg}：必须是 1 到 1440 之间的整数分钟，收到的是 {value}",
+        ),
+        "agent.file.special": Text(
+            "{arg}: {path} is not a regular file (a device, a pipe or a file of /proc, /sys or /dev): not read",
+            "{arg}：{path} 不是普通文件（设备、管道，或 /proc、/sys、/dev 下的文件）：不会读取",
+        ),
+        "agent.prompt.tutor": Text(
+            "Start with standing or next_step and say in one sentence where the learner stands. Offer the step it "
+            "names. For a kata: start_kata, let them write, grade when they say so, explain each named mistake "
+            "with a question that leads to the fix, hint when they are stuck, grade again.",
+            "先调用 standing 或 next_step，用一句话说明学习者目前的水平，并建议它给出的那一步。"
+            "做编程练习时：start_kata，让学习者自己写，在他们要求时 grade，用引导性的问题解释每个指出的错误，"
+            "卡住时用 hint，然后再次 grade。",
+        ),
+        "agent.prompt.mock": Text(
+            "Run a mock interview of about 20 minutes: call interview_card, read its question aloud as an "
+            "interviewer would, let the learner answer fully without help, ask one follow-up of your own, then "
+            "ask them to rate themself and call rate_card with their rating. Then the next card. At the end, say "
+            "which key points they missed most often.",
+            "进行约 20 分钟的模拟面试：调用 interview_card，像面试官一样读出问题，让学习者在没有帮助的情况下完整作答，"
+            "追问一个你自己的问题，然后请他们自评并用其评分调用 rate_card。接着下一张卡片。"
+            "结束时指出他们最常遗漏的要点。",
+        ),
+        "agent.prompt.review": Text(
+            "Call due and go through what it lists, one item at a time: quiz questions with quiz_question and "
+            "check_answer (the learner answers first), cards with interview_card and rate_card. Stop when the "
+            "learner wants to; what was answered is kept.",
+            "调用 due，逐项处理它列出的内容：测验题用 quiz_question 和 check_answer（先让学习者作答），"
+            "卡片用 interview_card 和 rate_card。学习者想停就停；已作答的内容都会保存。",
+        ),
+        "agent.prompt.explain": Text(
+            "Call grade on the learner's kata (or read the last result), take the first named mistake, and explain "
+            "in your own words what it is and why it is wrong, pointing at the line of their file where it "
+            "appears. End with a question that leads them to the fix; do not write the fix.",
+            "对学习者的练习调用 grade（或读取上次的结果），取第一个指出的错误，用你自己的话解释它是什么、为什么错，"
+            "并指出它出现在学习者文件的哪一行。最后提出一个能引导他们找到修正方法的问题；不要替他们写出修正。",
+        ),
         "agent.standing.topic": Text("{topic}: {mastery:.0%} mastered", "{topic}：掌握 {mastery:.0%}"),
         "agent.standing.totals": Text(
             "{due} item(s) due now · {passed} of {katas} katas passed",

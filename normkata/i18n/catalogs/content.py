@@ -32,8 +32,8 @@ CATALOG = catalog(
             "unknown kata {name!r}{hint} (known: {known})", "没有编程练习 {name!r}{hint}（可选：{known}）"
         ),
         "topic.unknown": Text(
-            "--topic: unknown topic {topic!r}{hint} (known: {known})",
-            "--topic：没有主题 {topic!r}{hint}（可选：{known}）",
+            "{arg}: unknown topic {topic!r}{hint} (known: {known})",
+            "{arg}：没有主题 {topic!r}{hint}（可选：{known}）",
         ),
         "content.links.unlinked": Text(
             "Misconceptions no question or card teaches yet ({n}): {ids}",
@@ -164,6 +164,10 @@ CATALOG = catalog(
         "check.kata.misconception_twice": Text("misconception {id} is listed twice", "误区 {id} 列出了两次"),
         "check.kata.texts": Text("expected en and zh texts", "应为 en 和 zh 两种文本"),
         "check.kata.home": Text("must be one of the kata's topics ({topics})", "必须是本练习的主题之一（{topics}）"),
+        "check.kata.core": Text(
+            "must be a whole number from 1 to 99: the kata's place among the core katas, 1 asked likeliest",
+            "必须是 1 到 99 的整数：本练习在核心练习中的位置，1 表示面试最可能考",
+        ),
         "check.kata.home_unknown": Text("home topic {topic} is no topic of the bank", "主题 {topic} 不在题库中"),
         "check.names.case_base": Text(
             "{value} is no case name (a test's name without test_)", "{value} 不是用例名（去掉 test_ 的测试函数名）"

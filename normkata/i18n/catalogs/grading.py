@@ -19,20 +19,20 @@ CATALOG = catalog(
             "Cases of {kata} (inputs are drawn from each run's seed)", "{kata} 的用例（输入由每次运行的种子生成）"
         ),
         "grade.no_kata": Text(
-            "No kata to grade yet: start one with normkata kata rmsnorm.",
-            "还没有可评测的练习：先运行 normkata kata rmsnorm。",
+            "No kata to grade yet: start one with {start}.",
+            "还没有可评测的练习：先用 {start} 开始一个。",
         ),
         "grade.no_file": Text(
-            "{path} not found: run normkata kata {kata} first, or pass --file.",
-            "找不到 {path}：请先运行 normkata kata {kata}，或用 --file 指定文件。",
+            "{path} not found: start the kata first ({start}), or name a file with {arg}.",
+            "找不到 {path}：请先开始这个练习（{start}），或用 {arg} 指定文件。",
         ),
         "grade.needs_extra": Text(
             '{kata} needs an optional extra that is not installed: pip install "{package}" (then grade again).',
             '{kata} 需要尚未安装的可选依赖，安装后再评测：pip install "{package}"',
         ),
         "grade.no_file.given": Text(
-            "--file {path}: no such file (looked in {cwd}). Check the path{hint}.",
-            "--file {path}：没有这个文件（在 {cwd} 中查找）。请检查路径{hint}。",
+            "{arg} {path}: no such file (looked in {cwd}). Check the path{hint}.",
+            "{arg} {path}：没有这个文件（在 {cwd} 中查找）。请检查路径{hint}。",
         ),
         "grade.no_file.similar": Text(", or grade {near}", "，或改为评测 {near}"),
         "report.title": Text("Grading {file} (kata {kata})", "评测 {file}（练习 {kata}）"),

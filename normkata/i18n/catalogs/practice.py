@@ -103,8 +103,8 @@ CATALOG = catalog(
             "自评：1 重来  2 困难  3 良好  4 简单",
         ),
         "back.line": Text(
-            "Comes back in normkata review: {groups}.",
-            "在 normkata review 中再次出现：{groups}。",
+            "Comes back in {review}: {groups}.",
+            "在 {review} 中再次出现：{groups}。",
         ),
         "back.group": Text("{n} {when}", "{when} {n} 项"),
         # -- when an item is due again (srs.when) --
@@ -124,6 +124,7 @@ CATALOG = catalog(
         "card.rate.with": Text("How did you do? {choices}", "自评：{choices}"),
         "card.rate.invalid": Text("Type 1, 2, 3 or 4.", "请输入 1、2、3 或 4。"),
         "card.next_due": Text("Next review: {when}", "下次复习：{when}"),
+        "card.skipped": Text("Skipped: not rated, it comes back as it was.", "已跳过：不评分，保持原来的复习安排。"),
         "card.none": Text("No interview cards match those filters.", "没有符合条件的面试卡片。"),
         "card.done": Text(
             "{rated} card(s) rated and saved.",
@@ -224,8 +225,8 @@ CATALOG = catalog(
             "在此之前使用默认参数。",
         ),
         "optimize.missing": Text(
-            'Fitting FSRS parameters needs py-fsrs\'s optimizer extra ({why}): pip install "fsrs[optimizer]"',
-            '拟合 FSRS 参数需要 py-fsrs 的优化器依赖（{why}）：pip install "fsrs[optimizer]"',
+            'Fitting FSRS parameters needs the optimizer extra: pip install "normkata[optimizer]" ({why}).',
+            '拟合 FSRS 参数需要优化器依赖：`pip install "normkata[optimizer]"`（{why}）。',
         ),
         "optimize.fitting": Text("Fitting FSRS parameters on {n} reviews...", "正在用 {n} 次复习拟合 FSRS 参数……"),
         "optimize.result": Text(

@@ -76,14 +76,15 @@ CATALOG = catalog(
             "Hint for the mistake your last {kata} grade named: {title}", "针对你上次 {kata} 评测指出的错误：{title}"
         ),
         "hint.named.more": Text(
-            "(normkata hint {kata} again gives the next of the kata's own hints.)",
-            "（再运行 normkata hint {kata} 会给出本练习的下一条提示。）",
+            "({call} again gives the next of the kata's own hints.)",
+            "（再用 {call} 会给出本练习的下一条提示。）",
         ),
         "hint.passed": Text(
-            "{kata} is passed: no hint needed. normkata solution {kata} shows the reference beside your file; "
-            "normkata hint {kata} --level 1 shows a hint anyway.",
-            "{kata} 已通过，无需提示。normkata solution {kata} 会把参考答案和你的文件对照显示；"
-            "仍想看提示可用 normkata hint {kata} --level 1。",
+            "{kata} is passed: no hint needed. {solution} shows the reference beside your file.",
+            "{kata} 已通过，无需提示。{solution} 会把参考答案和你的文件对照显示。",
+        ),
+        "hint.passed.level": Text(
+            "`normkata hint {kata} --level 1` shows a hint anyway.", "仍想看提示可用 `normkata hint {kata} --level 1`。"
         ),
         "hint.title.last": Text(
             "Hint {level}/{total} for {kata} (last hint)", "{kata} 的提示 {level}/{total}（最后一条）"
@@ -102,10 +103,14 @@ CATALOG = catalog(
             "你通过的文件（{path}）与参考答案对照：- 你的，+ 参考答案",
         ),
         "solution.same": Text("Your file is the reference, line for line.", "你的文件与参考答案逐行相同。"),
+        "solution.closed": Text(
+            "The reference solution of {kata} opens after a pass (or when you give up).",
+            "{kata} 的参考答案在通过之后（或你选择放弃时）才开放。",
+        ),
         "solution.kept": Text("Solution not shown. Keep going!", "未显示答案。继续加油！"),
         "kata.none_yet": Text(
-            "No kata started yet: name one (normkata {command} rmsnorm) or start one with normkata kata rmsnorm.",
-            "还没有开始任何编程练习：请指定一个（normkata {command} rmsnorm），或先运行 normkata kata rmsnorm。",
+            "No kata started yet: name one ({named}) or start one with {start}.",
+            "还没有开始任何编程练习：请指定一个（{named}），或先用 {start} 开始一个。",
         ),
         "hint.level_range": Text("--level: {kata} has hints 1 to {n}", "--level：{kata} 的提示编号为 1 到 {n}"),
         "hint.all_or_level": Text("--all and --level: give one or the other", "--all 和 --level 只能选一个"),
@@ -120,9 +125,10 @@ CATALOG = catalog(
         "loop.reason.failed": Text("passed after failing grades", "经过失败的评分后通过"),
         "loop.reason.time": Text("passed within twice its {minutes} min", "在预计 {minutes} 分钟的两倍内通过"),
         "loop.teach": Text(
-            "Now due, to learn why ({mistake}): the {kind} “{title}”{more}  ({cmd})",
-            "已设为到期，讲清原因（{mistake}）的是{kind}“{title}”{more}（{cmd}）。",
+            "Now due, to learn why ({mistake}): the {kind} “{title}”{more}",
+            "已设为到期，讲清原因（{mistake}）的是{kind}“{title}”{more}",
         ),
+        "note.action": Text("{text}  ({action})", "{text}（{action}）"),
         "loop.teach.more": Text(" and {n} more", "，另有 {n} 项"),
         "loop.kata_header": Text("Kata {i}/{n}: write it again", "编程练习 {i}/{n}：再写一遍"),
         "loop.kata_again": Text(

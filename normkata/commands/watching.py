@@ -5,7 +5,8 @@ on the file's folder, so editors that save by writing a new file and renaming it
 keys (one keystroke on a terminal, one line per key otherwise) and a slow probe that notices
 a file changing without any event (a filesystem that sends none: `--manual` is the way there).
 Saves that arrive while a grade runs are coalesced into one re-grade; a save that leaves the
-content unchanged grades nothing.
+content unchanged grades nothing. Grading, keeping, hints, the solution and the next kata are
+the learner's loop (normkata.loop.learner): this module only watches and presents.
 """
 
 from __future__ import annotations
@@ -33,8 +34,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from normkata.content.katas import Kata
-    from normkata.grading.client import Grader
-    from normkata.workbench.workflow import Workbench
+    from normkata.loop.learner import Learner
 
 #: Milliseconds watchfiles waits for a burst of events to settle (an editor's save is a burst).
 DEBOUNCE_MS = 30
@@ -58,13 +58,11 @@ class WatchSettings:
 
 
 class Watcher:
-    """The watch loop: one kata file at a time, graded by one warm grader."""
+    """The watch loop: one kata file at a time, graded through the learner's warm grading service."""
 
-    def __init__(
-        self, kata: Kata, file: Path, settings: WatchSettings, bench: Workbench, console: Console, grader: Grader
-    ) -> None:
+    def __init__(self, kata: Kata, file: Path, settings: WatchSettings, learner: Learner, console: Console) -> None:
         self.kata, self.file, self.settings = kata, file, settings
-        self.bench, self.console, self.grader = bench, console, grader
+        self.learner, self.console = learner, console
         self.events: queue.Queue[Event] = queue.Queue()
         self.stop = threading.Event()  # the whole watch
         self.watching = threading.Event()  # set: the file watcher of the current file stops
@@ -156,25 +154,21 @@ class Watcher:
             return
         self.last_digest = digest
         try:
-            result = self.grader.grade(
-                self.kata.id, self.file, device=self.settings.device, timeout=self.settings.timeout, lang=lang
+            kept = self.learner.grade_file(
+                self.kata, self.file, device=self.settings.device, timeout=self.settings.timeout
             )
         except (GraderError, InputError) as error:
             self._say(str(error), style="warn")
             return
-        shown = result.to_json()
-        notes = self.bench.record(result, self.settings.device)
         if self.settings.jsonl:
-            sys.stdout.write(json.dumps(shown, ensure_ascii=False) + "\n")
+            sys.stdout.write(json.dumps(kept.result.to_json(), ensure_ascii=False) + "\n")
             sys.stdout.flush()
             return
-        from normkata.grading.report import render_compact
+        from normkata.commands.kept import print_kept
 
         self.console.print(f"[muted]{time.strftime('%H:%M:%S')}[/]")
-        render_compact(self.console, result)
-        for note in notes:
-            self._say(note.text, style=note.style)
-        if result.passed:
+        print_kept(self.console, kept, lang, compact=True)
+        if kept.result.passed:
             self._say(t("watch.passed", lang, kata=self.kata.id))
 
     # -- keys ----------------------------------------------------------------------------------
@@ -191,7 +185,7 @@ class Watcher:
         if self.confirming:  # the answer to "give up and see the solution?": that key does nothing else
             self.confirming = False
             if key == "y":
-                self.bench.give_up(self.kata)
+                self.learner.solution(self.kata.id, give_up=True)  # recorded as giving up
                 self._show_solution()
             else:
                 self._say(t("solution.kept", self.settings.lang))
@@ -204,33 +198,41 @@ class Watcher:
         return True
 
     def _hint(self) -> None:
+        from normkata.actions import Action, spoken
         from normkata.workbench.workflow import Passed
 
         lang = self.settings.lang
-        hint = self.bench.next_hint(self.kata)
-        if isinstance(hint, Passed):
-            self._say(t("hint.passed", lang, kata=self.kata.id), style="kata.pass")
+        _kata, shown, _none_left = self.learner.hint(self.kata.id)
+        if isinstance(shown, Passed):
+            solution = spoken(Action.of("solution", kata=self.kata.id), lang)
+            self._say(t("hint.passed", lang, kata=self.kata.id, solution=solution), style="kata.pass")
             return
-        self._say(hint.heading(self.kata.id, lang), style="heading")
-        self._say(hint.text)
+        for hint in shown:
+            self._say(hint.heading(self.kata.id, lang), style="heading")
+            self._say(hint.text)
 
     def _next_kata(self) -> None:
+        """The next kata's instructions, and its file watched from now on: graded at its first save
+        (an untouched starter is not a grade of anything the learner wrote)."""
+        from rich.markdown import Markdown
+
         try:
-            following, started = self.bench.next_kata(self.kata)
+            following = self.learner.following(self.kata.id)
         except InputError as error:  # its file is a link, say: said, and the watch stays on this kata
             self._say(str(error), style="warn")
             return
-        if started:
-            self._say(t("kata.written", self.settings.lang, path=started.file))
+        if following.started is not None and following.started.written:
+            self._say(t("kata.written", self.settings.lang, path=following.file))
         self.watching.set()  # the file watcher follows the old file: start one for the new file
         self.watching = threading.Event()
-        self.kata, self.file, self.last_digest = following, self.bench.file(following), None
+        self.kata, self.file = following.kata, following.file
+        self.last_digest = _digest(self.file)
+        self.console.print(Markdown(following.text))  # as `normkata kata NAME` shows them
         self._start_watching()
         self._say(t("watch.start", self.settings.lang, file=self.file, kata=self.kata.id))
-        self.grade(force=True)
 
     def _list(self) -> None:
-        for kata, status in self.bench.statuses():
+        for kata, status in self.learner.katas(strict=False):
             mark = "→" if kata.id == self.kata.id else " "
             label = t(f"kata.status.{status.status}", self.settings.lang)
             self._say(f"{mark} {kata.id:<20} {label}")
@@ -238,7 +240,7 @@ class Watcher:
     def _solution(self) -> None:
         """As `normkata solution`: after a pass, the reference and your file beside it; before one,
         only once you confirm giving up (y), which is recorded."""
-        if not self.bench.solution_open(self.kata):
+        if not self.learner.solution_open(self.kata.id):
             self.confirming = True
             self._say(t("watch.solution_confirm", self.settings.lang, kata=self.kata.id), style="warn")
             return
@@ -247,7 +249,8 @@ class Watcher:
     def _show_solution(self) -> None:
         from normkata.workbench.showing import show_solution
 
-        show_solution(self.console, self.bench, self.kata, self.settings.lang, self.file)
+        with self.learner.bench() as bench:
+            show_solution(self.console, bench, self.kata, self.settings.lang, self.file)
 
     def _say(self, message: str, style: str = "muted") -> None:
         from rich.markup import escape
