@@ -1,7 +1,7 @@
 """The Triton RMSNorm kata's files compiled on a GPU: correctness of each file and its speed.
 
 Run `python benchmarks/triton_gpu.py [FILE ...]` on a machine with CUDA and triton (no other
-normkata dependency: it imports only normkata.grading.kernels and the files). For each file
+normkata dependency: it imports only normkata.grading.worker.kernels and the files). For each file
 (default: the reference and the kata's correct fixtures) it runs `rmsnorm_forward` compiled
 (no interpreter) on the suite's kinds of input (widths that are and are not powers of two,
 d = 1, strided rows with NaN in the gaps, bf16, fp16 near 300), compares y and rstd with a
@@ -22,7 +22,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from normkata.grading.kernels import TIMED_SHAPE, _timings  # noqa: E402
+from normkata.grading.messages import TIMED_SHAPE  # noqa: E402
+from normkata.grading.worker.kernels.launcher import _timings  # noqa: E402
 
 TOL = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3}
 CASES = [

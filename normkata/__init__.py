@@ -15,7 +15,8 @@ The package stands in layers; each imports only what stands below it (pyproject.
     record/            the progress store, its migrations, kata attempts, export/import
     content/           question banks, cards, the kata catalog and its suites' names
     actions            a next step as data, and the vocabulary each door words it in
-    ui/                the terminal, shared command-line options, names the learner types
+    ui/ files          the terminal, shared command-line options, names the learner types;
+                       files and folders someone else controls, opened one guarded way
     i18n, paths        one voice in two languages (Text, t, the catalogs' lookup); where files live
     errors, threads, clock
                        the basics every layer may use (clock: the learner's time and zone)

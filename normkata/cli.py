@@ -177,6 +177,11 @@ def _one_line_error(exc: Exception) -> click.ClickException | None:
     record = sys.modules.get("normkata.record.store")
     grader_errors = sys.modules.get("normkata.grading.errors")
     if isinstance(exc, InputError) or (grader_errors is not None and isinstance(exc, grader_errors.GraderError)):
+        said = getattr(exc, "in_", None)  # worded where it is shown (normkata.files.Refused): in the reader's language
+        if callable(said):
+            from normkata.ui.options import safe_lang
+
+            return OneLineError(said(safe_lang()))
         return OneLineError(str(exc))
     if record is not None and record.is_database_error(exc):  # no database error without the record loaded
         from normkata.ui.options import safe_lang

@@ -16,17 +16,17 @@ def grade_result(
     file: str = "x.py",
     lang: str = "en",
 ) -> GradeResult:
-    """A result with these cases (name -> status) and misconceptions (id -> title); `score` and
+    """A result with these cases (id -> status, each titled by its id) and misconceptions (id -> title); `score` and
     `max_score` add passing, then failing, cases named `cN` until the counts are met."""
-    shown = [CaseResult(name, Category.FORWARD, Status(status)) for name, status in (cases or {}).items()]
+    shown = [CaseResult(name, name, Category.FORWARD, Status(status)) for name, status in (cases or {}).items()]
     passing = sum(c.status is Status.PASSED for c in shown)
     extra = 0
     while score is not None and passing < score:
         extra += 1
         passing += 1
-        shown.append(CaseResult(f"c{extra}", Category.FORWARD, Status.PASSED))
+        shown.append(CaseResult(f"c{extra}", f"c{extra}", Category.FORWARD, Status.PASSED))
     while max_score is not None and len(shown) < max_score:
         extra += 1
-        shown.append(CaseResult(f"c{extra}", Category.FORWARD, Status.FAILED))
+        shown.append(CaseResult(f"c{extra}", f"c{extra}", Category.FORWARD, Status.FAILED))
     diagnosis = [Diagnosis(mid, title, "", 1) for mid, title in (named or {}).items()]
     return GradeResult(kata, file, shown, diagnosis, seed, "test", 1.0, "", lang)

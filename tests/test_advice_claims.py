@@ -77,7 +77,11 @@ def test_one_right_answer_keeps_a_topic_and_its_kata_in_the_plan(runner, store) 
 
 def named_grade(kata: str, named: list[tuple[str, str, int]], passed: bool = False) -> GradeResult:
     """A grade naming misconceptions (id, title, cases), in an order the report does not use."""
-    cases = [CaseResult("forward [2x8-cpu]", Category.FORWARD, Status.PASSED if passed else Status.FAILED)]
+    cases = [
+        CaseResult(
+            "forward[2x8-cpu]", "forward [2x8-cpu]", Category.FORWARD, Status.PASSED if passed else Status.FAILED
+        )
+    ]
     diagnosis = [Diagnosis(mid, title, "", n) for mid, title, n in named]
     return GradeResult(kata, "rmsnorm.py", cases, diagnosis, 1, "test", 1.0)
 

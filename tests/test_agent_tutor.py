@@ -297,13 +297,13 @@ def test_the_tools_arguments_are_bounded(workspace: Path, tmp_path: Path, db) ->
     with pytest.raises(InputError) as long_id:
         tutor.instructions("x" * 100_000)
     assert len(str(long_id.value)) < 200 and "kata:" in str(long_id.value)
-    with pytest.raises(InputError, match=r"^file: /proc/self/environ is not a regular file"):
+    with pytest.raises(InputError, match=r"^/proc/self/environ is a file of procfs, not of a regular file system"):
         tutor.grade("rmsnorm", "/proc/self/environ")
-    with pytest.raises(InputError, match=r"^file: /dev/zero is not a regular file"):
+    with pytest.raises(InputError, match=r"^/dev/zero is a (character )?device"):
         tutor.grade("rmsnorm", "/dev/zero")
     link = tmp_path / "environ.py"
     link.symlink_to("/proc/self/environ")
-    with pytest.raises(InputError, match="is not a regular file"):
+    with pytest.raises(InputError, match="environ.py is a symbolic link"):
         tutor.grade("rmsnorm", str(link))
     with pytest.raises(InputError, match=r"^rating: 1 \(Again\)"):
         tutor.rate_card(load_card_id(), 5)

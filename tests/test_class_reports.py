@@ -22,7 +22,7 @@ from normkata.grading.formats import to_gradescope
 from tests.conftest import invoke
 
 KATA = get_kata("rmsnorm")
-PASSED = CaseResult("forward [3x16-cpu]", Category.FORWARD, Status.PASSED)
+PASSED = CaseResult("forward[3x16-cpu]", "forward [3x16-cpu]", Category.FORWARD, Status.PASSED)
 
 
 def result(*cases: CaseResult, named: tuple[Diagnosis, ...] = (), lang: str = "en") -> GradeResult:
@@ -35,7 +35,7 @@ def erred(
     message: str = "RMSNorm(8): it broke",
     status: Status = Status.ERROR,
 ) -> CaseResult:
-    return CaseResult("forward [2x5x8-cpu]", category, status, message, None, None, cause)
+    return CaseResult("forward[2x5x8-cpu]", "forward [2x5x8-cpu]", category, status, message, None, None, cause)
 
 
 EPS = Diagnosis("rms-eps-outside-sqrt", "eps added outside the square root", "Put eps inside.", 3)
@@ -49,6 +49,7 @@ FORBIDDEN = erred(Cause.FORBIDDEN, Category.INTEGRITY, "rmsnorm.py uses rms_norm
         (
             result(
                 CaseResult(
+                    "import",
                     "import",
                     Category.STATE,
                     Status.ERROR,
@@ -64,7 +65,11 @@ FORBIDDEN = erred(Cause.FORBIDDEN, Category.INTEGRITY, "rmsnorm.py uses rms_norm
         ),
         # In a folder submission the file that does not parse may be a helper module.
         (
-            result(CaseResult("import", Category.STATE, Status.ERROR, "IMPORT ERROR ...", None, None, Cause.SYNTAX)),
+            result(
+                CaseResult(
+                    "import", "import", Category.STATE, Status.ERROR, "IMPORT ERROR ...", None, None, Cause.SYNTAX
+                )
+            ),
             {"rmsnorm.py": b"from helper import f\n", "helper.py": b"def f(:\n"},
             "syntax error at line 1 of helper.py",
             ["syntax-error"],
@@ -72,6 +77,7 @@ FORBIDDEN = erred(Cause.FORBIDDEN, Category.INTEGRITY, "rmsnorm.py uses rms_norm
         (
             result(
                 CaseResult(
+                    "import",
                     "import",
                     Category.STATE,
                     Status.ERROR,
@@ -120,8 +126,8 @@ FORBIDDEN = erred(Cause.FORBIDDEN, Category.INTEGRITY, "rmsnorm.py uses rms_norm
         (
             result(
                 PASSED,
-                CaseResult("a", Category.STATE, Status.FAILED, "x"),
-                CaseResult("b", Category.GRADIENTS, Status.FAILED, "y"),
+                CaseResult("a", "a", Category.STATE, Status.FAILED, "x"),
+                CaseResult("b", "b", Category.GRADIENTS, Status.FAILED, "y"),
             ),
             {"": b""},
             "2 cases failed (module state, gradients)",
@@ -137,15 +143,17 @@ def test_every_failing_grade_says_why(
 
 
 def test_reasons_in_chinese() -> None:
-    syntax = result(CaseResult("import", Category.STATE, Status.ERROR, "", None, None, Cause.SYNTAX), lang="zh")
+    syntax = result(
+        CaseResult("import", "import", Category.STATE, Status.ERROR, "", None, None, Cause.SYNTAX), lang="zh"
+    )
     assert reason_of(syntax, {"": b"class X(:\n"}, KATA, "zh").text == "第 1 行语法错误"
-    wrong = result(PASSED, CaseResult("a", Category.STATE, Status.FAILED, "x"), lang="zh")
+    wrong = result(PASSED, CaseResult("a", "a", Category.STATE, Status.FAILED, "x"), lang="zh")
     assert reason_of(wrong, {"": b""}, KATA, "zh").text == "1 个用例未通过（模块状态）"
 
 
 def test_only_a_file_that_never_imported_is_out_of_the_reference_max() -> None:
     assert stopped_at_import(
-        result(CaseResult("import", Category.STATE, Status.ERROR, "", None, None, Cause.MISSING_CLASS))
+        result(CaseResult("import", "import", Category.STATE, Status.ERROR, "", None, None, Cause.MISSING_CLASS))
     )
     assert not stopped_at_import(result(PASSED, erred(Cause.CRASH)))
 
@@ -163,6 +171,7 @@ def test_the_markdown_report_is_grades_terminal_report(tmp_path: Path) -> None:
     graded = result(
         PASSED,
         CaseResult(
+            "forward[8-cpu]",
             "forward [8-cpu]",
             Category.FORWARD,
             Status.FAILED,
@@ -171,7 +180,7 @@ def test_the_markdown_report_is_grades_terminal_report(tmp_path: Path) -> None:
         ),
         named=(EPS,),
     )
-    row = Row("alice", "false", "1", "2", "eps added outside the square root", seed="7", sha256="ab" * 32)
+    row = Row("alice", False, 1, 2, "eps added outside the square root", seed=7, sha256="ab" * 32)
     text = markdown_report(row, graded, "en")
     body = terminal_report(graded)
     assert f"```text\n{body}\n```\n" in text
@@ -188,8 +197,8 @@ def test_the_markdown_report_is_grades_terminal_report(tmp_path: Path) -> None:
 
 def test_nothing_a_submission_controls_acts_as_markdown() -> None:
     message = "```\n![x](https://evil.example/track.png) <img src=x> ````` [link](http://x)"
-    graded = result(CaseResult("forward", Category.FORWARD, Status.FAILED, message))
-    row = Row("[me](http://evil.example) <b>", "false", "0", "1", "![x](http://evil.example/x.png) | # h")
+    graded = result(CaseResult("forward", "forward", Category.FORWARD, Status.FAILED, message))
+    row = Row("[me](http://evil.example) <b>", False, 0, 1, "![x](http://evil.example/x.png) | # h")
     text = markdown_report(row, graded, "en")
     fence = re.search(r"^(`{3,})text$", text, re.MULTILINE)
     assert fence is not None and len(fence.group(1)) == 6  # longer than the five backticks inside
@@ -254,7 +263,7 @@ def test_extra_state_is_not_told_to_rename_the_gain() -> None:
     """A module whose state_dict only holds more than torch's (eps as a buffer) keeps it out; a
     module missing torch's keys is told how to name them."""
     from normkata.grading.checks import configure, load_fix
-    from normkata.grading.contract import StateLoad
+    from normkata.grading.messages import StateLoad
 
     naming = "Fix: name the gain `weight`, a Parameter of shape (hidden_size,)."
     configure(0, "en")

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import click
 import pytest
 
 from normkata.classroom import batch
@@ -44,10 +45,19 @@ class ClassGrader(FakeGrader):
         self.options.append(options)
         cause, status, category = kinds[word]
         cases = [
-            CaseResult("import" if cause is Cause.SYNTAX else "forward", category, status, "no", None, None, cause)
+            CaseResult(
+                "import" if cause is Cause.SYNTAX else "forward",
+                "import" if cause is Cause.SYNTAX else "forward",
+                category,
+                status,
+                "no",
+                None,
+                None,
+                cause,
+            )
         ]
         if cause is Cause.FORBIDDEN:
-            cases.insert(0, CaseResult("forward", Category.FORWARD, Status.PASSED))
+            cases.insert(0, CaseResult("forward", "forward", Category.FORWARD, Status.PASSED))
         seed = options.get("seed")
         return GradeResult(
             kata_id,
@@ -491,11 +501,12 @@ def test_export_refuses_a_shard_and_a_tampered_gradebook(runner, fake, tmp_path:
 
 
 def test_points_scale_and_blank() -> None:
-    row = Row("a", "false", "30", "45", "x")
+    row = Row("a", False, 30, 45, "x")
     assert points(SignedRow(row, ["wrong-results"]), None) == "30"
     assert points(SignedRow(row, ["wrong-results"]), 10) == "6.67"
     assert points(SignedRow(row, ["global-state"]), 10) == "0"
-    assert points(SignedRow(Row("a", max_score="45", error="x"), []), 10) == ""
+    assert points(SignedRow(Row("a", max_score=45, error="x"), []), 10) == ""
+    assert points(SignedRow(Row("a", False, 0, 45, "x"), []), 10) == "0"  # graded 0: a grade, not a blank
 
 
 def test_the_key_may_be_hex_as_openssl_writes_it(isolated_home: Path) -> None:
@@ -507,3 +518,32 @@ def test_the_key_may_be_hex_as_openssl_writes_it(isolated_home: Path) -> None:
         grading_key()
     os.unlink(isolated_home / "grade-all.key")
     assert len(grading_key()) == 32
+
+
+def test_a_row_reads_back_typed_and_only_as_written() -> None:
+    """A gradebook row holds typed values; its cells (gradebook.csv, the manifests) are read back
+    only when spelled as `cells()` writes them, so a hand-edited "yes" or "+5" is no row."""
+    row = Row("alice", True, 5, 5, "", ("rms-no-eps", "stateful-forward"), 0.412, 7, "ab" * 32, "alice")
+    cells = row.cells()
+    assert cells["passed"] == "true" and cells["score"] == "5" and cells["duration_s"] == "0.412"
+    assert cells["misconceptions"] == "rms-no-eps;stateful-forward" and cells["seed"] == "7"
+    assert Row.of(cells) == row
+    assert Row.of(Row("bob", error="timed out").cells()) == Row("bob", error="timed out")
+    for column, value in (("passed", "yes"), ("score", "+5"), ("duration_s", "nan"), ("seed", "seven")):
+        with pytest.raises(ValueError):
+            Row.of({**cells, column: value})
+
+
+def test_each_lms_and_each_grade_format_is_one_entry_the_commands_read() -> None:
+    from normkata.classroom.lms import LMS
+    from normkata.commands.classroom import export_command
+    from normkata.commands.grade import grade
+    from normkata.grading.formats import FORMATS
+
+    def choices(command: click.Command, option: str) -> tuple[str, ...]:
+        param = next(p for p in command.params if p.name == option)
+        assert isinstance(param.type, click.Choice)
+        return tuple(param.type.choices)
+
+    assert choices(export_command, "lms") == tuple(LMS) == ("canvas", "moodle")
+    assert choices(grade, "fmt") == tuple(FORMATS) == ("gradescope", "junit", "exercism")

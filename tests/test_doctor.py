@@ -134,7 +134,7 @@ def test_another_triton_release_is_a_problem_saying_the_interpreter_differs(runn
 
 
 def test_the_tested_triton_or_none_is_no_problem(runner, confined, monkeypatch) -> None:
-    from normkata.grading.kernels import TESTED_TRITON
+    from normkata.grading.messages import TESTED_TRITON
 
     for version in (TESTED_TRITON, None):
         monkeypatch.setattr("normkata.advice.doctor._triton_version", lambda v=version: v)

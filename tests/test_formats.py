@@ -25,14 +25,34 @@ HINT = "Use x * rsqrt(mean(x_sq) + eps)"
 
 def a_result(lang: str = "en") -> GradeResult:
     cases = [
-        CaseResult("weight parameter and state dict", Category.STATE, Status.PASSED),
+        CaseResult("weight_parameter", "weight parameter and state dict", Category.STATE, Status.PASSED),
         CaseResult(
-            "forward [2x5x8-cpu]", Category.FORWARD, Status.FAILED, EPS_MESSAGE, "rms-eps-outside-sqrt", EPS_CALL
+            "forward[2x5x8-cpu]",
+            "forward [2x5x8-cpu]",
+            Category.FORWARD,
+            Status.FAILED,
+            EPS_MESSAGE,
+            "rms-eps-outside-sqrt",
+            EPS_CALL,
         ),
-        CaseResult("forward [3x16-cpu]", Category.FORWARD, Status.ERROR, HOSTILE, call="RMSNorm(16) in forward"),
-        CaseResult("forward [2x5x8-cuda]", Category.CUDA, Status.SKIPPED, "CUDA is not available on this machine"),
-        CaseResult("uses no forbidden API", Category.INTEGRITY, Status.PASSED),
         CaseResult(
+            "forward[3x16-cpu]",
+            "forward [3x16-cpu]",
+            Category.FORWARD,
+            Status.ERROR,
+            HOSTILE,
+            call="RMSNorm(16) in forward",
+        ),
+        CaseResult(
+            "forward[2x5x8-cuda]",
+            "forward [2x5x8-cuda]",
+            Category.CUDA,
+            Status.SKIPPED,
+            "CUDA is not available on this machine",
+        ),
+        CaseResult("forbidden_api", "uses no forbidden API", Category.INTEGRITY, Status.PASSED),
+        CaseResult(
+            "global_defaults",
             "leaves torch's global defaults alone",
             Category.INTEGRITY,
             Status.FAILED,
@@ -44,7 +64,9 @@ def a_result(lang: str = "en") -> GradeResult:
 
 
 def import_failure() -> GradeResult:
-    case = CaseResult("import", Category.STATE, Status.ERROR, "SYNTAX ERROR in rmsnorm.py line 3: invalid syntax")
+    case = CaseResult(
+        "import", "import", Category.STATE, Status.ERROR, "SYNTAX ERROR in rmsnorm.py line 3: invalid syntax"
+    )
     return GradeResult("rmsnorm", "rmsnorm.py", [case], [], 7, "full", 0.9)
 
 

@@ -42,7 +42,7 @@ class FakeGrader:
         text = file.read_text()
         assert file.name == "rmsnorm.py" and [p.name for p in file.parent.iterdir()] == ["rmsnorm.py"]
         if text.startswith('"""Reference RMSNorm'):
-            case = CaseResult("forward", Category.FORWARD, Status.PASSED)
+            case = CaseResult("forward", "forward", Category.FORWARD, Status.PASSED)
             return GradeResult(kata_id, str(file), [case], [], 7, "full", 1.0, "2.13.0", "en")
         self.graded.append(text.split()[1])
         self.options.append(options)
@@ -53,6 +53,7 @@ class FakeGrader:
         ok = "pass" in text
         cases = [
             CaseResult(
+                "forward",
                 "forward",
                 Category.FORWARD,
                 Status.PASSED if ok else Status.FAILED,

@@ -13,14 +13,22 @@ from normkata.grading.report import render, render_compact
 
 def result(lang: str = "en") -> GradeResult:
     """A grade: 37 of 45 scored cases pass, two rules pass, 16 CUDA cases skipped."""
-    cases = [CaseResult(f"forward [{n}]", Category.FORWARD, Status.PASSED) for n in range(30)]
-    cases += [CaseResult(f"low precision [{n}]", Category.LOW_PRECISION, Status.PASSED) for n in range(7)]
+    cases = [CaseResult(f"forward [{n}]", f"forward [{n}]", Category.FORWARD, Status.PASSED) for n in range(30)]
     cases += [
-        CaseResult(f"low precision [f{n}]", Category.LOW_PRECISION, Status.FAILED, "off by 0.1") for n in range(8)
+        CaseResult(f"low precision [{n}]", f"low precision [{n}]", Category.LOW_PRECISION, Status.PASSED)
+        for n in range(7)
     ]
-    cases += [CaseResult(rule, Category.INTEGRITY, Status.PASSED) for rule in ("forbidden_api", "global_defaults")]
+    cases += [
+        CaseResult(
+            f"low precision [f{n}]", f"low precision [f{n}]", Category.LOW_PRECISION, Status.FAILED, "off by 0.1"
+        )
+        for n in range(8)
+    ]
+    cases += [
+        CaseResult(rule, rule, Category.INTEGRITY, Status.PASSED) for rule in ("forbidden_api", "global_defaults")
+    ]
     reason = "本机没有可用的 CUDA" if lang == "zh" else "CUDA is not available on this machine"
-    cases += [CaseResult(f"cuda [{n}]", Category.CUDA, Status.SKIPPED, reason) for n in range(16)]
+    cases += [CaseResult(f"cuda [{n}]", f"cuda [{n}]", Category.CUDA, Status.SKIPPED, reason) for n in range(16)]
     return GradeResult("rmsnorm", "rmsnorm.py", cases, [], 7, "full", 1.0, "2.13.0", lang)
 
 
@@ -58,7 +66,7 @@ def test_skipped_cases_are_counted_as_cases_in_both_languages() -> None:
 
 def failing(name: str, call: str | None, rest: str) -> CaseResult:
     message = f"{call}: {rest}" if call else rest
-    return CaseResult(name, Category.FORWARD, Status.FAILED, message, call=call)
+    return CaseResult(name, name, Category.FORWARD, Status.FAILED, message, call=call)
 
 
 def test_findings_alike_but_for_their_call_are_one_finding() -> None:

@@ -132,7 +132,7 @@ def test_a_passed_kata_comes_due_after_its_interval_and_review_writes_it_again(
     def fake_grade(kata: str, file: Path, **options) -> GradeResult:  # type: ignore[no-untyped-def]
         seen.update(text=file.read_text(encoding="utf-8"), seed=options["seed"])
         file.write_text("# written again\n", encoding="utf-8")
-        case = CaseResult("forward", Category.FORWARD, Status.PASSED)
+        case = CaseResult("forward", "forward", Category.FORWARD, Status.PASSED)
         return GradeResult(kata, str(file), [case], [], options["seed"], "test", 0.1)
 
     from normkata.grading import client

@@ -27,7 +27,8 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Inspection, Step, TensorInfo, requires_grad_from
+from normkata.grading.contract import TOLERANCES, Category
+from normkata.grading.messages import Inspection, Step, TensorInfo, requires_grad_from
 
 C = 3  # channels; never equal to a length L used below, so a broadcast on the wrong axis cannot pass
 BUFFERS = ("running_mean", "running_var", "num_batches_tracked")

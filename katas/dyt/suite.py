@@ -31,7 +31,8 @@ from normkata.grading.checks import (
     say,
     seeded,
 )
-from normkata.grading.contract import TOLERANCES, Category, Inspection, Step, Tolerance, tolerance_for
+from normkata.grading.contract import TOLERANCES, Category, Tolerance, tolerance_for
+from normkata.grading.messages import Inspection, Step
 
 MISTAKES = misconceptions("dyt")  # titles and hints: kata.yaml
 BIAS_AT_ONES = MISTAKES["dyt-bias-at-ones"]

@@ -35,7 +35,8 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, StepReply, Tolerance, dtype_name, tolerance_for
+from normkata.grading.contract import TOLERANCES, Category, Tolerance, dtype_name, tolerance_for
+from normkata.grading.messages import Step, StepReply
 
 MISTAKES = misconceptions("fused_add_rmsnorm")  # titles and hints: kata.yaml
 OLD_RESIDUAL = MISTAKES["far-returns-old-residual"]

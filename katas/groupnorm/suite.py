@@ -32,7 +32,8 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Failure, Step, Tolerance
+from normkata.grading.contract import TOLERANCES, Category, Tolerance
+from normkata.grading.messages import Failure, Step
 
 MISTAKES = misconceptions("groupnorm")  # titles and hints: kata.yaml
 UNBIASED = MISTAKES["gn-unbiased-variance"]

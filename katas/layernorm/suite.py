@@ -26,7 +26,8 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
+from normkata.grading.contract import TOLERANCES, Category, Tolerance
+from normkata.grading.messages import Step
 
 MISTAKES = misconceptions("layernorm")  # titles and hints: kata.yaml
 UNBIASED = MISTAKES["ln-unbiased-variance"]

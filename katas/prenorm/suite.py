@@ -30,7 +30,8 @@ from normkata.grading.checks import (
     random_block_state,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step
+from normkata.grading.contract import TOLERANCES, Category
+from normkata.grading.messages import Step
 
 D_MODEL, N_HEADS, D_FF, N_LAYERS = 16, 4, 32, 3
 BLOCK_ARGS = [D_MODEL, N_HEADS, D_FF]

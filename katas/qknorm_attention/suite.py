@@ -31,7 +31,8 @@ from normkata.grading.checks import (
     say,
     seeded,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
+from normkata.grading.contract import TOLERANCES, Category, Tolerance
+from normkata.grading.messages import Step
 
 D_MODEL, N_HEADS = 16, 4
 TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}

@@ -31,7 +31,8 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Failure, Step, Tolerance, dtype_name, tolerance_for
+from normkata.grading.contract import TOLERANCES, Category, Tolerance, dtype_name, tolerance_for
+from normkata.grading.messages import Failure, Step
 
 MISTAKES = misconceptions("qwen3_next_norms")  # titles and hints: kata.yaml
 GAIN_NOT_OFFSET = MISTAKES["qn-gain-not-offset"]

@@ -24,7 +24,8 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step
+from normkata.grading.contract import TOLERANCES, Category
+from normkata.grading.messages import Step
 
 MISTAKES = misconceptions("rmsnorm")  # titles and hints: kata.yaml
 EPS_OUTSIDE = MISTAKES["rms-eps-outside-sqrt"]

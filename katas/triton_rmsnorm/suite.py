@@ -2,7 +2,7 @@
 
 Every requirement checked here is stated in instructions.en.md / instructions.zh.md. Without a
 GPU the learner's kernels run under Triton's interpreter in the confined worker, where
-normkata.grading.kernels watches every load and store; on a GPU they run compiled and the CPU
+normkata.grading.worker.kernels watches every load and store; on a GPU they run compiled and the CPU
 cases are skipped (the CUDA cases make the same checks). Inputs are drawn from the run's seed.
 """
 
@@ -26,8 +26,9 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Launch, ProgramKind, StepReply, Tolerance, tolerance_for
+from normkata.grading.contract import TOLERANCES, Category, Tolerance, tolerance_for
 from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided, under_config
+from normkata.grading.messages import Launch, ProgramKind, StepReply
 
 LAUNCHER = "rmsnorm_forward"
 
@@ -72,7 +73,7 @@ def random_weight(d: int, key: int) -> torch.Tensor:
 
 
 def _skip_cpu_on_gpu(device: str) -> None:
-    from normkata.grading.kernels import compiles_on_gpu
+    from normkata.grading.messages import compiles_on_gpu
 
     if device == "cpu" and compiles_on_gpu():
         pytest.skip(
@@ -88,7 +89,7 @@ OUTPUTS = ("y", "rstd")
 
 def launch(harness: Harness, x: torch.Tensor, weight: torch.Tensor, eps: float, timed: bool = False) -> list[StepReply]:
     """One reply per autotune config the launcher's kernels list (one without autotune)."""
-    from normkata.grading.contract import Step
+    from normkata.grading.messages import Step
 
     program = harness.program(
         LAUNCHER,
@@ -325,7 +326,7 @@ SPEED_TIERS = [
 def test_speed(harness: Harness, device: str) -> None:
     """Correct on an fp16 input, then timed on a (16384, 8192) one made on the GPU against a memory
     copy of the same bytes: reported as a skip, never a fail."""
-    from normkata.grading.kernels import TIMED_SHAPE, compiles_on_gpu
+    from normkata.grading.messages import TIMED_SHAPE, compiles_on_gpu
 
     if not compiles_on_gpu():
         pytest.skip(

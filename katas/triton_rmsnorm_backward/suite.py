@@ -2,7 +2,7 @@
 
 Every requirement checked here is stated in instructions.en.md / instructions.zh.md. As in the
 forward kata, without a GPU the kernels run under Triton's interpreter in the confined worker,
-where normkata.grading.kernels watches every load, store and atomic add. The interpreter runs
+where normkata.grading.worker.kernels watches every load, store and atomic add. The interpreter runs
 programs one after another: a dweight updated without atomics is caught only because each
 program's plain store overwrites the previous one (the GPU would lose updates at random).
 """
@@ -27,8 +27,9 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Launch, ProgramKind, StepReply, Tolerance, dtype_name
+from normkata.grading.contract import TOLERANCES, Category, Tolerance, dtype_name
 from normkata.grading.kernel_checks import check_findings, skip_unless_guarded, strided, under_config
+from normkata.grading.messages import Launch, ProgramKind, StepReply
 
 LAUNCHER = "rmsnorm_backward"
 
@@ -97,7 +98,7 @@ def launch(
     harness: Harness, dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor
 ) -> list[StepReply]:
     """One reply per autotune config the launcher's kernels list (one without autotune)."""
-    from normkata.grading.contract import Step
+    from normkata.grading.messages import Step
 
     program = harness.program(
         LAUNCHER,
@@ -111,7 +112,7 @@ def launch(
 
 
 def _skip_cpu_on_gpu(device: str) -> None:
-    from normkata.grading.kernels import compiles_on_gpu
+    from normkata.grading.messages import compiles_on_gpu
 
     if device == "cpu" and compiles_on_gpu():
         pytest.skip(

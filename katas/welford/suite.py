@@ -29,7 +29,8 @@ from normkata.grading.checks import (
     randn,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, ProgramKind, Step, StepReply, Tolerance, dtype_name
+from normkata.grading.contract import TOLERANCES, Category, Tolerance, dtype_name
+from normkata.grading.messages import ProgramKind, Step, StepReply
 
 CLS = "RunningStats"
 OFFSET = 1e6

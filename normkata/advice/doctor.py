@@ -142,9 +142,9 @@ def torch_facts() -> dict[str, Any]:
 
 def _triton() -> str:
     """Triton's version and whether the kernel katas' bounds guard can run (the optional extra)."""
-    from normkata.grading.kernels import describe
+    from normkata.grading.launch import triton_guard
 
-    return describe()
+    return triton_guard()
 
 
 def _triton_version() -> str | None:
@@ -296,7 +296,7 @@ _TRITON_FIX = (
 def triton_problem(report: Report) -> None:
     """Triton is installed but not as the extra pins it: its interpreter lacks what the bounds
     guard wraps, or it is another release, whose interpreter runs some kernels differently."""
-    from normkata.grading.kernels import TESTED_TRITON
+    from normkata.grading.messages import TESTED_TRITON
 
     fix = _TRITON_FIX.format(tested=TESTED_TRITON)
     version = report.torch.get("triton_version")

@@ -35,9 +35,10 @@ from normkata.classroom.signed import Manifest, SignedRow, class_digest, seal
 from normkata.classroom.submissions import StudentSubmission
 from normkata.content.katas import Kata
 from normkata.errors import InputError
+from normkata.files import Refused
 from normkata.grading.contract import GradeResult
 from normkata.grading.errors import GraderError
-from normkata.grading.source import SourceError, snapshot_file, write_snapshot
+from normkata.grading.source import snapshot_file, write_snapshot
 from normkata.grading.text import escape_name
 from normkata.i18n import t
 
@@ -129,7 +130,7 @@ def grade_all(
         for submission in mine:
             try:
                 digest = submission.snapshot().digest
-            except SourceError as exc:
+            except Refused as exc:
                 suite.wanted.set()
                 finish(Outcome(submission, _failed(submission, "", str(exc), settings), None))
                 continue
@@ -205,7 +206,7 @@ def _write_gradebook(folder: OutFolder, outcomes: list[Outcome], suite: SuiteMax
     if suite.value is not None:
         for outcome in outcomes:
             if outcome.result is None:  # not graded: out of the suite's max like every other row
-                outcome.row.max_score = str(suite.value)
+                outcome.row.max_score = suite.value
     folder.suite_max = suite.value
     manifest.rows = [SignedRow(o.row, o.kinds) for o in outcomes]
     seal(folder, manifest)
@@ -290,5 +291,5 @@ def _grade_one(
     row.report, row.note = report, submission.note
     if stopped_at_import(result):
         measured = suite.measure(grader)
-        row.max_score = str(measured) if measured is not None else row.max_score
+        row.max_score = measured if measured is not None else row.max_score
     return Outcome(submission, row, result, kinds=reason.kinds)

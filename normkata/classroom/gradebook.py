@@ -10,6 +10,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -55,16 +56,18 @@ class Settings:
 
 @dataclass
 class Row:
-    """A submission's line in the gradebook. A grader error leaves the verdict columns empty."""
+    """A submission's line in the gradebook, in typed values; a grader error leaves the verdict
+    (passed, score) None. `cells()` spells it as gradebook.csv and the manifests hold it (text:
+    "true", "17", "0.412", "" for None); `of(cells)` reads those back, checked."""
 
     submission: str
-    passed: str = ""  # "true" | "false" | "" (not graded)
-    score: str = ""
-    max_score: str = ""  # the suite's, the same on every row (normkata.classroom.batch.SuiteMax)
+    passed: bool | None = None  # None: not graded
+    score: int | None = None
+    max_score: int | None = None  # the suite's, the same on every row (normkata.classroom.batch.SuiteMax)
     reason: str = ""  # why it did not pass, in one line (normkata.classroom.reasons)
-    misconceptions: str = ""  # named misconception ids, ";"-separated
-    duration_s: str = ""
-    seed: str = ""
+    misconceptions: tuple[str, ...] = ()  # named misconception ids
+    duration_s: float | None = None
+    seed: int | None = None
     sha256: str = ""
     report: str = ""  # reports/<report>.json and .md (report_names)
     note: str = ""  # about the submission itself (two entries of one name)
@@ -75,32 +78,80 @@ class Row:
         verdict = result.verdict
         return cls(
             submission,
-            str(verdict.passed).lower(),
-            str(verdict.score),
-            str(verdict.max_score),
+            verdict.passed,
+            verdict.score,
+            verdict.max_score,
             reason,
-            ";".join(d.id for d in result.diagnosis),
-            f"{result.duration_s:.3f}",
-            str(result.seed),
+            tuple(d.id for d in result.diagnosis),
+            round(result.duration_s, 3),
+            result.seed,
             digest,
         )
 
     @classmethod
     def failed(cls, submission: str, digest: str, error: str, *, reason: str = "", seed: int | None = None) -> Row:
-        return cls(
-            submission,
-            reason=reason,
-            seed="" if seed is None else str(seed),
-            sha256=digest,
-            error=escape_name(" ".join(error.split())),
-        )
+        return cls(submission, reason=reason, seed=seed, sha256=digest, error=escape_name(" ".join(error.split())))
+
+    def cells(self) -> dict[str, str]:
+        """The row as text, column by column: what gradebook.csv and the manifests hold."""
+        return {
+            "submission": self.submission,
+            "passed": "" if self.passed is None else str(self.passed).lower(),
+            "score": _cell(self.score),
+            "max_score": _cell(self.max_score),
+            "reason": self.reason,
+            "misconceptions": ";".join(self.misconceptions),
+            "duration_s": "" if self.duration_s is None else f"{self.duration_s:.3f}",
+            "seed": _cell(self.seed),
+            "sha256": self.sha256,
+            "report": self.report,
+            "note": self.note,
+            "error": self.error,
+        }
 
     @classmethod
-    def of(cls, values: dict[str, str]) -> Row:
-        """A row from its columns (a signed manifest's); ValueError when one is missing or not text."""
-        if sorted(values) != sorted(COLUMNS) or not all(isinstance(v, str) for v in values.values()):
+    def of(cls, cells: dict[str, str]) -> Row:
+        """A row from its cells (a manifest's); ValueError unless they are exactly what `cells()`
+        writes: every column, as text, each value in its one spelling."""
+        if sorted(cells) != sorted(COLUMNS) or not all(isinstance(v, str) for v in cells.values()):
             raise ValueError("not a gradebook row")
-        return cls(**values)
+        passed = {"": None, "true": True, "false": False}.get(cells["passed"], False)
+        row = cls(
+            cells["submission"],
+            passed,
+            _number(cells["score"]),
+            _number(cells["max_score"]),
+            cells["reason"],
+            tuple(cells["misconceptions"].split(";")) if cells["misconceptions"] else (),
+            _seconds(cells["duration_s"]),
+            _number(cells["seed"]),
+            cells["sha256"],
+            cells["report"],
+            cells["note"],
+            cells["error"],
+        )
+        if row.cells() != cells:
+            raise ValueError("not a gradebook row")
+        return row
+
+
+def _cell(value: int | None) -> str:
+    return "" if value is None else str(value)
+
+
+def _seconds(cell: str) -> float | None:
+    """A duration cell; None for an empty one; ValueError for anything but a finite number."""
+    if cell == "":
+        return None
+    seconds = float(cell)
+    if not math.isfinite(seconds):
+        raise ValueError("not a duration")
+    return seconds
+
+
+def _number(cell: str) -> int | None:
+    """An integer cell; None for an empty one; ValueError for anything else."""
+    return None if cell == "" else int(cell)
 
 
 COLUMNS = [f.name for f in fields(Row)]
@@ -145,7 +196,7 @@ def gradebook_text(rows: list[Row]) -> str:
     writer = csv.DictWriter(stream, fieldnames=COLUMNS)
     writer.writeheader()
     for row in sorted(rows, key=lambda r: r.submission):
-        writer.writerow({key: neutralise(value) for key, value in vars(row).items()})
+        writer.writerow({key: neutralise(value) for key, value in row.cells().items()})
     return stream.getvalue()
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import binascii
 import os
 import secrets
-import stat
 
 from normkata.errors import InputError
+from normkata.files import read_file, write_file
 from normkata.paths import state_dir
 
 #: The key's file in the state folder: 32 random bytes (or their 64 hex digits), owner-only.
@@ -29,9 +29,7 @@ def grading_key() -> bytes:
     path = home / KEY_FILE
     if not os.path.lexists(path):
         staged = home / f".{KEY_FILE}.{secrets.token_hex(8)}"
-        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(secrets.token_bytes(KEY_BYTES))
+        write_file(staged, secrets.token_bytes(KEY_BYTES), mode=0o600)
         try:
             os.link(staged, path)
         except FileExistsError:
@@ -39,7 +37,7 @@ def grading_key() -> bytes:
         finally:
             os.unlink(staged)
     try:
-        data = read_regular(os.fspath(path), None, 2 * KEY_BYTES + 2)
+        data = read_file(path, 2 * KEY_BYTES + 2)
     except OSError as exc:
         raise InputError(f"{path}: the grade-all key cannot be read ({exc})") from None
     key = _decoded(data)
@@ -59,14 +57,3 @@ def _decoded(data: bytes) -> bytes | None:
         except binascii.Error:
             return None
     return None
-
-
-def read_regular(name: str, dir_fd: int | None, limit: int) -> bytes:
-    """A regular file's bytes, opened without following a link and without blocking on a FIFO;
-    OSError for anything else or anything larger than `limit`."""
-    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
-    with os.fdopen(fd, "rb") as stream:
-        info = os.fstat(stream.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            raise OSError(f"{name} is not a regular file of at most {limit} bytes")
-        return stream.read(limit + 1)[:limit]

@@ -23,28 +23,29 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from normkata.classroom.gradebook import neutralise
-from normkata.classroom.key import grading_key, read_regular
+from normkata.classroom.key import grading_key
 from normkata.classroom.merge import MAX_MANIFEST_BYTES
 from normkata.classroom.reasons import KINDS
 from normkata.classroom.signed import SIGNED, Manifest, SignedRow, Unsigned, verified
 from normkata.errors import InputError
+from normkata.files import open_folder, read_file
 from normkata.grading.contract import Cause
 
-LMS = ("canvas", "moodle")
 _RULES = {KINDS[Cause.FORBIDDEN], KINDS[Cause.GLOBAL_STATE]}
 
 
 def read_gradebook(folder: Path) -> Manifest:
     """The verified manifest of a whole class's out folder (grade-all without shards, or a merge)."""
     try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_folder(folder)
     except OSError as exc:
         raise InputError(f"{folder}: not a grade-all out folder ({exc.strerror})") from None
     try:
-        data = read_regular(SIGNED, fd, MAX_MANIFEST_BYTES)
+        data = read_file(SIGNED, MAX_MANIFEST_BYTES, dir_fd=fd)
     except OSError:
         raise InputError(f"{folder}: no {SIGNED}: export a grade-all or gradebook merge out folder") from None
     finally:
@@ -64,32 +65,51 @@ def points(signed: SignedRow, scale: float | None) -> str:
     """The row's grade as the LMS gets it: "" when not graded, 0 when a rule was broken, the score
     (out of `scale` when given, else out of the suite's max_score)."""
     row = signed.row
-    if not row.passed or not row.score:
+    if row.passed is None or row.score is None:
         return ""
     score = 0.0 if _RULES & set(signed.kinds) else float(row.score)
-    if scale is not None and row.max_score and int(row.max_score) > 0:
-        score = score / int(row.max_score) * scale
+    if scale is not None and row.max_score:
+        score = score / row.max_score * scale
     return f"{score:.2f}".rstrip("0").rstrip(".")
+
+
+def _canvas(rows: list[SignedRow], assignment: str, scale: float | None) -> list[list[str]]:
+    """Canvas's gradebook layout: identity columns, one column per assignment, "Points Possible" under the header."""
+    maximum = next((r.row.max_score for r in rows if r.row.max_score is not None), None)
+    possible = f"{scale:g}" if scale is not None else "" if maximum is None else str(maximum)
+    lines = [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", neutralise(assignment)],
+        ["Points Possible", "", "", "", "", possible],
+    ]
+    for signed in rows:
+        name = neutralise(signed.row.submission)
+        lines.append([name, "", "", name, "", points(signed, scale)])
+    return lines
+
+
+def _moodle(rows: list[SignedRow], assignment: str, scale: float | None) -> list[list[str]]:
+    """Moodle's CSV import: one identity column, the grade and its feedback (the reason)."""
+    lines = [["Username", neutralise(assignment), neutralise(f"{assignment} feedback")]]
+    for signed in rows:
+        grade = points(signed, scale)
+        lines.append([neutralise(signed.row.submission), grade, neutralise(signed.row.reason) if grade else ""])
+    return lines
+
+
+#: Every LMS `gradebook export --lms` writes for, by name: the one table the command reads. Each
+#: lays out the class's rows (sorted by submission) under its header, given the assignment's
+#: name and the points to scale to.
+LMS: dict[str, Callable[[list[SignedRow], str, float | None], list[list[str]]]] = {
+    "canvas": _canvas,
+    "moodle": _moodle,
+}
 
 
 def export(manifest: Manifest, lms: str, assignment: str, scale: float | None) -> tuple[str, int, int]:
     """The CSV text, how many grades it holds and how many rows it leaves blank."""
     rows = sorted(manifest.rows, key=lambda r: r.row.submission)
     stream = io.StringIO()
-    writer = csv.writer(stream, lineterminator="\n")
-    if lms == "canvas":
-        writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", neutralise(assignment)])
-        maximum = next((r.row.max_score for r in rows if r.row.max_score), "")
-        possible = f"{scale:g}" if scale is not None else maximum
-        writer.writerow(["Points Possible", "", "", "", "", possible])
-        for signed in rows:
-            name = neutralise(signed.row.submission)
-            writer.writerow([name, "", "", name, "", points(signed, scale)])
-    else:
-        writer.writerow(["Username", neutralise(assignment), neutralise(f"{assignment} feedback")])
-        for signed in rows:
-            grade = points(signed, scale)
-            writer.writerow([neutralise(signed.row.submission), grade, neutralise(signed.row.reason) if grade else ""])
+    csv.writer(stream, lineterminator="\n").writerows(LMS[lms](rows, assignment, scale))
     graded = sum(bool(points(r, scale)) for r in rows)
     return stream.getvalue(), graded, len(rows) - graded
 

@@ -54,10 +54,11 @@ def markdown_report(row: Row, result: GradeResult, lang: str) -> str:
     body = terminal_report(result)
     longest = max((len(run) for run in re.findall("`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
+    cells = row.cells()
     facts = [
-        (t("classroom.md.score", lang), f"{row.score} / {row.max_score}"),
+        (t("classroom.md.score", lang), f"{cells['score']} / {cells['max_score']}"),
         (t("classroom.md.reason", lang), row.reason or "-"),
-        (t("classroom.md.seed", lang), row.seed),
+        (t("classroom.md.seed", lang), cells["seed"]),
         (t("classroom.md.sha256", lang), row.sha256),
     ]
     if row.note:

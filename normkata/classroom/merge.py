@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from normkata.classroom.gradebook import GRADEBOOK, REPORTS
-from normkata.classroom.key import grading_key, read_regular
+from normkata.classroom.key import grading_key
 from normkata.classroom.outfolder import MAX_REPORT_BYTES, OutFolder, sha256
 from normkata.classroom.shards import Shard
 from normkata.classroom.signed import SIGNED, Manifest, SignedRow, Unsigned, seal, verified
 from normkata.errors import InputError
+from normkata.files import open_folder, read_file
 
 #: The largest signed manifest read: a row is well under 1 kB, a class a few thousand rows.
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 _REPORT_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.(json|md)")
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass
@@ -78,10 +78,10 @@ def merge(outs: list[Path], out: Path) -> Manifest:
             )
     if len(rows) != first.manifest.class_size:
         raise InputError(f"the shards hold {len(rows)} of the class's {first.manifest.class_size} submissions")
-    maxima = sorted({signed.row.max_score for signed, _ in rows.values() if signed.row.max_score})
+    maxima = sorted({signed.row.max_score for signed, _ in rows.values() if signed.row.max_score is not None})
     if len(maxima) > 1:
         raise InputError(
-            f"rows are graded out of different maxima ({', '.join(maxima)}): grade every shard on the "
+            f"rows are graded out of different maxima ({', '.join(map(str, maxima))}): grade every shard on the "
             "same kind of machine, or with --device cpu"
         )
     merged = Manifest(
@@ -101,7 +101,7 @@ def merge(outs: list[Path], out: Path) -> Manifest:
                 folder.write_report(
                     row, signed.kinds, shard.reports[f"{row.report}.json"], shard.reports[f"{row.report}.md"]
                 )
-        folder.suite_max = int(maxima[0]) if maxima and maxima[0].isdigit() else None
+        folder.suite_max = maxima[0] if maxima else None
         seal(folder, merged)
     finally:
         folder.close()
@@ -133,12 +133,12 @@ def _describe(manifest: Manifest) -> str:
 def _read_shard(path: Path, key: bytes) -> _Shard:
     """The shard's manifest and reports, each checked against what was signed."""
     try:
-        fd = os.open(path, _DIR)
+        fd = open_folder(path)
     except OSError as exc:
         raise InputError(f"{path}: not a grade-all out folder ({exc.strerror}; links are not followed)") from None
     try:
         try:
-            data = read_regular(SIGNED, fd, MAX_MANIFEST_BYTES)
+            data = read_file(SIGNED, MAX_MANIFEST_BYTES, dir_fd=fd)
         except OSError:
             raise InputError(
                 f"{path}: no {SIGNED}: not an out folder of grade-all (or graded before shards "
@@ -172,9 +172,9 @@ def _read_shard(path: Path, key: bytes) -> _Shard:
 
 def _read_in(fd: int, relative: str, name: str) -> bytes:
     if relative == GRADEBOOK:
-        return read_regular(GRADEBOOK, fd, MAX_MANIFEST_BYTES)
-    reports = os.open(REPORTS, _DIR, dir_fd=fd)
+        return read_file(GRADEBOOK, MAX_MANIFEST_BYTES, dir_fd=fd)
+    reports = open_folder(REPORTS, dir_fd=fd)
     try:
-        return read_regular(name, reports, MAX_REPORT_BYTES)
+        return read_file(name, MAX_REPORT_BYTES, dir_fd=reports)
     finally:
         os.close(reports)

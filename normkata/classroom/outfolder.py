@@ -28,15 +28,15 @@ from pathlib import Path
 from typing import Any
 
 from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Row, Settings, gradebook_text
-from normkata.classroom.key import grading_key, read_regular
+from normkata.classroom.key import grading_key
 from normkata.errors import InputError
+from normkata.files import open_folder, read_file, write_file
 from normkata.grading.contract import GradeResult
 from normkata.grading.wire import from_wire
 
 MANIFEST = ".normkata-manifest.json"
 #: A report is a few kB; anything far larger in the out folder is not one of ours.
 MAX_REPORT_BYTES = 16 * 1024 * 1024
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def canonical(value: Any) -> bytes:
@@ -99,7 +99,7 @@ class OutFolder:
         else:
             created = False
         try:
-            fd = os.open(path, _DIR)
+            fd = open_folder(path)
         except OSError as exc:
             raise InputError(
                 f"--out {path}: not a folder of its own ({exc.strerror}; links are not followed)"
@@ -138,7 +138,7 @@ class OutFolder:
         """The manifest's entries when this key wrote it for this folder ({} when it was graded with
         other settings), else None."""
         try:
-            data = json.loads(read_regular(MANIFEST, self.fd, MAX_REPORT_BYTES))
+            data = json.loads(read_file(MANIFEST, MAX_REPORT_BYTES, dir_fd=self.fd))
             settings, known = data["settings"], data["suite_max"]
             if not hmac.compare_digest(str(data["owner"]), self._owner_tag(settings, known)):
                 return None
@@ -174,11 +174,11 @@ class OutFolder:
         return earlier
 
     def _read_report(self, report: str) -> tuple[bytes, bytes]:
-        reports = os.open(REPORTS, _DIR, dir_fd=self.fd)
+        reports = open_folder(REPORTS, dir_fd=self.fd)
         try:
             return (
-                read_regular(f"{report}.json", reports, MAX_REPORT_BYTES),
-                read_regular(f"{report}.md", reports, MAX_REPORT_BYTES),
+                read_file(f"{report}.json", MAX_REPORT_BYTES, dir_fd=reports),
+                read_file(f"{report}.md", MAX_REPORT_BYTES, dir_fd=reports),
             )
         finally:
             os.close(reports)
@@ -195,7 +195,7 @@ class OutFolder:
             _replace(reports, f"{row.report}.md", markdown)
         finally:
             os.close(reports)
-        entry = _Entry(row.sha256, row.report, "", vars(row).copy(), list(kinds))
+        entry = _Entry(row.sha256, row.report, "", row.cells(), list(kinds))
         entry.tag = self._entry_tag(row.submission, entry, data, markdown)
         self._keep(row.submission, entry, data, markdown)
 
@@ -230,13 +230,13 @@ class OutFolder:
     def _reports(self) -> int:
         """The reports folder's descriptor; anything else standing at its name is removed first."""
         try:
-            return os.open(REPORTS, _DIR, dir_fd=self.fd)
+            return open_folder(REPORTS, dir_fd=self.fd)
         except FileNotFoundError:
             pass
         except OSError:  # a link or a file planted there: ours to replace
             os.unlink(REPORTS, dir_fd=self.fd)
         os.mkdir(REPORTS, 0o755, dir_fd=self.fd)
-        return os.open(REPORTS, _DIR, dir_fd=self.fd)
+        return open_folder(REPORTS, dir_fd=self.fd)
 
     def close(self) -> None:
         os.close(self.fd)
@@ -246,10 +246,8 @@ def _replace(dir_fd: int, name: str, data: bytes) -> None:
     """Write `name` in the folder as a new file renamed into place: whatever stood there (a
     link included) is replaced, never followed."""
     temporary = f".{secrets.token_hex(8)}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
+    write_file(temporary, data, dir_fd=dir_fd, mode=0o644)
     try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
         os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         os.unlink(temporary, dir_fd=dir_fd)

@@ -57,7 +57,7 @@ class Manifest:
             "shard": [self.shard.index, self.shard.count],
             "class": {"submissions": self.class_size, "names": self.class_names},
             "assigned": self.assigned,
-            "rows": [{"columns": vars(r.row), "kinds": r.kinds} for r in sorted(self.rows, key=_name)],
+            "rows": [{"columns": r.row.cells(), "kinds": r.kinds} for r in sorted(self.rows, key=_name)],
             "files": dict(sorted(self.files.items())),
         }
 

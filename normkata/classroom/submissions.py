@@ -30,7 +30,7 @@ class StudentSubmission:
     note: str = ""
 
     def snapshot(self) -> Snapshot:
-        """Its .py files as they are now, read without following links (SourceError otherwise)."""
+        """Its .py files as they are now, read without following links (Refused otherwise)."""
         if self.folder:
             return snapshot_folder(self.file.parent, self.file.name)
         return snapshot_file(self.file)

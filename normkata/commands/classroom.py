@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from normkata.classroom.lms import LMS
 from normkata.commands.grading_options import device_option, timeout_option, visibility_option
 from normkata.errors import InputError
 from normkata.ui.options import current_lang, lang_option
@@ -133,7 +134,7 @@ def grade_all(
         )
     _summary(console, outcomes, kata.id, time.perf_counter() - started, max(1, min(jobs, mine)), lang)
     console.print(f"[muted]{t('classroom.written', lang, gradebook=out / GRADEBOOK, reports=out / REPORTS)}[/]")
-    raise click.exceptions.Exit(0 if all(o.row.passed == "true" for o in outcomes) else 1)
+    raise click.exceptions.Exit(0 if all(o.row.passed for o in outcomes) else 1)
 
 
 def _summary(console: Console, outcomes: list[Outcome], kata: str, seconds: float, jobs: int, lang: str) -> None:
@@ -144,9 +145,9 @@ def _summary(console: Console, outcomes: list[Outcome], kata: str, seconds: floa
     from normkata.i18n import t
 
     rows = [o.row for o in outcomes]
-    graded = [r for r in rows if r.passed]
-    passed = sum(r.passed == "true" for r in graded)
-    errors = [o for o in outcomes if not o.row.passed]
+    graded = [r for r in rows if r.passed is not None]
+    passed = sum(bool(r.passed) for r in graded)
+    errors = [o for o in outcomes if o.row.passed is None]
     line = t(
         "classroom.summary",
         lang,
@@ -162,9 +163,9 @@ def _summary(console: Console, outcomes: list[Outcome], kata: str, seconds: floa
     reused = sum(o.reused for o in outcomes)
     if reused:
         console.print(f"[muted]{t('classroom.reused', lang, n=reused)}[/]")
-    possible = sum(int(r.max_score) for r in graded if r.max_score.isdigit())
+    possible = sum(r.max_score or 0 for r in graded)
     if possible:
-        console.print(t("classroom.mean", lang, percent=sum(int(r.score) for r in graded) / possible))
+        console.print(t("classroom.mean", lang, percent=sum(r.score or 0 for r in graded) / possible))
     common = common_reasons([(o.kinds, o.result) for o in outcomes], lang)
     if common:
         table = Table(title=t("classroom.common", lang), title_style="heading", show_edge=False)
@@ -226,7 +227,7 @@ def merge_command(shards: tuple[Path, ...], out: Path, lang: str | None) -> None
 
 @gradebook.command("export")
 @click.argument("folder", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--lms", type=click.Choice(("canvas", "moodle")), required=True, help="The LMS whose import reads it.")
+@click.option("--lms", type=click.Choice(tuple(LMS)), required=True, help="The LMS whose import reads it.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The CSV to write.")
 @click.option(
     "--assignment",

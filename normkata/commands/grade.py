@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from normkata.commands.grading_options import device_option, timeout_option, visibility_option
+from normkata.grading.formats import FORMATS
 from normkata.record.values import INT64_MAX
 from normkata.ui.options import current_lang, lang_option, workspace
 
@@ -32,7 +33,7 @@ from normkata.ui.options import current_lang, lang_option, workspace
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(("gradescope", "junit", "exercism")),
+    type=click.Choice(tuple(FORMATS)),
     default=None,
     help="Also write results.json (Gradescope or exercism v3) or junit.xml.",
 )
@@ -115,7 +116,7 @@ def grade(
     result = kept.result
     shown = result.to_json()
     if fmt:
-        path = output or Path(formats.DEFAULT_FILES[fmt])
+        path = output or Path(FORMATS[fmt].file)
         formats.write(fmt, path, result, visibility=visibility)
         console.print(f"[muted]{t('grade.written', lang, path=path)}[/]")
     if as_json:

@@ -17,7 +17,6 @@ import json
 import os
 import queue
 import select
-import stat
 import sys
 import threading
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from normkata.errors import InputError
+from normkata.files import open_file
 from normkata.grading.errors import GraderError
 from normkata.i18n import t
 
@@ -271,12 +271,10 @@ def _digest(path: Path) -> str | None:
     None when it is not there, or not a regular file: a link is not followed, a FIFO never waited on."""
     hasher = hashlib.sha256()
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = open_file(path)  # Refused (an OSError): a link, a FIFO, a file of /proc
     except OSError:
         return None
     with os.fdopen(fd, "rb") as stream:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
         try:
             while block := stream.read(1 << 20):
                 hasher.update(block)

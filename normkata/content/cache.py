@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from normkata.content.model import Bank, Card, Question, Topic
-from normkata.content.reading import MAX_YAML_BYTES, read_regular
+from normkata.content.reading import MAX_YAML_BYTES
+from normkata.files import read_file
 from normkata.i18n.text import Text
 
 try:  # CPython's own BLAKE2: hashlib would load OpenSSL first, a few ms of every quiz's start
@@ -60,7 +61,7 @@ def key(folder: Path, files: list[Path]) -> bytes:
         digest.update(name.encode() + b"\0" + (_PACKAGE / name).read_bytes() + b"\0")
     digest.update(str(folder.resolve()).encode() + b"\0")
     for file in files:
-        data = read_regular(file, MAX_YAML_BYTES)  # RefusedFile (an OSError): a FIFO, a file no bank can be
+        data = read_file(file, MAX_YAML_BYTES, follow_links=True)  # Refused (an OSError): a FIFO, a file no bank can be
         digest.update(f"{file.name}\0{len(data)}\0".encode() + data)
     return digest.digest()
 
@@ -74,7 +75,8 @@ def file_for(folder: Path) -> Path:
 def read(folder: Path, expected: bytes) -> Bank | None:
     """The cached Bank for `folder` when its key is `expected`; None on any problem."""
     try:
-        data = read_regular(file_for(folder), MAX_CACHE_BYTES)  # a FIFO in its place is no cache, never waited on
+        # A FIFO in its place is no cache, never waited on.
+        data = read_file(file_for(folder), MAX_CACHE_BYTES, follow_links=True)
         if data[:_KEY_SIZE] != expected:
             return None
         topics, questions, cards, files = marshal.loads(data[_KEY_SIZE:])
@@ -107,7 +109,7 @@ def stamp_of(*files: Path) -> bytes | None:
     digest = blake2b(_FORMAT + sys.version.encode(), digest_size=_KEY_SIZE)
     try:
         for file in files:
-            data = read_regular(file, MAX_YAML_BYTES)
+            data = read_file(file, MAX_YAML_BYTES, follow_links=True)
             digest.update(f"{file.name}\0{len(data)}\0".encode() + data)
     except OSError:
         return None
@@ -122,7 +124,7 @@ def digest(text: bytes) -> bytes:
 def read_plain(name: str, stamp: bytes) -> Any | None:
     """The value saved as `name` under `stamp`; None on any problem (a miss)."""
     try:
-        data = read_regular(cache_dir() / f"{name}.marshal", MAX_CACHE_BYTES)
+        data = read_file(cache_dir() / f"{name}.marshal", MAX_CACHE_BYTES, follow_links=True)
         return marshal.loads(data[_KEY_SIZE:]) if data[:_KEY_SIZE] == stamp else None
     except Exception:  # noqa: BLE001  a cache problem of any kind means: parse the file
         return None

@@ -240,9 +240,6 @@ def _cases(data: LineDict, fail: names.Fail) -> dict[str, Text]:
                 "check.names.case_shared",
                 at=shared.lines.get(f"cases.{base}", 1),
             )
-    clash = names.repeated_titles(own, {**shared.grader_cases, **shared.cases})
-    if clash:
-        raise fail(table.key_lines[clash[0]], f"cases.{clash[0]}", "check.names.title_twice", other=repr(clash[1]))
     return own
 
 

@@ -78,22 +78,6 @@ def pair(value: Any, line: int, where: str, fail: Fail) -> Text:
     return Text(value["en"].strip(), value["zh"].strip())
 
 
-def repeated_titles(titles: dict[str, Text], taken: dict[str, Text]) -> tuple[str, str] | None:
-    """A case of `titles` whose title, in either language, another case of `titles` or `taken`
-    already has: (the case, the other), or None. A record keeps case ids and reads a name back to
-    its id (suite_names.case_id): two cases with one name could not be told apart."""
-    seen: dict[str, str] = {}
-    for base, text in taken.items():
-        seen.setdefault(text.en, base)
-        seen.setdefault(text.zh, base)
-    for base, text in titles.items():
-        for title in dict.fromkeys((text.en, text.zh)):
-            if seen.get(title, base) != base:
-                return base, seen[title]
-            seen[title] = base
-    return None
-
-
 class _Problem(Exception):
     def __init__(self, issue: ContentIssue) -> None:
         self.issue = issue
@@ -170,11 +154,6 @@ def _read_shared(path: Path) -> Shared:
         raise fail(data.key_lines["format_version"], "format_version", "check.version.bare", want=SHARED_FORMAT_VERSION)
     grader = case_titles(data["grader_cases"], data.key_lines["grader_cases"], "grader_cases", fail)
     cases = case_titles(data["cases"], data.key_lines["cases"], "cases", fail)
-    for where, table, taken in (("grader_cases", grader, {}), ("cases", cases, grader)):
-        clash = repeated_titles(table, taken)
-        if clash:
-            line = data[where].key_lines[clash[0]]
-            raise fail(line, f"{where}.{clash[0]}", "check.names.title_twice", other=repr(clash[1]))
     found = misconceptions(data["misconceptions"], data.key_lines["misconceptions"], "misconceptions", fail)
     lines = {f"cases.{base}": data["cases"].key_lines[base] for base in cases}
     entries = data["misconceptions"]

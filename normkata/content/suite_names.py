@@ -3,8 +3,9 @@ the YAML that titles them (normkata.content.names), never from the suite (it imp
 
 A case's id is its pytest name without `test_` (`forward[2x5x8-cpu]`); the grader shows it as
 its base's title and the same parameters (`forward [2x5x8-cpu]`, `前向 [2x5x8-cpu]`). The
-grader's own cases (the file would not import, a rule of the kata) have fixed ids. Records keep
-ids, and screens ask here for the words of the moment.
+grader's own cases (the file would not import, a rule of the kata) have fixed ids. A grade
+carries each case's id beside its title (`CaseResult.id`); records keep ids, and screens ask here
+for the words of the moment.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ class SuiteNames:
         return self.cases[base].in_(lang) + (f" [{params}" if bracket else "")
 
     def case_id(self, name: str) -> str:
-        """The id of a case as the grader named it in either language; the name itself when
-        neither language knows it (a suite that changed since)."""
+        """The id of a case as a grade kept before case ids named it, in either language; the name
+        itself when neither language knows it (a suite that changed since). Only records from
+        before ids ask (m010_case_ids, an old progress file): a grade carries `CaseResult.id`."""
         for known, text in self.grader_cases.items():
             if name in (text.en, text.zh):
                 return known

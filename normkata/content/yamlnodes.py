@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 
 from normkata.content.model import Message
-from normkata.content.reading import MAX_YAML_BYTES, RefusedFile, read_regular
+from normkata.content.reading import MAX_YAML_BYTES
+from normkata.files import Refused, read_file
 
 try:  # libyaml is several times faster when present
     _Loader: type = yaml.CSafeLoader
@@ -71,11 +72,13 @@ def read_yaml_bytes(path: Path) -> bytes:
     """A YAML file's bytes, its type and size checked before a byte is read (a FIFO never waited on,
     a 1.5 GB file never loaded); OSError when it cannot be opened."""
     try:
-        return read_regular(path, MAX_BYTES)
-    except RefusedFile as exc:
-        if exc.what is not None:
-            raise YamlSyntaxError(1, Message.of("check.not_regular", what=exc.what)) from None
-        raise YamlSyntaxError(1, Message.of("check.yaml.too_large", size=exc.size, limit=MAX_BYTES)) from None
+        return read_file(path, MAX_BYTES, follow_links=True)
+    except Refused as exc:
+        if exc.key == "files.too_large":
+            raise YamlSyntaxError(
+                1, Message.of("check.yaml.too_large", size=exc.fields["size"], limit=MAX_BYTES)
+            ) from None
+        raise YamlSyntaxError(1, Message(exc.key, exc.fields)) from None  # a FIFO, a device, a file of /proc
 
 
 def decode(data: bytes) -> str:

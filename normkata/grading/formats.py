@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +19,6 @@ from normkata.grading.text import after_call, sanitize
 
 #: Who sees a Gradescope test's result, and when (Gradescope's own values); "visible" by default.
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-
-#: The formats `normkata grade --format` writes, and the file each writes by default.
-DEFAULT_FILES = {"gradescope": "results.json", "junit": "junit.xml", "exercism": "results.json"}
 
 #: exercism caps a test's output at 500 characters and names this notice for what it cut.
 EXERCISM_OUTPUT_LIMIT = 500
@@ -31,16 +30,22 @@ _NOT_XML = re.compile("[\ufffe\uffff]")
 _MARKDOWN = re.compile(r"([\\`*_\[\]<>#|])")
 
 
+@dataclass(frozen=True)
+class Format:
+    """A platform's results file: the name it is written under by default, and its text for a
+    result (`visibility`: Gradescope's, which the others ignore)."""
+
+    file: str
+    text: Callable[[GradeResult, str], str]
+
+
 def write(fmt: str, path: Path, result: GradeResult, *, visibility: str = VISIBILITIES[0]) -> None:
-    """Write `result` to `path` as `fmt` (a key of DEFAULT_FILES); `visibility`: Gradescope's."""
-    if fmt == "junit":
-        path.write_text(to_junit(result), encoding="utf-8")
-    else:
-        write_json(path, to_gradescope(result, visibility) if fmt == "gradescope" else to_exercism(result))
+    """Write `result` to `path` as `fmt` (a key of FORMATS)."""
+    path.write_text(FORMATS[fmt].text(result, visibility), encoding="utf-8")
 
 
-def write_json(path: Path, payload: Any) -> None:
-    path.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+def _json(payload: Any) -> str:
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
 
 
 def _ordered(result: GradeResult) -> list[tuple[str, CaseResult]]:
@@ -232,3 +237,11 @@ def to_exercism(result: GradeResult) -> dict[str, Any]:
     if errors and len(errors) == len(tests):
         return {"version": 3, "status": "error", "message": "\n".join(errors), "tests": tests}
     return {"version": 3, "status": "fail", "message": None, "tests": tests}
+
+
+#: Every format `normkata grade --format` writes, by name: the one table the command reads.
+FORMATS = {
+    "gradescope": Format("results.json", lambda result, visibility: _json(to_gradescope(result, visibility))),
+    "junit": Format("junit.xml", lambda result, _visibility: to_junit(result)),
+    "exercism": Format("results.json", lambda result, _visibility: _json(to_exercism(result))),
+}

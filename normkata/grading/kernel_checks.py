@@ -17,8 +17,7 @@ import pytest
 import torch
 
 from normkata.grading.checks import Harness, Misconception, call_on, fail, say
-from normkata.grading.contract import Access, GuardState, Side, StepReply
-from normkata.grading.kernels import SENTINEL
+from normkata.grading.messages import SENTINEL, Access, GuardState, Side, StepReply
 
 
 def strided(x: torch.Tensor, pad: int) -> torch.Tensor:

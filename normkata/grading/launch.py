@@ -31,18 +31,26 @@ from normkata.threads import THREADS
 #: torch imports symbolic_shapes (and sympy) lazily, on the first backward given a gradient:
 #: 0.4 s that each worker would pay again.
 ZYGOTE_PRELOAD = [
-    "normkata.grading.zygote",
+    "normkata.grading.worker.zygote",
     "torch",
     "torch.fx.experimental.symbolic_shapes",
-    "normkata.grading.worker",
+    "normkata.grading.worker.serve",
 ]
 
 
 def interprets_triton() -> bool:
-    """The `triton` extra is installed and kernels will not be compiled (normkata.grading.kernels
+    """The `triton` extra is installed and kernels will not be compiled (normkata.grading.messages
     .compiles_on_gpu: compiled only on a GPU with NORMKATA_SANDBOX=off)."""
     gpu_unconfined = os.environ.get("NORMKATA_SANDBOX") == "off" and os.path.exists("/dev/nvidiactl")
     return importlib.util.find_spec("triton") is not None and not gpu_unconfined
+
+
+def triton_guard() -> str:
+    """For `normkata doctor`: Triton's version, and whether the worker's bounds guard can run on it
+    (imports triton, patches nothing). Asked here: the launcher is the one door to the worker."""
+    from normkata.grading.worker.kernels import describe
+
+    return describe()
 
 
 #: Then the zygote imports Triton too (0.5 s that each kernel kata's worker would pay), with
@@ -144,7 +152,7 @@ WORKER_ENV_PREFIXES = ("LC_",)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: - how Python finds normkata and torch (PYTHONPATH: ours, then the grader's) and runs isolated,
 #:   pytest without plugins, and TRITON_INTERPRET=1 where kernels are interpreted (its cache and
-#:   home are put in the scratch folder by normkata.grading.kernels when the worker is confined);
+#:   home are put in the scratch folder by normkata.grading.worker.kernels when the worker is confined);
 #: - HOME and TMPDIR: the grade's scratch folder, set by the worker when it learns where it is
 #:   confined (contract.SCRATCH_VARIABLES: a spare worker starts before its grade is known).
 
@@ -241,7 +249,7 @@ class ZygoteLauncher:
         self.helpers = frozenset(set(child_pids()) - before)  # the zygote and its resource tracker
 
     def start(self, request_read: int, reply_write: int, output_write: int) -> WorkerProcess:
-        from normkata.grading.worker import forked_main
+        from normkata.grading.worker.serve import forked_main
 
         # Connections are how multiprocessing hands descriptors to the zygote; these wrap copies.
         pipes = [Connection(os.dup(fd)) for fd in (request_read, reply_write, output_write)]

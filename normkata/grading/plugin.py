@@ -95,7 +95,9 @@ class GradingPlugin:
         diagnosis = self._current.id if self._current and status in (Status.FAILED, Status.ERROR) else None
         self._current = None
         name = _case_name(item, self.names, self.lang)
-        self.results.append(CaseResult(name, _category(item), status, message, diagnosis, called, cause))
+        self.results.append(
+            CaseResult(_case_id(item), name, _category(item), status, message, diagnosis, called, cause)
+        )
 
 
 class CaseLister:
@@ -143,10 +145,15 @@ def _category(item: pytest.Item) -> Category:
         raise SuiteError(f"{item.name}: unknown category {marker.args[0]!r}") from None
 
 
+def _case_id(item: pytest.Item) -> str:
+    """`forward[2x5x8-cpu]`: the case's pytest name without `test_`, what the record keeps."""
+    return item.name.removeprefix("test_")
+
+
 def _case_name(item: pytest.Item, names: SuiteNames, lang: str) -> str:
     """`forward [2x5x8-cpu]`, `前向 [2x5x8-cpu]`: titled by kata.yaml's `cases` or katas/shared.yaml
     (normkata.content.suite_names); a case neither titles breaks the suite."""
-    case_id = item.name.removeprefix("test_")
+    case_id = _case_id(item)
     if not names.titled(case_id):
         raise SuiteError(f"{item.name}: no title in kata.yaml's cases nor in katas/shared.yaml")
     return names.case(case_id, lang)

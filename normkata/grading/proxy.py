@@ -13,18 +13,9 @@ from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from normkata.grading import sandbox
-from normkata.grading.contract import (
-    Cause,
-    Confinement,
-    Failure,
-    Hello,
-    LoadReply,
-    LoadRequest,
-    Program,
-    Request,
-    RunReply,
-)
+from normkata.grading.contract import Cause
 from normkata.grading.launch import Launcher, SpawnLauncher
+from normkata.grading.messages import Confinement, Failure, Hello, LoadReply, LoadRequest, Program, Request, RunReply
 from normkata.grading.protocol import MAX_MESSAGE, ChannelClosed, ChannelTimeout, MessageTooLarge, receive, send
 from normkata.grading.wire import WireError, from_wire, to_wire
 from normkata.i18n import Text

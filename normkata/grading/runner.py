@@ -33,6 +33,7 @@ from typing import IO, TYPE_CHECKING, NoReturn
 from normkata.content.katas import Kata, get_kata
 from normkata.content.suite_names import suite_names
 from normkata.errors import CUDA_MISSING, InputError
+from normkata.files import Refused
 from normkata.grading.contract import (
     CaseResult,
     Category,
@@ -40,14 +41,13 @@ from normkata.grading.contract import (
     Diagnosis,
     GradeRequest,
     GradeResult,
-    LoadReply,
-    LoadRequest,
     RunnerReply,
     RunnerRequest,
     Status,
 )
 from normkata.grading.errors import CODE_INPUT, CODE_NO_VERDICT, GraderError
 from normkata.grading.launch import Launcher, SpawnLauncher
+from normkata.grading.messages import LoadReply, LoadRequest
 from normkata.grading.source import read_source
 from normkata.grading.text import escape_name, sanitize
 from normkata.grading.wire import WireError, from_wire, to_wire
@@ -131,7 +131,9 @@ class Conversation:
             if asked.op == "list":
                 return RunnerReply(cases=list_cases(asked.request.kata, asked.request.lang))
             raise WireError(f"unknown op {asked.op!r}")
-        except (InputError, WireError) as error:  # an unknown or broken kata, a link, -k matching nothing
+        except Refused as error:  # a link, a FIFO, a file of /proc, too large: in the grade's language
+            return RunnerReply(error=error.in_(asked.request.lang if asked.request else "en"), code=CODE_INPUT)
+        except (InputError, WireError) as error:  # an unknown or broken kata, -k matching nothing
             return RunnerReply(error=str(error), code=CODE_INPUT)
         except GraderError as error:
             return RunnerReply(error=str(error), code=CODE_NO_VERDICT)
@@ -163,7 +165,7 @@ def grade(request: GradeRequest, launcher: Launcher, spare: Worker | None = None
 
         raise InputError(t("grade.needs_extra", request.lang, kata=kata.id, package=missing[0]))
     # Not resolved: a link would make its target's folder the readable one. A link, a special
-    # file or an oversized one is refused (SourceError, exit code 2) before anything runs.
+    # file or an oversized one is refused (normkata.files.Refused, exit code 2) before anything runs.
     file = Path(os.path.abspath(request.file))
     source = read_source(file).decode("utf-8", "replace")
     seed = request.seed if request.seed is not None else random.SystemRandom().randrange(1, 2**31)
@@ -272,7 +274,9 @@ def _grade(
             names=", ".join(loaded.missing),
             file=file.name,
         )
-        return result([CaseResult("import", Category.STATE, Status.ERROR, message, cause=Cause.MISSING_CLASS)], [])
+        return result(
+            [CaseResult(*_titled("import"), Category.STATE, Status.ERROR, message, cause=Cause.MISSING_CLASS)], []
+        )
 
     import torch
 
@@ -401,7 +405,7 @@ def _import_case(file: Path, source: str, loaded: LoadReply) -> CaseResult:
     if failure.line and failure.error != "Crash":
         text += source_excerpt(source, failure.line, syntax=failure.error == "SyntaxError")
     cause = Cause.SYNTAX if failure.error == "SyntaxError" else Cause.IMPORT
-    return CaseResult("import", Category.STATE, Status.ERROR, text, cause=cause)
+    return CaseResult(*_titled("import"), Category.STATE, Status.ERROR, text, cause=cause)
 
 
 def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
@@ -426,36 +430,41 @@ def source_excerpt(source: str, line: int, *, syntax: bool = False) -> str:
     return f"\n{number}{code}\n{' ' * (len(number) - 2)}| {' ' * start}{'^' * width}"
 
 
-def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:
+def _titled(case_id: str) -> tuple[str, str]:
+    """One of the grader's own cases (katas/shared.yaml's grader_cases): its id, and its title in
+    the grade's language."""
     from normkata.content.names import shared
-    from normkata.grading.checks import say, say_text
+    from normkata.grading.checks import say_text
 
-    name = say_text(shared().grader_cases["forbidden_api"])
+    return case_id, say_text(shared().grader_cases[case_id])
+
+
+def _forbidden_case(kata: Kata, file: Path, source: str, called: list[str]) -> CaseResult:
+    from normkata.grading.checks import say
+
     found = sorted(set(called) | set(static_forbidden_uses(source, kata.forbidden)))
     if not found:
-        return CaseResult(name, Category.INTEGRITY, Status.PASSED)
+        return CaseResult(*_titled("forbidden_api"), Category.INTEGRITY, Status.PASSED)
     message = say(
         "{file} uses {names}: this kata asks you to write the computation yourself.",
         "{file} 使用了 {names}：本练习要求你自己写出计算。",
         file=file.name,
         names=", ".join(found),
     )
-    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message, cause=Cause.FORBIDDEN)
+    return CaseResult(*_titled("forbidden_api"), Category.INTEGRITY, Status.FAILED, message, cause=Cause.FORBIDDEN)
 
 
 def _global_case(changes: list[str]) -> CaseResult:
-    from normkata.content.names import shared
-    from normkata.grading.checks import say, say_text
+    from normkata.grading.checks import say
 
-    name = say_text(shared().grader_cases["global_defaults"])
     if not changes:
-        return CaseResult(name, Category.INTEGRITY, Status.PASSED)
+        return CaseResult(*_titled("global_defaults"), Category.INTEGRITY, Status.PASSED)
     message = say(
         "importing your file changed torch's global state ({changes}); a layer must not.",
         "导入你的文件改变了 torch 的全局状态（{changes}）；一个层不应这样做。",
         changes="; ".join(changes),
     )
-    return CaseResult(name, Category.INTEGRITY, Status.FAILED, message, cause=Cause.GLOBAL_STATE)
+    return CaseResult(*_titled("global_defaults"), Category.INTEGRITY, Status.FAILED, message, cause=Cause.GLOBAL_STATE)
 
 
 def static_forbidden_uses(source: str, forbidden: tuple[str, ...]) -> list[str]:

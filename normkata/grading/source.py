@@ -1,21 +1,23 @@
 """A learner's source as the grader reads it: regular files only, never through a link, bounded.
 
-A submission is someone else's file. Reading it by following links would grade whatever it
-points to (the reference solution, a classmate's file); opening a FIFO or a device could block
-or have side effects; a huge file or a deep tree would cost the grader memory and time. So
-every read here opens with O_NOFOLLOW, checks the type and size on the descriptor it reads,
-and walks folders through descriptors (no path grows with depth), with limits on depth,
-entries and bytes. A violation is a `SourceError` that names the file and the reason.
+A submission is someone else's file, opened as normkata.files opens every such file (no link
+followed, no FIFO waited on, no file of /proc, the size checked on the descriptor before and
+while it is read); here are the grader's bounds: a file's size, and for a folder submission
+how deep its folders nest, how many entries it holds and how many bytes of .py files. Folders
+are walked through descriptors (no path grows with depth). A violation is a
+`normkata.files.Refused` that names the file and the reason, in the reader's language.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from normkata.errors import InputError
+from normkata.files import Refused, amount, check_file, escape_name, open_folder, read_file, unreadable, write_file
 
 #: The largest kata file graded: a layer is a few kB; 1 MB leaves room for comments and data.
 MAX_SOURCE_BYTES = 1024 * 1024
@@ -25,68 +27,31 @@ MAX_FOLDER_DEPTH = 8
 MAX_FOLDER_ENTRIES = 500
 MAX_FOLDER_BYTES = 4 * MAX_SOURCE_BYTES
 
-_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # O_NONBLOCK: a FIFO never blocks us
-_DIR_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC
-
-
-class SourceError(InputError):
-    """A submission that is not a plain, bounded source: a link, a FIFO, a device, too large..."""
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "a symbolic link (submit the file itself)"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO, not a regular file"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device, not a regular file"
-    if stat.S_ISSOCK(mode):
-        return "a socket, not a regular file"
-    if stat.S_ISDIR(mode):
-        return "a folder, not a file"
-    return "not a regular file"
-
-
-def _shown(path: str | os.PathLike[str]) -> str:
-    """A path as an error may show it: undecodable bytes and control characters escaped."""
-    from normkata.grading.text import escape_name
-
-    return escape_name(os.fspath(path))
-
 
 def check_source(path: str | os.PathLike[str], *, dir_fd: int | None = None) -> os.stat_result:
     """The file's status when it is a regular file (not a link) within MAX_SOURCE_BYTES; reads nothing."""
-    try:
-        info = os.lstat(path, dir_fd=dir_fd)
-    except OSError as exc:
-        raise SourceError(f"{_shown(path)}: {exc.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise SourceError(f"{_shown(path)} is {_kind(info.st_mode)}")
-    if info.st_size > MAX_SOURCE_BYTES:
-        raise SourceError(f"{_shown(path)} is larger than {MAX_SOURCE_BYTES // 1024} kB ({info.st_size} bytes)")
-    return info
+    with _as_submission(path):
+        return check_file(path, MAX_SOURCE_BYTES, dir_fd=dir_fd)
 
 
 def read_source(path: str | os.PathLike[str], *, dir_fd: int | None = None) -> bytes:
     """The bytes of a regular file of at most MAX_SOURCE_BYTES, opened without following a link."""
-    check_source(path, dir_fd=dir_fd)
+    with _as_submission(path):
+        return read_file(path, MAX_SOURCE_BYTES, dir_fd=dir_fd)
+
+
+@contextlib.contextmanager
+def _as_submission(path: str | os.PathLike[str], *, folder: bool = False) -> Iterator[None]:
+    """Every failure to read a submission is Refused, naming it (the grader's callers expect one
+    error for all), and a link is answered as a learner reads it: submit the file itself."""
     try:
-        fd = os.open(path, _OPEN_FLAGS, dir_fd=dir_fd)
-    except OSError as exc:  # ELOOP: it became a link since lstat
-        raise SourceError(f"{_shown(path)}: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)  # what we read is what we checked, whatever happened to the path
-        if not stat.S_ISREG(info.st_mode):
-            raise SourceError(f"{_shown(path)} is {_kind(info.st_mode)}")
-        chunks, size = [], 0
-        while chunk := os.read(fd, 65536):
-            size += len(chunk)
-            if size > MAX_SOURCE_BYTES:
-                raise SourceError(f"{_shown(path)} is larger than {MAX_SOURCE_BYTES // 1024} kB")
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        yield
+    except Refused as refused:
+        if refused.key != "files.link":
+            raise
+        raise Refused(refused.path, "source.link_folder" if folder else "source.link") from None
+    except OSError as exc:  # not there, not readable
+        raise unreadable(path, exc) from None
 
 
 @dataclass(frozen=True)
@@ -107,15 +72,11 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
     walked without following links.
 
     A link or a special file among them, too deep a tree, too many entries or too many bytes
-    is a SourceError; so is a missing `kata_file`.
+    is Refused; so is a missing `kata_file`.
     """
     files: dict[str, bytes] = {}
-    try:
-        if os.path.islink(root):
-            raise SourceError(f"{_shown(root)} is a symbolic link (submit the folder itself)")
-        top = os.open(root, _DIR_FLAGS)
-    except OSError as exc:
-        raise SourceError(f"{_shown(root)}: {exc.strerror}") from None
+    with _as_submission(root, folder=True):
+        top = open_folder(root)
     entries = total = 0
     stack: list[tuple[int, str, int]] = [(top, "", 0)]
     try:
@@ -129,67 +90,38 @@ def snapshot_folder(root: str | os.PathLike[str], kata_file: str) -> Snapshot:
                         continue  # not importable (.git, caches): neither graded nor counted
                     entries += 1
                     if entries > MAX_FOLDER_ENTRIES:
-                        raise SourceError(f"{_shown(root)} holds more than {MAX_FOLDER_ENTRIES} entries")
+                        raise Refused(root, "source.entries", line="files.line.bare", limit=MAX_FOLDER_ENTRIES)
                     relative = prefix + name
                     info = os.lstat(name, dir_fd=fd)
                     if stat.S_ISLNK(info.st_mode):
-                        raise SourceError(f"{_shown(os.path.join(root, relative))} is {_kind(info.st_mode)}")
+                        raise Refused(os.path.join(root, relative), "source.link")
                     if stat.S_ISDIR(info.st_mode):
                         if depth + 1 > MAX_FOLDER_DEPTH:
-                            raise SourceError(f"{_shown(root)} nests folders deeper than {MAX_FOLDER_DEPTH}")
-                        stack.append((os.open(name, _DIR_FLAGS, dir_fd=fd), relative + "/", depth + 1))
+                            raise Refused(root, "source.depth", line="files.line.bare", limit=MAX_FOLDER_DEPTH)
+                        stack.append((open_folder(name, dir_fd=fd), relative + "/", depth + 1))
                     elif name.endswith(".py"):
                         data = read_source(name, dir_fd=fd)
                         total += len(data)
                         if total > MAX_FOLDER_BYTES:
-                            raise SourceError(f"{_shown(root)}: its .py files exceed {MAX_FOLDER_BYTES // 1024} kB")
+                            raise Refused(
+                                root, "source.folder_bytes", line="files.line.error", amount=amount(MAX_FOLDER_BYTES)
+                            )
                         files[relative] = data
             finally:
                 os.close(fd)
+    except Refused:
+        raise
     except OSError as exc:
-        raise SourceError(f"{_shown(root)}: {exc.strerror}") from None
+        raise unreadable(root, exc) from None
     finally:
         for fd, _, _ in stack:
             os.close(fd)
     if kata_file not in files:
-        raise SourceError(f"{kata_file} not found in {_shown(root)}")
+        raise Refused(kata_file, "source.missing", line="files.line.bare", folder=escape_name(os.fspath(root)))
     hasher = hashlib.sha256()
     for relative in sorted(files):
         hasher.update(os.fsencode(relative) + b"\0" + files[relative] + b"\0")
     return Snapshot(files, hasher.hexdigest())
-
-
-def write_source(
-    path: str | os.PathLike[str], data: bytes, *, replace: bool = False, dir_fd: int | None = None, mode: int = 0o600
-) -> None:
-    """Write `data` as a new file, or with `replace` over a regular file, never through a link.
-
-    A link in its place (dangling or not), a FIFO, a device or a folder is a SourceError and
-    nothing is written: the file is opened without following links and without blocking, and its
-    type checked on the descriptor before it is truncated.
-    """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | (0 if replace else os.O_EXCL)
-    try:
-        fd = os.open(path, flags, mode, dir_fd=dir_fd)
-    except OSError as exc:  # ELOOP: a link; EEXIST: something there already; ENXIO: a FIFO nobody reads
-        try:
-            info = os.lstat(path, dir_fd=dir_fd)
-        except OSError:
-            raise SourceError(f"{_shown(path)}: {exc.strerror}") from None
-        if stat.S_ISREG(info.st_mode):
-            raise SourceError(f"{_shown(path)}: {exc.strerror}") from None
-        raise SourceError(f"{_shown(path)} is {_kind(info.st_mode)}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SourceError(f"{_shown(path)} is {_kind(info.st_mode)}")
-        if replace:
-            os.ftruncate(fd, 0)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
 
 
 def write_snapshot(snapshot: Snapshot, folder: str | os.PathLike[str], kata_file: str) -> str:
@@ -197,5 +129,5 @@ def write_snapshot(snapshot: Snapshot, folder: str | os.PathLike[str], kata_file
     for relative, data in snapshot.files.items():
         target = os.path.join(folder, relative or kata_file)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        write_source(target, data)
+        write_file(target, data)
     return os.path.join(folder, kata_file)

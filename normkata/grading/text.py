@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
+
+from normkata.files import escape_name
+
+__all__ = ["MAX_MESSAGE", "after_call", "escape_name", "sanitize"]  # escape_name: normkata.files shows names
 
 #: The longest message a case may carry; a flood is cut, not shown.
 MAX_MESSAGE = 2000
@@ -20,21 +23,6 @@ def sanitize(text: str, limit: int = MAX_MESSAGE) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
-
-
-# Names (of files and submissions) are shown on one line: newline and tab are escaped too.
-_NAME_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def escape_name(name: str) -> str:
-    """A file name made safe to show on one line: bytes that are not UTF-8 (held by Python as
-    lone surrogates) shown as `\\xff`, every control character escaped."""
-    try:
-        raw = os.fsencode(name)
-    except UnicodeEncodeError:  # a lone surrogate that no file name holds
-        raw = name.encode("utf-8", "backslashreplace")
-    text = raw.decode("utf-8", "backslashreplace")
-    return _NAME_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def after_call(message: str, call: str | None) -> str:

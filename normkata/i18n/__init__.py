@@ -53,6 +53,7 @@ def _import_catalogs() -> None:
         agent,
         classroom,
         content,
+        files,
         grading,
         labs,
         practice,

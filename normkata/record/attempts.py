@@ -69,11 +69,9 @@ class KataLog:
             self._conn.execute("INSERT INTO kata_activity (kata, kind) VALUES (?, ?)", (kata, kind))
 
     def attempt(self, result: GradeResult, device: str) -> None:
-        """One grading run, its cases and misconceptions by id (for `history` in any language)."""
-        from normkata.content.suite_names import suite_names
-
-        names = suite_names(result.kata)
-        cases = {names.case_id(c.name): c.status.value for c in result.cases}
+        """One grading run, its cases and misconceptions by id (for `history` in any language): the
+        ids the grade carries, stored as they came (no title is read back to its id)."""
+        cases = {c.id: c.status.value for c in result.cases}
         # In the order the report names them (most cases first): `hint` gives the first one's hint.
         named = sorted(result.diagnosis, key=lambda d: -d.cases)
         diagnosis = [{"id": d.id, "title": d.title, "cases": d.cases} for d in named]

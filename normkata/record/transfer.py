@@ -35,8 +35,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from normkata.content.reading import RefusedFile, read_regular
 from normkata.content.suite_names import cases_by_id
+from normkata.files import Refused, read_file
 from normkata.record.fields import COLUMNS, check_row
 from normkata.record.migrations import MIGRATIONS
 from normkata.record.store import Store, iso, utcnow
@@ -129,12 +129,12 @@ def read_document(path: Path) -> object:
     deeply nested, not UTF-8, not JSON); OSError when it cannot be opened, for the caller to report.
 
     Opened without blocking (a FIFO answers at once) and sized on its descriptor before a byte is read
-    (normkata.content.reading).
+    (normkata.files).
     """
     try:
-        data = read_regular(path, MAX_FILE_BYTES)
-    except RefusedFile as exc:
-        raise TransferError(str(exc)) from None
+        data = read_file(path, MAX_FILE_BYTES, follow_links=True)
+    except Refused as exc:
+        raise TransferError(exc.what("en")) from None  # said in English, as the file's other faults
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -5,8 +5,9 @@ cloned repository, a shared folder): a kata file that is a link would have `revi
 the fresh starter into whatever it points to, and keep that file's text in the record; a
 `history` folder that is a link would be written into; a dangling link would have `normkata
 kata` create its target. So every kata file and the history folder are opened here, without
-following links (normkata.grading.source), and anything that is not a regular file (a folder for
-`history`) is refused with one line, before anything is written. The workspace folder itself is
+following links (normkata.files, within the grader's size: normkata.grading.source), and anything
+that is not a regular file (a folder for `history`) is refused with one line, before anything is
+written. The workspace folder itself is
 where the learner said it is (`--workspace`, NORMKATA_WORKSPACE), link or not.
 """
 
@@ -17,11 +18,9 @@ import stat
 from pathlib import Path
 
 from normkata.errors import InputError
-from normkata.grading.source import check_source, read_source, write_source
-from normkata.grading.text import escape_name
+from normkata.files import escape_name, open_folder, write_file
+from normkata.grading.source import check_source, read_source
 from normkata.i18n import t
-
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def existing(path: Path, lang: str) -> bool:
@@ -49,7 +48,7 @@ def read(path: Path, lang: str) -> str:
 def write(path: Path, text: str, lang: str, *, replace: bool) -> None:
     """Write a kata file: a new one, or with `replace` over the learner's regular file; never through a link."""
     existing(path, lang)
-    write_source(path, text.encode("utf-8"), replace=replace, mode=0o644)
+    write_file(path, text.encode("utf-8"), replace=replace, mode=0o644)
 
 
 def write_in_folder(folder: Path, name: str, text: str, lang: str) -> Path:
@@ -61,12 +60,12 @@ def write_in_folder(folder: Path, name: str, text: str, lang: str) -> Path:
     except OSError as exc:
         raise InputError(f"{escape_name(str(folder))}: {exc.strerror}") from None
     try:
-        fd = os.open(folder, _FOLDER)
-    except OSError:  # ELOOP: a link; ENOTDIR: a file
+        fd = open_folder(folder)
+    except OSError:  # Refused: a link, a file
         check_folder(folder, lang)
         raise InputError(t("workspace.not_folder", lang, path=escape_name(str(folder)))) from None
     try:
-        write_source(name, text.encode("utf-8"), dir_fd=fd, mode=0o644)
+        write_file(name, text.encode("utf-8"), dir_fd=fd, mode=0o644)
     finally:
         os.close(fd)
     return folder / name

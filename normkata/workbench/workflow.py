@@ -97,7 +97,7 @@ class Workbench:
         target = given or self.file(kata)
         if given is None and files.existing(target, self.lang):  # a link, dangling or not: one line, exit 2
             return target
-        if given is not None and target.is_symlink():
+        if given is not None and (target.is_symlink() or (target.exists() and not target.is_file())):
             check_source(target)  # --file: refused in the grader's own words, as a submission is
         if given is not None and target.is_file():
             return target

@@ -13,9 +13,9 @@ import triton
 import triton.language as tl
 from triton.language.extra import libdevice
 
-from normkata.grading import kernels
-from normkata.grading.contract import Launch, Program, ProgramKind, Step
-from normkata.grading.stage import Stage
+from normkata.grading.messages import Launch, Program, ProgramKind, Step
+from normkata.grading.worker import kernels
+from normkata.grading.worker.stage import Stage
 
 
 @triton.jit

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from normkata.grading.calls import GRAD_FN, GRAD_MODE
-from normkata.grading.contract import LoadRequest, Program, ProgramKind, Step
+from normkata.grading.messages import LoadRequest, Program, ProgramKind, Step
 from normkata.grading.proxy import Submission
+from normkata.grading.worker.calls import GRAD_FN, GRAD_MODE
 
 LEARNER = textwrap.dedent('''
     import torch

@@ -9,8 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from normkata.grading import sandbox, worker
+from normkata.grading import sandbox
 from normkata.grading.launch import ZYGOTE_PRELOAD, runner_environment
+from normkata.grading.worker import serve as worker
 
 
 def test_the_policy_admits_nvidia_device_nodes(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ import torch
 
 from normkata.grading.checks import CaseFailure, LearnerError, Misconception, call_on, configure, fail
 from normkata.grading.checks.wording import explanation
-from normkata.grading.contract import Cause, Failure, Status, StepReply
+from normkata.grading.contract import Cause, Status
+from normkata.grading.messages import Failure, StepReply
 from normkata.grading.plugin import _classify
 from normkata.i18n.text import Text
 

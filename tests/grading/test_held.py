@@ -1,4 +1,4 @@
-"""What the worker reads of a learner's module (normkata.grading.held) is what torch holds, named as
+"""What the worker reads of a learner's module (normkata.grading.worker.held) is what torch holds, named as
 torch names it, whatever the learner's class and tensors say about themselves; and what the runner
 derives from it (contract.Inspection, StateLoad) agrees with torch's own answers. In process: no
 grade runs here (the graded hostile fixtures are in katas/*/fixtures, tests/grading/test_fixtures.py)."""
@@ -9,8 +9,8 @@ import pytest
 import torch
 from torch import nn
 
-from normkata.grading import held
-from normkata.grading.contract import Inspection, StateLoad
+from normkata.grading.messages import Inspection, StateLoad
+from normkata.grading.worker import held
 
 _REQUIRES_GRAD = vars(torch._C.TensorBase)["requires_grad"]
 _SHAPE = vars(torch._C.TensorBase)["shape"]

@@ -21,7 +21,7 @@ import torch
 
 from normkata.content.katas import get_kata
 from normkata.grading.checks.wording import CaseFailure
-from normkata.grading.contract import GuardState, GuardStatus, KernelMargin, StepReply
+from normkata.grading.messages import GuardState, GuardStatus, KernelMargin, StepReply
 from tests.conftest import invoke
 
 SENTINEL = -16384.0
@@ -288,7 +288,7 @@ def test_without_the_extra_grade_says_how_to_install_it(runner, monkeypatch, tmp
 
 @pytest.mark.extra("triton")
 def test_describe_names_the_version_and_the_hooks() -> None:
-    from normkata.grading import kernels
+    from normkata.grading.worker import kernels
 
     line = kernels.describe()
     assert line.startswith("triton ") and "hooks are present" in line

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from normkata.grading.contract import LoadRequest, Program, Step
+from normkata.grading.messages import LoadRequest, Program, Step
 from normkata.grading.proxy import Submission
 
 _DOUBLES = "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x * {factor}\n"

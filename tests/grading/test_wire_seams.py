@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from normkata.grading import codec
-from normkata.grading.contract import (
+from normkata.grading.messages import (
     Access,
     GuardState,
     GuardStatus,

@@ -21,7 +21,8 @@ from normkata.grading.checks.harness import Harness
 from normkata.grading.checks.inputs import Input, seeded
 from normkata.grading.checks.state import expect_contains, expect_keys
 from normkata.grading.checks.wording import Misconception, call_text, fail
-from normkata.grading.contract import TOLERANCES, Inspection, Tolerance
+from normkata.grading.contract import TOLERANCES, Tolerance
+from normkata.grading.messages import Inspection
 
 TOLERANCE_NAMES = {torch.float32: "block float32", torch.bfloat16: "block bfloat16", torch.float16: "block float16"}
 #: eps values a norm ends up with when the given eps does not reach it: a hard-coded 1e-5 or

@@ -14,7 +14,8 @@ from normkata.grading.checks.context import RUN, say
 from normkata.grading.checks.harness import ErrorSuspect, Harness, at, once
 from normkata.grading.checks.inputs import Input, own_errors
 from normkata.grading.checks.wording import Misconception, call_on, fail, value_text
-from normkata.grading.contract import TOLERANCES, Failure, Program, ProgramKind, Step, StepReply, tolerance_for
+from normkata.grading.contract import TOLERANCES, tolerance_for
+from normkata.grading.messages import Failure, Program, ProgramKind, Step, StepReply
 
 #: Worded in katas/shared.yaml, as every misconception a shared check names.
 AUTOGRAD_IN_BACKWARD = shared_misconception("autograd-in-backward")

@@ -20,8 +20,8 @@ from normkata.content.names import shared_misconception
 from normkata.grading.checks.context import RUN, say
 from normkata.grading.checks.inputs import Input, own_errors, randn
 from normkata.grading.checks.wording import LearnerError, Misconception, call_on, call_text, explanation, fail
-from normkata.grading.contract import (
-    TOLERANCES,
+from normkata.grading.contract import TOLERANCES, Tolerance, achievable, dtype_name, tolerance_for
+from normkata.grading.messages import (
     Failure,
     Inspection,
     Launch,
@@ -31,10 +31,6 @@ from normkata.grading.contract import (
     StateLoad,
     Step,
     StepReply,
-    Tolerance,
-    achievable,
-    dtype_name,
-    tolerance_for,
 )
 from normkata.grading.proxy import Submission, SubmissionError, TimeBudgetUsed
 

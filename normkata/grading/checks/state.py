@@ -8,7 +8,8 @@ import torch
 
 from normkata.grading.checks.context import say
 from normkata.grading.checks.wording import fail
-from normkata.grading.contract import Inspection, StateLoad, dtype_name
+from normkata.grading.contract import dtype_name
+from normkata.grading.messages import Inspection, StateLoad
 
 
 def expect_parameters(call: str, info: Inspection, expected: dict[str, torch.Tensor]) -> None:

@@ -15,7 +15,8 @@ from typing import Any, NoReturn
 
 from normkata.content.misconception import Misconception
 from normkata.grading.checks.context import RUN, say
-from normkata.grading.contract import Cause, Failure
+from normkata.grading.contract import Cause
+from normkata.grading.messages import Failure
 
 
 class CaseFailure(AssertionError):
@@ -132,7 +133,7 @@ def explanation(failure: Failure, call: str) -> tuple[str, str]:
             where=where,
         )
     at = f"{call} {stage}"
-    if failure.error == "TritonUnsupported":  # the grade's own limit, said as it is (normkata.grading.kernels)
+    if failure.error == "TritonUnsupported":  # the grade's own limit, said as it is (normkata.grading.worker.kernels)
         return at, say(
             "{call} {stage}: {message}{where}",
             "{call} {stage}：{message}{where}",

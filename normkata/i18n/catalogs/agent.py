@@ -126,10 +126,6 @@ CATALOG = catalog(
             "{arg}: a whole number of minutes from 1 to 1440, got {value}",
             "{arg}：必须是 1 到 1440 之间的整数分钟，收到的是 {value}",
         ),
-        "agent.file.special": Text(
-            "{arg}: {path} is not a regular file (a device, a pipe or a file of /proc, /sys or /dev): not read",
-            "{arg}：{path} 不是普通文件（设备、管道，或 /proc、/sys、/dev 下的文件）：不会读取",
-        ),
         "agent.prompt.tutor": Text(
             "Start with standing or next_step and say in one sentence where the learner stands. Offer the step it "
             "names. For a kata: start_kata, let them write, grade when they say so, explain each named mistake "

@@ -125,7 +125,6 @@ CATALOG = catalog(
             "file too large ({size} bytes; a question bank is well under {limit})",
             "文件过大（{size} 字节；题库文件远小于 {limit} 字节）",
         ),
-        "check.not_regular": Text("{what}, not a regular file", "这是{what}，不是普通文件"),
         "check.yaml.utf16": Text("the file is UTF-16 text: save it as UTF-8", "文件是 UTF-16 文本：请另存为 UTF-8"),
         "check.yaml.binary": Text(
             "binary data (a NUL byte): a question bank is UTF-8 text", "二进制数据（含 NUL 字节）：题库应为 UTF-8 文本"
@@ -171,10 +170,6 @@ CATALOG = catalog(
         "check.kata.home_unknown": Text("home topic {topic} is no topic of the bank", "主题 {topic} 不在题库中"),
         "check.names.case_base": Text(
             "{value} is no case name (a test's name without test_)", "{value} 不是用例名（去掉 test_ 的测试函数名）"
-        ),
-        "check.names.title_twice": Text(
-            "the same title as case {other}: a record could not tell them apart",
-            "与用例 {other} 的名称相同：记录将无法区分二者",
         ),
         "check.names.case_shared": Text(
             "already titled in katas/shared.yaml (line {at})", "已在 katas/shared.yaml 中命名（第 {at} 行）"

@@ -11,6 +11,13 @@ CATALOG = catalog(
     __name__,
     {
         "grade.running": Text("Grading {kata}…", "正在评测 {kata}…"),
+        # A submission the grader does not read (grading/source.py), after its path.
+        "source.link": Text("a symbolic link (submit the file itself)", "是符号链接（请提交文件本身）"),
+        "source.link_folder": Text("a symbolic link (submit the folder itself)", "是符号链接（请提交文件夹本身）"),
+        "source.entries": Text("holds more than {limit} entries", "包含超过 {limit} 个条目"),
+        "source.depth": Text("nests folders deeper than {limit}", "的文件夹嵌套超过 {limit} 层"),
+        "source.folder_bytes": Text("its .py files exceed {amount}", "其中的 .py 文件超过 {amount}"),
+        "source.missing": Text("not found in {folder}", "不在 {folder} 中"),
         # What grade and watch count: the scored cases that pass, out of all scored cases.
         "grade.count": Text("{passed} of {total} cases pass", "{total} 个用例中 {passed} 个通过"),
         "grade.written": Text("Wrote {path}", "已写入 {path}"),

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from normkata.grading.kernels.errors import TritonUnsupported
+from normkata.grading.worker.kernels.errors import TritonUnsupported
 
 #: Modules whose functions stand for libdevice calls (the stubs, and each backend's real ones).
 LIBDEVICE_MODULES = (

@@ -14,7 +14,8 @@ from typing import Any
 
 import torch
 
-from normkata.grading.contract import (
+from normkata.grading.messages import (
+    TIMED_SHAPE,
     GuardState,
     GuardStatus,
     KernelMargin,
@@ -23,21 +24,12 @@ from normkata.grading.contract import (
     Program,
     RunReply,
     StepReply,
+    compiles_on_gpu,
 )
-from normkata.grading.kernels import guard, tuning
-from normkata.grading.kernels.errors import TritonUnsupported
-from normkata.grading.kernels.watch import ACTIVE, MARGIN, MAX_ALLOCATIONS, LauncherMode, Watch
-from normkata.grading.stage import Stage
-
-
-def compiles_on_gpu() -> bool:
-    """Kernels run compiled only on a GPU with the sandbox off (NORMKATA_SANDBOX=off).
-
-    Compiling a Triton kernel runs ptxas as a child process, and the confined worker may start
-    none (seccomp forbids exec): under the sandbox the interpreter runs the kernels, on CUDA
-    tensors too (it copies them to the host and back).
-    """
-    return os.environ.get("NORMKATA_SANDBOX") == "off" and torch.cuda.is_available()
+from normkata.grading.worker.kernels import guard, tuning
+from normkata.grading.worker.kernels.errors import TritonUnsupported
+from normkata.grading.worker.kernels.watch import ACTIVE, MARGIN, MAX_ALLOCATIONS, LauncherMode, Watch
+from normkata.grading.worker.stage import Stage
 
 
 def prepare_environment(scratch: str) -> None:
@@ -308,11 +300,6 @@ def _moved(t: torch.Tensor, device: str) -> torch.Tensor:
     )
     moved = flat.to(device, copy=True)
     return base.set_(moved.untyped_storage(), t.storage_offset(), t.shape, t.stride())
-
-
-#: The speed case's shape: 256 MB per fp16 tensor, well past a GPU's L2 cache (50 MB on an
-#: H100, where a 32 MB copy measured 1.7x faster per byte than a 256 MB one: docs/gpu.md).
-TIMED_SHAPE = (16384, 8192)
 
 
 def _timings(fn: Any, inputs: list[torch.Tensor], extra: list[Any], repeats: int = 30) -> LauncherTiming:

@@ -34,12 +34,10 @@ from typing import Any
 
 import torch
 
-from normkata.grading.contract import Access, GuardState, GuardStatus, Side
-from normkata.grading.kernels import libdevice
-from normkata.grading.kernels.watch import ACTIVE, Extent, GridIndex, Watch, active
+from normkata.grading.messages import TESTED_TRITON, Access, GuardState, GuardStatus, Side
+from normkata.grading.worker.kernels import libdevice
+from normkata.grading.worker.kernels.watch import ACTIVE, Extent, GridIndex, Watch, active
 
-#: The Triton release the guard was written and tested against (pinned by the `triton` extra).
-TESTED_TRITON = "3.9.0"
 ACTIVE_STATUS = GuardStatus(GuardState.ACTIVE)
 #: The interpreter's private names the guard replaces or calls (doctor checks they exist).
 HOOKS = [

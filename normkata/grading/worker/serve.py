@@ -23,9 +23,9 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from normkata.grading import calls, held, kernels
 from normkata.grading.codec import CodecError
-from normkata.grading.contract import (
+from normkata.grading.contract import dtype_of
+from normkata.grading.messages import (
     SCRATCH_VARIABLES,
     Failure,
     Hello,
@@ -37,11 +37,11 @@ from normkata.grading.contract import (
     RunReply,
     Step,
     StepReply,
-    dtype_of,
 )
 from normkata.grading.protocol import ChannelClosed, receive, send
-from normkata.grading.stage import Stage
 from normkata.grading.wire import from_wire, prime, to_wire
+from normkata.grading.worker import calls, held, kernels
+from normkata.grading.worker.stage import Stage
 from normkata.threads import configure_threads
 
 
@@ -463,7 +463,3 @@ def _open_descriptors() -> list[int]:
 
 def main() -> None:
     serve(int(sys.argv[1]), int(sys.argv[2]))
-
-
-if __name__ == "__main__":
-    main()

@@ -20,27 +20,21 @@ and the written flags are judged by the runner, not here.
 
 from __future__ import annotations
 
-from normkata.grading.kernels.errors import TritonUnsupported
-from normkata.grading.kernels.guard import TESTED_TRITON, describe
-from normkata.grading.kernels.launcher import (
-    TIMED_SHAPE,
-    compiles_on_gpu,
+from normkata.grading.worker.kernels.errors import TritonUnsupported
+from normkata.grading.worker.kernels.guard import describe
+from normkata.grading.worker.kernels.launcher import (
     install_guard,
     interpreting,
     prepare_environment,
     run_launcher,
     run_program,
 )
-from normkata.grading.kernels.watch import MARGIN, MAX_FINDINGS, SENTINEL
+from normkata.grading.worker.kernels.watch import MARGIN, MAX_FINDINGS
 
 __all__ = [
     "MARGIN",
     "MAX_FINDINGS",
-    "SENTINEL",
-    "TESTED_TRITON",
-    "TIMED_SHAPE",
     "TritonUnsupported",
-    "compiles_on_gpu",
     "describe",
     "install_guard",
     "interpreting",

@@ -16,12 +16,10 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_leaves
 
-from normkata.grading.contract import Access, Side
+from normkata.grading.messages import SENTINEL, Access, Side
 
 #: Elements of sentinel margin before and after every tensor the launcher allocates.
 MARGIN = 64
-#: Exactly representable in float32, float16 and bfloat16; no correct kernel writes it by chance.
-SENTINEL = -16384.0
 #: Grid index of a program (the interpreter runs one at a time).
 GridIndex = tuple[int, int, int]
 #: Findings kept per launch (a kernel without masks finds one per program).

@@ -17,8 +17,9 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from normkata.grading import held
-from normkata.grading.contract import Program, ProgramKind, Step, dtype_of
+from normkata.grading.contract import dtype_of
+from normkata.grading.messages import Program, ProgramKind, Step
+from normkata.grading.worker import held
 
 #: What the watch reports, by the callable it saw (plain names: they cross the wire as text).
 _AUTOGRAD_CALLS = {
@@ -40,7 +41,7 @@ def build(cls: Any, program: Program) -> Any:
         if getattr(cls.apply, "__func__", None) is not getattr(torch.autograd.Function.apply, "__func__", None):
             raise TypeError(f"{program.cls} overrides apply: define forward and backward, and let autograd call them")
         return cls
-    if program.kind is ProgramKind.LAUNCHER:  # a kernel kata's plain function: normkata.grading.kernels calls it
+    if program.kind is ProgramKind.LAUNCHER:  # a kernel kata's plain function: normkata.grading.worker.kernels calls it
         if not callable(cls) or isinstance(cls, type):
             raise TypeError(f"{program.cls} is not a function")
         return cls

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from normkata.grading.contract import HeldModule, loads_into
+from normkata.grading.messages import HeldModule, loads_into
 
 #: Bound when the worker is imported, before any learner code runs (which could rebind the names).
 _TENSOR_BASE = torch._C.TensorBase

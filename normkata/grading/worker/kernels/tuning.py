@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from normkata.grading.kernels.watch import active
+from normkata.grading.worker.kernels.watch import active
 
 #: Distinct configs graded per autotuned kernel at most (the first ones, in the order listed).
 MAX_CONFIGS = 16
