@@ -109,7 +109,7 @@ def test_grade_report(case: str, lang: str, grades, golden) -> None:  # type: ig
 def test_grade_formats(fmt: str, lang: str, grades, golden, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from normkata.grading import formats
 
-    written = tmp_path / formats.DEFAULT_FILES[fmt]
+    written = tmp_path / formats.FORMATS[fmt].file
     formats.write(fmt, written, grades["mistake", lang])
     extension = "xml" if fmt == "junit" else "json"
     golden(GOLDEN / f"format-{fmt}.{lang}.{extension}", written.read_text(encoding="utf-8"))
