@@ -163,7 +163,7 @@ def test_json_gradescope_and_junit(runner, tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert set(report) == SPEC_KEYS
     assert set(report["counts"]) == {"passed", "failed", "error", "skipped"}
-    assert all(set(case) == {"name", "category", "status", "message", "diagnosis"} for case in report["cases"])
+    assert all(set(case) == {"id", "name", "category", "status", "message", "diagnosis"} for case in report["cases"])
     rules = sum(case["category"] == "integrity" for case in report["cases"])
     assert rules == 2 and report["max_score"] == len(report["cases"]) - report["counts"]["skipped"] - rules
     assert report["diagnosis"][0]["id"] == "ln-unbiased-variance"
