@@ -3,7 +3,7 @@
 
 A deliberate change rewrites them, in the same commit as the change:
 
-    .venv/bin/python -m pytest tests/test_golden.py tests/test_case_lists.py --update-golden
+    .venv/bin/python -m pytest tests/test_golden.py tests/test_golden_doors.py tests/test_case_lists.py --update-golden
 
 What varies from run to run or machine to machine is pinned before the screen is drawn: the
 terminal's width, an empty home and workspace, the grade's seed; a grade's time, torch version,
