@@ -142,6 +142,11 @@ def test_screens_of_a_fresh_record(  # type: ignore[no-untyped-def]
     screen: str, args: list[str], columns: int, lang: str, runner, golden, monkeypatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", str(columns))
+    # The screens of a machine without the triton extra (the README's install), wherever they are drawn.
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "triton" else found(name, *a))
     result = invoke(runner, [*args, "--lang", lang] if args else ["--lang", lang])
     assert result.exit_code == 0, result.output
     golden(GOLDEN / f"{screen}.{lang}.txt", result.stdout)
@@ -172,7 +177,8 @@ def test_chinese_golden_files_keep_chinese_typography() -> None:
     assert len(written) >= 12
     for path in written:
         text = path.read_text(encoding="utf-8")
-        assert "。 " not in text, path.name
+        # A space after 。 in prose; a table cell's padding after a closing 。 is no space in a sentence.
+        assert not re.search("。 +[^ │┃║]", text), path.name
         assert not re.search("[\u4e00-\u9fff][:;,?!] ", text), (
             path.name,
             re.findall("..[\u4e00-\u9fff][:;,] ..", text),
