@@ -5,7 +5,8 @@ The package stands in layers; each imports only what stands below it (pyproject.
 
     cli, __main__      the root command; subcommands load lazily
     commands/          one module per command group: options, prompts, rendering
-    agent/             the same for a coding assistant: `normkata mcp`'s tools (the `mcp` extra)
+    agent/ notebook/   the same for a coding assistant (`normkata mcp`'s tools, the `mcp` extra)
+                       and for a notebook (`%load_ext normkata`, the `notebook` extra)
     loop/              the learner's loop every door calls: grade and keep, hints, next steps, the mock
     advice/            where the learner stands, what to do next, what is wrong (doctor)
     classroom/ labs/ workbench/
@@ -26,4 +27,28 @@ Each wing's interface strings are a catalog of their own inside i18n (i18n/catal
 so the lookup that every layer uses imports nothing above it.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext normkata`: the notebook's magics (normkata.notebook, the `notebook` extra).
+
+    The door is imported here, when IPython asks, so that `import normkata` imports neither IPython
+    nor torch; and by name, because every module imports this package first: a static import
+    would make each of them depend on the notebook door."""
+    _notebook().load_ipython_extension(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """`%unload_ext normkata`: the grading service stopped, the magics removed."""
+    _notebook().unload_ipython_extension(ipython)
+
+
+def _notebook() -> Any:
+    import importlib
+
+    return importlib.import_module("normkata.notebook")

@@ -164,7 +164,9 @@ class OneLineError(click.ClickException):
     exit_code = 2
 
     def format_message(self) -> str:
-        return self.message
+        from normkata.ui.terminal import unquoted
+
+        return unquoted(self.message)  # a command it names, without the backticks that mark it
 
 
 def _one_line_error(exc: Exception) -> click.ClickException | None:

@@ -32,5 +32,6 @@ OPTIONAL_EXTRAS: dict[str, Extra] = {
     for extra in (
         Extra("triton", "triton", "the kernel katas (Triton 3.9.0's interpreter runs them on any CPU)"),
         Extra("mcp", "mcp", "`normkata mcp`, the grader and hints as tools for a coding assistant"),
+        Extra("notebook", "IPython", "`%load_ext normkata`: `%%kata NAME` cells graded in Jupyter or IPython"),
     )
 }

@@ -94,7 +94,7 @@ def invoke(runner: CliRunner, args: list[str], stdin: str | None = None):  # typ
 
 @pytest.fixture(autouse=True)
 def one_off_grades_in_the_service(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """In-process commands (`grade`, `grade --list`, `bench --use-mine`, `next`'s kata) grade
+    """In-process commands (`grade`, `grade --list` of a kata without cases.yaml, `bench --use-mine`, `next`'s kata) grade
     through the session's warm grading service instead of a one-off runner each: the same runner
     code, request and verdict, without importing torch twice per grade (about 2 s of CPU).
 
@@ -109,11 +109,11 @@ def one_off_grades_in_the_service(request: pytest.FixtureRequest, monkeypatch: p
     def grade_once(kata: str, file: Path, **options: object) -> object:
         return request.getfixturevalue("grading_service").grade(kata, file, **options)
 
-    def list_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
+    def collect_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
         return request.getfixturevalue("grading_service").list_cases(kata, lang)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(client, "grade_once", grade_once)
-    monkeypatch.setattr(client, "list_cases", list_cases)
+    monkeypatch.setattr(client, "collect_cases", collect_cases)
 
 
 @pytest.fixture(scope="session")
@@ -171,3 +171,27 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         for extra in mark.args:
             if not OPTIONAL_EXTRAS[extra].installed():
                 pytest.skip(f'needs the optional {extra} extra: pip install -e ".[{extra}]"')
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="Rewrite the files the tests compare text with (tests/golden/, katas/*/cases.yaml) instead of comparing.",
+    )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """`golden(path, text)`: `text` must equal the file at `path`; with --update-golden it is written there."""
+    update = request.config.getoption("--update-golden")
+
+    def check(path: Path, text: str) -> None:
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        assert path.is_file(), f"{path} is missing: write it with `pytest {request.node.path.name} --update-golden`"
+        assert text == path.read_text(encoding="utf-8"), f"{path} differs (a deliberate change: --update-golden)"
+
+    return check

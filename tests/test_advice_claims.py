@@ -127,7 +127,7 @@ def test_after_a_pass_hint_says_the_kata_is_passed_and_takes_nothing(runner, sto
     KataLog(store).attempt(grade_result("rmsnorm", {"forward": "passed"}), "cpu")
     result = invoke(runner, ["hint", "rmsnorm"])
     assert result.exit_code == 0
-    assert result.stdout.startswith("rmsnorm is passed: no hint needed. `normkata solution rmsnorm` shows")
+    assert result.stdout.startswith("rmsnorm is passed: no hint needed. normkata solution rmsnorm shows")
     assert "Hint 3/3" not in result.stdout and hint_events(store) == ["1", "2"]
     assert "Hint 2/3 for rmsnorm" in invoke(runner, ["hint", "rmsnorm", "--level", "2"]).stdout  # asked for: shown
 
@@ -165,7 +165,7 @@ def test_review_n_1_of_11_due_counts_what_it_served_and_what_is_still_due(runner
     text = " ".join(result.stdout.split())
     assert "1 of the 11 item(s) due" in text and "Question 1/1" in text
     assert "Reviewed 1 of 11 due item(s)." in text and "Questions: 1 of 1 right." in text
-    assert "Still due: 10 item(s) (`normkata review`)." in text
+    assert "Still due: 10 item(s) (normkata review)." in text
     assert "What you missed" not in text  # a perfect session: nothing missed
 
 

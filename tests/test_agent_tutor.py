@@ -287,6 +287,10 @@ def test_rows_a_reader_could_not_use_come_back_with_the_grade(workspace: Path, d
     assert any("interview_date" in warning for warning in reply.data["warnings"]), reply.data["warnings"]
     assert "could not be used" in reply.text
     assert reply.data["next"]["tool"] in {"quiz_question", "interview_card", "start_kata", "grade", "due"}
+    # Every tool says so, not the grade alone: the row is met again by the next step's reader.
+    step = tutor.next_step()
+    assert any("interview_date" in warning for warning in step.data["warnings"]), step.data
+    assert "could not be used" in step.text
 
 
 def test_the_tools_arguments_are_bounded(workspace: Path, tmp_path: Path, db) -> None:  # type: ignore[no-untyped-def]

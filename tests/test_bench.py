@@ -5,6 +5,7 @@ do not matter, and never asserted."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,7 @@ def test_noisy_machine_is_said_once_and_recorded(runner, monkeypatch: pytest.Mon
     result = invoke(runner, [*TINY, "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert result.output.count("Too noisy to trust: 9 of 9 timings") == 1
+    assert "LayerNorm's time" not in result.output  # no ratio of timings it calls untrustworthy
     assert "1.00   ±0.50" in result.output  # forward: median and IQR side by side
     data = json.loads((out / "bench.json").read_text())
     assert data["noisy"] is True and data["noisy_timings"] == 9
@@ -73,6 +75,7 @@ def test_a_quiet_machine_gets_no_warning(runner, monkeypatch: pytest.MonkeyPatch
     assert result.exit_code == 0, result.output
     assert "Too noisy" not in result.output
     assert "1.00× LayerNorm's time forward" in result.output  # the summary divides medians
+    assert re.search(r"^ *memory copy: [\d.]+ GB/s *$", result.output, re.M)  # never split at 80 columns
 
 
 def test_use_mine_grades_the_learner_file_and_marks_a_failing_one(

@@ -365,11 +365,11 @@ def test_every_catalog_passes_the_banks_typography_check() -> None:
 
 
 def test_grade_report_lines_in_chinese_are_tidied() -> None:
-    from normkata.grading.report import _paren, _zh
+    from normkata.grading.report import _paren, tidy
 
-    assert _zh("多次调用同一模块 (fp32 前向)", "zh") == "多次调用同一模块（fp32 前向）"
-    assert _zh("应为 1e-05）。 这符合预期", "zh") == "应为 1e-05）。这符合预期"
-    assert _zh("(x) stays", "en") == "(x) stays"
+    assert tidy("多次调用同一模块 (fp32 前向)", "zh") == "多次调用同一模块（fp32 前向）"
+    assert tidy("应为 1e-05）。 这符合预期", "zh") == "应为 1e-05）。这符合预期"
+    assert tidy("(x) stays", "en") == "(x) stays"
     assert _paren("fp32 前向", "zh") == "（fp32 前向）"
 
 

@@ -78,10 +78,13 @@ def test_anki_deck_opens_with_every_note(runner, tmp_path: Path) -> None:
     assert "面试官可能的追问" in back and "<li>评估模式下 dx 是什么？<ul><li>" in back and "running_var + eps" in back
 
 
-def test_anki_needs_an_output_file(runner) -> None:
-    result = invoke(runner, ["content", "export", "--format", "anki"])
-    assert result.exit_code == 2
-    assert "--out" in result.stderr
+def test_anki_without_out_writes_a_deck_named_for_its_language(runner, tmp_path: Path, monkeypatch) -> None:
+    """It refused without --out, though the name is obvious (`> deck.apkg` left a 0-byte file)."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke(runner, ["content", "export", "--format", "anki", "--lang", "zh"])
+    assert result.exit_code == 0, result.output
+    assert zipfile.is_zipfile(tmp_path / "normkata-zh.apkg")
+    assert "normkata-zh.apkg" in result.stderr and result.stdout == ""
 
 
 def test_quiz_by_id_in_the_order_given(runner) -> None:

@@ -167,3 +167,11 @@ def test_a_24_row_terminal_gets_the_whole_compact_dashboard(runner, monkeypatch,
         sum(line.count("%") for line in lines[3:11]) == 16 * 2
     )  # the first sixteen topics, mastery and recall on the day
     assert ("Next: " if lang == "en" else "下一步：") in text
+
+
+def test_the_kernel_katas_count_toward_the_norm_kernels_topic(runner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`standing` said "kernels, katas 0": the two Triton katas counted for rmsnorm and cost only."""
+    monkeypatch.delenv("NORMKATA_QUIZZES")  # the real bank, with its kernels topic
+    report = json.loads(invoke(runner, ["progress", "--json"]).stdout)
+    kernels = next(topic for topic in report["topics"] if topic["topic"] == "kernels")
+    assert kernels["katas"] == 2

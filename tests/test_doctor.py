@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from normkata.content.katas import load_katas
 from tests.conftest import invoke
 
 FULL = {"level": "full", "active": ["no_new_privs", "filesystem (Landlock ABI 5)"], "missing": []}
@@ -161,7 +162,8 @@ def test_an_optional_extra_not_installed_is_a_note_not_a_problem(runner, confine
     monkeypatch.setattr("normkata.extras.Extra.installed", lambda self: False)
     shown = invoke(runner, ["doctor", "--kata", "triton_rmsnorm"])
     assert shown.exit_code == 0 and "All is well." in shown.stdout
-    assert shown.stdout.count("note: optional extra") == 2 and 'pip install "normkata[mcp]"' in shown.stdout
+    assert shown.stdout.count("note: optional extra") == 3 and 'pip install "normkata[mcp]"' in shown.stdout
+    assert 'pip install "normkata[notebook]"' in shown.stdout
 
 
 @pytest.mark.parametrize(
@@ -202,3 +204,26 @@ def test_each_grading_failure_gets_its_own_advice(runner, confined, monkeypatch,
     assert code == 1
     assert [p["what"].split(":")[0] for p in report["problems"]] == ["rmsnorm"] * 3
     assert all(advice in p["fix"] for p in report["problems"]), report["problems"]
+
+
+def test_the_kata_table_keeps_every_name_whole_at_80_columns() -> None:
+    """Names were cut to `groupno…` and `triton_…` (twice) at 80 columns."""
+    import io
+
+    from rich.console import Console
+
+    from normkata.advice.doctor import GradeCheck
+    from normkata.commands.doctor import kata_table
+
+    checks = [
+        GradeCheck(kata, file, "cpu", True, 45, 45, 12.34, 19, "full", path)
+        for kata in [k.id for k in load_katas()[0]]
+        for file, path in (("reference", "one-off"), ("starter", "service"))
+    ]
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(kata_table(checks))
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    rule = next(number for number, line in enumerate(lines) if line.startswith("━"))  # under the header
+    firsts = [line.split()[0] for line in lines[rule + 1 :]]
+    assert firsts == [check.kata for check in checks]

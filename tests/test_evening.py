@@ -67,7 +67,7 @@ def test_a_fresh_home_first_evening(isolated_home: Path) -> None:
         child.expect(r"Your answer[^:]*:")
         child.sendline(_right(item))
         child.expect("Correct")
-    child.expect(r"Comes back in `normkata review`: 5 in \d+ days")
+    child.expect(r"Comes back in normkata review: 5 in \d+ days")
     child.expect("Next: ")
     child.expect(pexpect.EOF)
     child.close()

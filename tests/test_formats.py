@@ -201,7 +201,8 @@ def test_gradescope_scores_cases_and_keeps_rules_and_skips_as_information() -> N
         {"id": "rms-eps-outside-sqrt", "title": "eps added outside the square root", "cases": 1}
     ]
     assert results["extra_data"]["max_score"] == 3 and results["extra_data"]["seed"] == 42
-    assert results["output"].startswith("**normkata rmsnorm** · NOT YET: 2 of 3 cases failed or errored.")
+    # counted as the terminal counts (report.verdict), not as failures
+    assert results["output"].startswith("**normkata rmsnorm** · NOT YET: 1 of 3 cases pass.")
 
 
 # -- exercism: test runner interface, version 3 ------------------------------------------------

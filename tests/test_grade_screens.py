@@ -3,12 +3,15 @@ a syntax or import error, and `solution` with a heading and, after a pass, a dif
 
 from __future__ import annotations
 
+import ast
+import io
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from normkata.grading.runner import source_excerpt
-from normkata.paths import database_path
+from normkata.paths import database_path, solutions_dir
 from normkata.record.attempts import KataLog
 from normkata.record.store import Store
 from tests.conftest import invoke
@@ -25,7 +28,7 @@ def test_missing_file_advice_fits_what_was_typed(runner, tmp_path: Path, monkeyp
     result = invoke(runner, ["grade", "rmsnorm", "--file", "rmsnorm_v3.py"])
     assert "or grade " in result.stderr and "rmsnorm_v2.py" in result.stderr
     result = invoke(runner, ["grade", "rmsnorm"])  # no --file, no workspace file: start the kata
-    assert "start the kata first (`normkata kata rmsnorm`), or name a file with --file." in result.stderr
+    assert "start the kata first (normkata kata rmsnorm), or name a file with --file." in result.stderr
 
 
 def test_a_syntax_error_shows_the_line_and_a_caret() -> None:
@@ -69,3 +72,32 @@ def test_a_grade_without_a_verdict_is_one_line_and_exit_2(
     result = invoke(runner, ["grade", "rmsnorm", "--file", str(learner)])
     assert result.exit_code == 2
     assert result.stderr.strip() == "Error: the grader failed: the worker vanished"
+
+
+def test_piped_solution_is_the_reference_whole_and_runs(runner, tmp_path: Path) -> None:
+    """`solution rmsnorm --yes > ref.py` was the terminal rendering cut at column 80
+    (`torch.ones(hidden_size, device=device, d`): a file that did not parse."""
+    result = invoke(runner, ["solution", "rmsnorm", "--yes"])
+    assert result.exit_code == 0
+    reference = (solutions_dir() / "rmsnorm.py").read_text(encoding="utf-8")
+    shown = result.stdout.splitlines()
+    assert any(len(line) > 80 for line in reference.splitlines())  # the case that was cut
+    for line in reference.splitlines():
+        assert line in shown
+    ast.parse(result.stdout)
+    assert shown[0] == "# Reference solution: rmsnorm (RMSNorm from scratch)"
+
+
+def test_solution_in_a_terminal_wraps_long_lines_under_their_number(isolated_home: Path) -> None:
+    from rich.console import Console
+
+    from normkata.content.katas import get_kata
+    from normkata.workbench.showing import show_solution
+    from normkata.workbench.workflow import Workbench
+
+    out = io.StringIO()
+    console = Console(file=out, width=80, force_terminal=True, color_system=None)
+    show_solution(console, Workbench.open(isolated_home / "workspace", "en"), get_kata("rmsnorm"), "en")
+    text = out.getvalue()
+    assert max(cell_len(line) for line in text.splitlines()) <= 80
+    assert "# gain, starts at 1" in " ".join(text.split())  # the end of the longest line, past column 80

@@ -59,8 +59,8 @@ def test_level_recalls_or_jumps_ahead_and_counts_each_hint_once(runner, db) -> N
         (["hint", "rmsnorm", "--level", "4"], "Error: --level: rmsnorm has hints 1 to 3\n"),
         (["hint", "rmsnorm", "--level", "0"], "Invalid value for '--level'"),
         (["hint", "rmsnorm", "--all", "--level", "1"], "Error: --all and --level: give one or the other\n"),
-        (["hint"], "Error: No kata started yet: name one (`normkata hint rmsnorm`)"),
-        (["solution"], "Error: No kata started yet: name one (`normkata solution rmsnorm`)"),
+        (["hint"], "Error: No kata started yet: name one (normkata hint rmsnorm)"),
+        (["solution"], "Error: No kata started yet: name one (normkata solution rmsnorm)"),
     ],
 )
 def test_bad_hint_and_solution_input_is_one_line_exit_2(runner, args: list[str], message: str) -> None:

@@ -41,7 +41,7 @@ def test_every_wing_contributes_and_t_reads_them_all() -> None:
     strings()
     owners = set(_CATALOGS.owners.values())
     assert {f"normkata.i18n.catalogs.{wing}" for wing in ("grading", "labs", "record", "practice", "content")} <= owners
-    assert t("report.pass", "zh", score=3, max=4) == "通过：3/4 个用例。"
+    assert t("report.verdict.pass", "zh", count="4 个用例中 3 个通过") == "通过：4 个用例中 3 个通过。"
     assert t("lab.written", "en") == "Wrote:"
 
 

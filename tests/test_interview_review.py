@@ -142,7 +142,7 @@ def test_right_first_answers_are_not_back_the_same_evening(runner) -> None:
     right = {"mini-single": "B", "mini-multiple": "AC", "mini-tf": "t", "mini-numeric": "4", "mini-order": "BCA"}
     result = invoke(runner, ["--lang", "en", "review"], "".join(right[i] + "\n" for i in order))
     assert "Reviewed all 5 due item(s)." in result.stdout
-    assert "Comes back in `normkata review`: 5 in 1 day." in result.stdout
+    assert "Comes back in normkata review: 5 in 1 day." in result.stdout
     assert "Next: " in result.stdout
     again = invoke(runner, ["review"], "")
     assert "Nothing is due. Next item due: in 1 day." in again.stdout
@@ -151,7 +151,7 @@ def test_right_first_answers_are_not_back_the_same_evening(runner) -> None:
 
 def test_a_quiz_summary_says_when_its_questions_come_back(runner) -> None:
     result = invoke(runner, ["quiz", "--id", "mini-single", "--id", "mini-tf"], "B\nf\n")
-    assert "Comes back in `normkata review`: 1 now, 1 in 2 days." in result.stdout
+    assert "Comes back in normkata review: 1 now, 1 in 2 days." in result.stdout
 
 
 def test_enter_alone_skips_a_card_as_the_prompt_says(runner, db) -> None:

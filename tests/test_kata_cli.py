@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from normkata.content.katas import load_katas
 from normkata.paths import solutions_dir
@@ -39,12 +40,25 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path / "workspace"  # NORMKATA_WORKSPACE, set by conftest
 
 
-def test_kata_list_shows_all_katas(runner) -> None:
+def test_kata_list_shows_all_katas(runner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
     result = invoke(runner, ["kata"])
     assert result.exit_code == 0
     for kata in CATALOG:
         assert kata in result.stdout
     assert result.stdout.count("not started") == len(CATALOG)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_kata_list_at_80_columns_is_one_line_per_kata_under_a_header(runner, monkeypatch, lang: str) -> None:
+    """16 katas took 68 rows at 80 columns, their titles wrapped into 13 columns mid-word."""
+    monkeypatch.setenv("COLUMNS", "80")
+    lines = invoke(runner, ["kata", "--lang", lang]).stdout.splitlines()
+    assert len(lines) == len(CATALOG) + 1, "\n".join(lines)
+    assert [line.split()[0] for line in lines[1:]] == CATALOG  # every id whole, in the catalog's order
+    assert max(cell_len(line) for line in lines) <= 80
+    for line in lines[1:]:  # a status in every row: not started, or the extra it needs first
+        assert re.search(r"not started|needs triton|未开始|需要 triton", line), line
 
 
 def test_kata_json_lists_the_catalog_with_status(runner, tmp_path: Path) -> None:
@@ -100,7 +114,7 @@ def test_solution_needs_confirmation_and_records_giving_up(runner, db) -> None:
     [
         (["grade"], "No kata to grade yet"),
         (["grade", "no-such-kata"], f"unknown kata 'no-such-kata' (known: {', '.join(CATALOG)})"),
-        (["grade", "rmsnorm"], "rmsnorm.py not found: start the kata first (`normkata kata rmsnorm`)"),
+        (["grade", "rmsnorm"], "rmsnorm.py not found: start the kata first (normkata kata rmsnorm)"),
         (["grade", "rmsnorm", "--device", "tpu"], "Invalid value for '--device'"),
         (["grade", "rmsnorm", "--timeout", "0"], "Invalid value for '--timeout'"),
     ],
@@ -149,7 +163,7 @@ def test_json_gradescope_and_junit(runner, tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert set(report) == SPEC_KEYS
     assert set(report["counts"]) == {"passed", "failed", "error", "skipped"}
-    assert all(set(case) == {"name", "category", "status", "message", "diagnosis"} for case in report["cases"])
+    assert all(set(case) == {"id", "name", "category", "status", "message", "diagnosis"} for case in report["cases"])
     rules = sum(case["category"] == "integrity" for case in report["cases"])
     assert rules == 2 and report["max_score"] == len(report["cases"]) - report["counts"]["skipped"] - rules
     assert report["diagnosis"][0]["id"] == "ln-unbiased-variance"
@@ -236,7 +250,8 @@ def test_chinese_report_has_no_english_outside_code(runner, tmp_path: Path) -> N
     result = invoke(runner, ["--lang", "zh", "grade", "rmsnorm", "--file", str(learner), "--seed", "3"])
     assert result.exit_code == 1
     assert "识别出的常见错误：eps 加在了平方根外面" in result.stdout
-    prose = re.sub(r"`[^`]*`", "", result.stdout)  # item ids and commands in backticks are code
+    # Code: what is in backticks, and a command the terminal shows without them (up to its bracket).
+    prose = re.sub(r"`[^`]*`|normkata [a-z][^（）()\n]*", "", result.stdout)
     english = set(re.findall(r"[A-Za-z_]{2,}", prose)) - CODE_WORDS
     assert not english, english
 

@@ -400,7 +400,7 @@ def test_export_then_import_into_a_fresh_home_reproduces_the_dashboard(
     monkeypatch.setenv("NORMKATA_HOME", str(tmp_path / "laptop"))
     imported = invoke(runner, ["progress", "import", str(exported)])
     assert imported.exit_code == 0, imported.output
-    assert "added sessions 2, answers 2, ratings 1, review_logs 4, kata_attempts 2" in imported.stdout
+    assert "added practice sessions 2, quiz answers 2, card ratings 1, reviews 4, kata grades 2" in imported.stdout
     assert invoke(runner, ["progress"]).stdout == before
     assert json.loads(invoke(runner, ["progress", "--json"]).stdout) == before_json
     laptop = Store(tmp_path / "laptop" / "normkata.db")
@@ -518,7 +518,7 @@ def test_the_loop_end_to_end_with_the_grader(runner, tmp_path: Path, db) -> None
     assert failed.exit_code == 1
     assert (
         "Now due, to learn why (eps added outside the square root): the card “How do you choose RMSNorm's eps, "
-        "and what can go wrong with it?” and 1 more (`normkata interview --id card-rms-eps`)"
+        "and what can go wrong with it?” and 1 more (normkata interview --id card-rms-eps)"
         in " ".join(failed.stdout.split())
     )
     assert json.loads(invoke(runner, ["next", "--json"]).stdout)["command"] == "normkata interview --id card-rms-eps"

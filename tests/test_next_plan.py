@@ -99,7 +99,7 @@ def test_due_reviews_come_first_then_the_weakest_topic(runner, store) -> None:
     answer(store, "mini-tf", correct=False)
     assert next_json(runner) == {
         "command": "normkata review",
-        "why": "2 item(s) due: FSRS expects you to forget these first",
+        "why": "2 item(s) due: their review day has come, while you still remember most of them",
     }
     assert min(kata_minutes().values()) > 9, "a kata that short would join this plan"
     assert plan_json(runner, 9) == {
@@ -107,7 +107,7 @@ def test_due_reviews_come_first_then_the_weakest_topic(runner, store) -> None:
             {
                 "command": "normkata review",
                 "minutes": 2,
-                "why": "2 item(s) due: FSRS expects you to forget these first",
+                "why": "2 item(s) due: their review day has come, while you still remember most of them",
             },
             {
                 "command": "normkata quiz --topic mini -n 5",
@@ -131,7 +131,7 @@ def test_a_step_that_does_not_fit_is_cut_to_the_minutes_left(runner, store) -> N
             {
                 "command": "normkata review",
                 "minutes": 2,
-                "why": "2 item(s) due: FSRS expects you to forget these first",
+                "why": "2 item(s) due: their review day has come, while you still remember most of them",
             },
             {
                 "command": "normkata quiz --topic mini -n 1",

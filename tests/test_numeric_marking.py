@@ -190,3 +190,14 @@ def test_quiz_says_precision_and_reads_a_square_root(runner) -> None:
     result = invoke(runner, ["quiz", "--id", "rms-example-value", "--id", "rms-example-value"], "1.13\nsqrt(1.28)\n")
     assert "1.13 is right to 2 decimal place(s), but the question asks for 3." in result.stdout
     assert result.stdout.count("Correct") >= 1 or "✓" in result.stdout
+
+
+def test_one_decimal_place_is_singular_in_both_languages() -> None:
+    """A learner read "(1 decimal places)"."""
+    from normkata.content.bank import load_bank
+
+    question = next(q for q in load_bank().questions if q.precision == ("decimals", 1))
+    assert precision_hint(question, "en") == "(1 decimal place)"
+    assert precision_hint(question, "zh") == "（保留 1 位小数）"
+    two = next(q for q in load_bank().questions if q.precision == ("decimals", 2))
+    assert precision_hint(two, "en") == "(2 decimal places)"

@@ -127,7 +127,7 @@ def test_broken_bank_is_an_input_error(runner, monkeypatch) -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith("Error: ")
     assert "a_errors.yaml:10: questions[0].answer" in result.stderr
-    assert "(and 5 more: run `normkata content check`)" in result.stderr
+    assert "(and 5 more: run normkata content check)" in result.stderr
 
 
 def test_chinese_interface(runner, mini_bank) -> None:

@@ -191,3 +191,84 @@ def test_every_kata_suite_names_its_cases_and_misconceptions_in_both_languages()
     assert len(words) > 100
     assert [where for where, en, zh in words if not en.strip() or not zh.strip()] == []
     assert [(where, snippet) for where, _en, zh in words for snippet, _why in zh_problems(zh)] == []
+
+
+def test_the_console_breaks_chinese_between_characters_not_at_its_spaces() -> None:
+    """Rich alone breaks only at spaces: "下一步：normkata review --lang zh（2" then "项已到期：……"
+    on the next line, the number parted from its measure word."""
+    import io
+
+    from normkata.ui.terminal import make_console
+
+    console = make_console()
+    console.file, console.width = io.StringIO(), 40
+    console.print("[next]下一步：normkata review --lang zh（2 项已到期：复习日已到，趁大部分还记得时复习）[/]")
+    lines = console.file.getvalue().splitlines()
+    assert lines[0] == "下一步：normkata review --lang zh（2 项"  # 39 cells: the next character would not fit
+    assert "".join(lines) == "下一步：normkata review --lang zh（2 项已到期：复习日已到，趁大部分还记得时复习）"
+
+
+def _bank_texts() -> list[tuple[str, str]]:
+    """(item id, text) for every text of the bank a learner reads, in both languages."""
+    from normkata.content.bank import load_bank
+    from normkata.i18n.text import Text
+
+    def walk(value: object) -> list[str]:
+        if isinstance(value, Text):
+            return [value.en, value.zh]
+        if isinstance(value, (list, tuple)):
+            return [text for item in value for text in walk(item)]
+        return []
+
+    bank = load_bank()
+    found = []
+    for item in [*bank.questions, *bank.cards]:
+        for name in ("prompt", "explanation", "choices", "key_points", "answer", "follow_ups", "follow_up_points"):
+            found += [(item.id, text) for text in walk(getattr(item, name, None))]
+    return found
+
+
+def test_the_bank_names_no_internals() -> None:
+    """A learner read "document 000's MiniMind code" and "a question of its own, rms-torch-eps-value":
+    a source is named by its title (the item's source line), another item by what it asks."""
+    import re
+
+    from normkata.content.bank import load_bank
+
+    bank = load_bank()
+    ids = {item.id for item in [*bank.questions, *bank.cards]}
+    found = []
+    for item_id, text in _bank_texts():
+        found += [(item_id, m) for m in re.findall(r"(?:document|文档) ?\d{3}", text)]
+        found += [(item_id, word) for word in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+){2,}", text) if word in ids]
+    assert found == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_prompt_wider_than_the_terminal_breaks_at_words_before_it_is_shown(lang: str) -> None:
+    """The terminal broke the rating prompt anywhere: "… 4 Easy (7" / "days):"."""
+    import io
+
+    from rich.cells import cell_len
+
+    from normkata.practice.cards import rating_prompt
+    from normkata.ui.terminal import Prompter, make_console
+
+    console = make_console()
+    console.file, console.width = io.StringIO(), 80
+    prompter = Prompter(console, lang)
+    prompter.interactive = True
+    labels: list[str] = []
+    console.input = lambda label: labels.append(label) or "3"  # type: ignore[method-assign]
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime(2026, 12, 7, 9, 0, tzinfo=timezone.utc)
+    later = [timedelta(minutes=1), timedelta(minutes=10), timedelta(days=2), timedelta(days=7)]
+    prompt = rating_prompt(lang, {r: (now + d).isoformat() for r, d in enumerate(later, start=1)}, now)
+    assert cell_len(prompt) > 70
+    assert prompter.ask(prompt) == "3"
+    shown = console.file.getvalue().splitlines() + [console.render_str(labels[0]).plain]
+    assert all(cell_len(line) <= 80 - 8 for line in shown)
+    assert " ".join(shown).replace(" ", "") == (prompt + prompter.colon).replace(" ", "")
+    if lang == "en":
+        assert all(not line.endswith("(7") for line in shown)

@@ -36,7 +36,8 @@ from normkata.grading.checks import (
     random_block_state,
     say,
 )
-from normkata.grading.contract import TOLERANCES, Category, Step, Tolerance
+from normkata.grading.contract import TOLERANCES, Category, Tolerance
+from normkata.grading.messages import Step
 
 HIDDEN, HEADS = 16, 4
 ARGS = [HIDDEN, HEADS]

@@ -49,9 +49,23 @@ def in_tool_words(method: Callable[..., R]) -> Callable[..., R]:
     @functools.wraps(method)
     def speaking_tools(self: Tutor, *args: Any, **kwargs: Any) -> R:
         with speaking(self.words):
-            return method(self, *args, **kwargs)
+            answer = method(self, *args, **kwargs)
+        return with_unusable_rows(answer, self.lang)  # type: ignore[return-value]
 
     return speaking_tools
+
+
+def with_unusable_rows(answer: object, lang: str) -> object:
+    """A reply with the stored rows its call could not use (a database edited by hand): said to the
+    assistant with the reply, as the command line says them after a command."""
+    from normkata.record.values import take_skipped
+
+    skipped = take_skipped()
+    if not skipped or not isinstance(answer, Reply):
+        return answer
+    warnings = [*answer.data.get("warnings", []), *skipped]
+    said = t("store.skipped", lang, n=len(skipped), first=echo(skipped[0]))
+    return Reply({**answer.data, "warnings": warnings}, f"{answer.text}\n{said}")
 
 
 @dataclass(frozen=True)

@@ -205,10 +205,19 @@ def _one_sitting(console: Console, standing: Standing, minutes: int, as_json: bo
     table.add_column("#", justify="right")
     table.add_column(t("plan.col.command", lang), style="next", no_wrap=True)
     table.add_column(t("plan.col.minutes", lang), justify="right")
-    table.add_column(t("plan.col.why", lang))
+    table.add_column(t("plan.col.why", lang), no_wrap=True)
     for number, step in enumerate(steps, start=1):
         table.add_row(str(number), step.shown(lang), str(step.minutes), escape(step.why(lang)))
-    console.print(table)
+    if console.measure(table, options=console.options.update_width(10_000)).maximum <= console.width:
+        console.print(table)
+    else:  # each step on two lines: a table squeezed into 80 columns wraps a reason into six rows, or cuts it
+        from normkata.ui.paragraph import Paragraph
+
+        console.print(Paragraph(t("plan.title", lang, minutes=minutes), "heading"))
+        for number, step in enumerate(steps, start=1):
+            console.print(Paragraph(step.shown(lang), "next", prefix=f"{number:>2}. "))
+            meta = t("plan.step", lang, minutes=step.minutes, why=step.why(lang))
+            console.print(Paragraph(meta, "muted", prefix="    "))
     console.print(t("plan.total", lang, used=sum(s.minutes for s in steps), minutes=minutes))
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from normkata.errors import EXIT_INPUT, InputError
+from normkata.errors import EXIT_INPUT
 from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def _issue_text(issue: object, lang: str) -> str:
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Write here (required for anki); JSON goes to stdout without it.",
+    help="Write here (anki: default normkata-LANG.apkg in this folder); JSON goes to stdout without it.",
 )
 @lang_option
 def export(fmt: str, out: Path | None, lang: str | None) -> None:
@@ -125,7 +125,7 @@ def export(fmt: str, out: Path | None, lang: str | None) -> None:
     \b
     Examples:
       normkata content export --format json --lang zh > bank.zh.json
-      normkata content export --format anki --out normkata-en.apkg
+      normkata content export --format anki              # writes normkata-en.apkg here
     """
     import json
 
@@ -136,8 +136,7 @@ def export(fmt: str, out: Path | None, lang: str | None) -> None:
     lang = current_lang(lang)
     bank = load_bank()
     if fmt == "anki":
-        if out is None:
-            raise InputError(t("export.anki_needs_out", lang))
+        out = out or Path(f"normkata-{lang}.apkg")  # a deck is a file: named for its language
         write_anki(bank, lang, out)
     else:
         text = json.dumps(bank_dict(bank, lang), ensure_ascii=False, indent=2) + "\n"

@@ -13,8 +13,9 @@ from normkata.ui.options import current_lang, lang_option
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
-    from normkata.advice.doctor import Report
+    from normkata.advice.doctor import GradeCheck, Report
 
 
 @click.command()
@@ -81,9 +82,27 @@ def _grade(console: Console, report: Report, katas: list, device: str, lang: str
         grade_katas(report, katas, device, lang, lambda kata: progress.advance(task))
 
 
+def kata_table(checks: list[GradeCheck]) -> Table:
+    """Each reference and starter graded: no outer edge, and ids whole (they are what people
+    type), so that 80 columns hold every row."""
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("kata", no_wrap=True)
+    for heading in ("file", "device", "path", "verdict", "score", "CUDA cases", "seconds"):
+        table.add_column(heading)
+    for check in checks:
+        expected = check.passed if check.file == "reference" else not check.passed
+        shown = "[kata.pass]pass[/]" if check.passed else "[muted]fail[/]"
+        verdict = shown if expected else "[kata.fail]wrong[/]"
+        score = f"{check.score}/{check.max_score}"
+        row = (check.kata, check.file, check.device, check.path, verdict, score, str(check.cuda_cases))
+        table.add_row(*row, f"{check.seconds:.2f}")
+    return table
+
+
 def _show(console: Console, report: Report) -> None:
     from rich.markup import escape
-    from rich.table import Table
 
     torch = report.torch
     gpu = torch.get("gpu")
@@ -118,23 +137,7 @@ def _show(console: Console, report: Report) -> None:
     for note in report.notes:
         console.print(f"[muted]note:[/] {escape(note.what)}\n  [muted]to add it: {escape(note.how)}[/]")
     if report.katas:
-        table = Table("kata", "file", "device", "path", "verdict", "score", "CUDA cases", "seconds")
-        for check in report.katas:
-            expected = check.passed if check.file == "reference" else not check.passed
-            shown = "[kata.pass]pass[/]" if check.passed else "[muted]fail[/]"
-            verdict = shown if expected else "[kata.fail]wrong[/]"
-            score = f"{check.score}/{check.max_score}"
-            table.add_row(
-                check.kata,
-                check.file,
-                check.device,
-                check.path,
-                verdict,
-                score,
-                str(check.cuda_cases),
-                f"{check.seconds:.2f}",
-            )
-        console.print(table)
+        console.print(kata_table(report.katas))
     if report.ok:
         console.print("[kata.pass]All is well.[/]")
         return

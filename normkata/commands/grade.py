@@ -84,18 +84,31 @@ def grade(
       normkata grade rmsnorm -k fp16 -k eps       # only the matching cases
       normkata grade layernorm --all              # every failing case
     """
+    lang = current_lang(lang)
+    if list_only and name is not None:  # data (katas/<id>/cases.yaml): no grader, no record opened
+        from normkata.content.case_list import read_case_list
+
+        listing = read_case_list(name)
+        if listing is not None:
+            labelled = [(category.in_(lang), [case.in_(lang) for case in cases]) for category, cases in listing]
+            _print_case_list(name, labelled, lang)
+            return
     from normkata.commands.kept import print_kept
     from normkata.grading import formats, report
     from normkata.i18n import t
     from normkata.loop.learner import Learner
     from normkata.ui.terminal import make_console
 
-    lang = current_lang(lang)
     learner = Learner(workspace(), lang)
     with learner.bench() as bench:
         chosen = bench.gradeable(name)
     if list_only:
-        _print_case_list(chosen.id, learner.cases(chosen.id), lang)
+        from normkata.grading.contract import Category
+
+        by_category: dict[str, list[str]] = {}
+        for category, case in learner.cases(chosen.id):
+            by_category.setdefault(Category(category).label(lang), []).append(case)
+        _print_case_list(chosen.id, list(by_category.items()), lang)
         return
     console = make_console(quiet=as_json)
     with console.status(t("grade.running", lang, kata=chosen.id)):
@@ -114,19 +127,16 @@ def grade(
     raise click.exceptions.Exit(0 if result.passed else 1)
 
 
-def _print_case_list(kata_id: str, cases: list[tuple[str, str]], lang: str) -> None:
+def _print_case_list(kata_id: str, listing: list[tuple[str, list[str]]], lang: str) -> None:
+    """Each category (its label in `lang`) and the names of its cases."""
     from rich.markup import escape
 
-    from normkata.grading.contract import Category
     from normkata.i18n import t
     from normkata.ui.terminal import make_console
 
     console = make_console()
     console.print(f"[heading]{escape(t('grade.list.title', lang, kata=kata_id))}[/]")
-    by_category: dict[str, list[str]] = {}
-    for category, name in cases:
-        by_category.setdefault(category, []).append(name)
-    for category, names in by_category.items():
-        console.print(f"[next]{escape(Category(category).label(lang))}[/] ({len(names)})")
+    for label, names in listing:
+        console.print(f"[next]{escape(label)}[/]{escape(t('grade.list.count', lang, n=len(names)))}")
         for name in names:
             console.print(f"  {escape(name)}")

@@ -51,7 +51,9 @@ def interview(
     practice = open_practice("interview", lang)
     topic = check_topic(practice.bank, topic, lang)
     if ids:
-        cards = [_named_card(practice, item_id) for item_id in ids]
+        from normkata.content.bank import card_named
+
+        cards = [card_named(practice.bank, item_id, practice.lang) for item_id in ids]
     else:
         pool = select(practice.bank.cards, topic=topic, seed=seed)
         if new_only:
@@ -266,15 +268,3 @@ def _in_order(practice: Practice, pool: list[Card], seed: int | None) -> list[Ca
     rated = practice.store.latest_ratings()
     ordered = spread(pool, seed)
     return sorted(ordered, key=lambda c: 1 if c.id not in rated else (0 if rated[c.id] < GOOD_RATING else 2))
-
-
-def _named_card(practice: Practice, item_id: str) -> Card:
-    """The card called `item_id`, or an InputError naming the option and close ids."""
-    from normkata.i18n import t
-    from normkata.ui.names import did_you_mean
-
-    card = practice.bank.card(item_id)
-    if card is None:
-        hint = did_you_mean(item_id, [c.id for c in practice.bank.cards], practice.lang)
-        raise InputError(t("card.unknown_id", practice.lang, id=item_id, hint=hint))
-    return card

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from normkata.ui.options import current_lang, lang_option, workspace
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from normkata.content.katas import Kata
+    from normkata.record.attempts import KataStatus
 
 
 @click.command()
@@ -32,7 +40,6 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
       normkata kata --json               # for scripts and editors
     """
     from rich.markdown import Markdown
-    from rich.table import Table
 
     from normkata.content.katas import get_kata
     from normkata.i18n import t
@@ -60,31 +67,7 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
                 )
             click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
             return
-        table = Table(title=t("kata.list.title", lang), title_style="heading")
-        for key in (
-            "kata.col.kata",
-            "kata.col.title",
-            "kata.col.level",
-            "kata.col.time",
-            "kata.col.status",
-            "kata.col.best",
-        ):
-            # Ids are what people type: never broken over two lines.
-            table.add_column(t(key, lang), no_wrap=key == "kata.col.kata")
-        for item, status in statuses:
-            best = f"{status.best_score:.0%}" if status.best_score is not None else "-"
-            shown = t(f"kata.status.{status.status}", lang)
-            if item.requires and item.missing_extras():  # kernel katas without `normkata[triton]`
-                shown += f" ({t('kata.needs_extra', lang, extra=', '.join(item.requires))})"
-            table.add_row(
-                item.id,
-                item.title.in_(lang),
-                item.difficulty,
-                f"{item.minutes} min",
-                shown,
-                best,
-            )
-        console.print(table)
+        console.print(_kata_table(console, statuses, lang))
         return
     chosen = get_kata(name, lang)
     console.print(Markdown(chosen.instructions(lang)))
@@ -96,6 +79,45 @@ def kata(name: str | None, force: bool, as_json: bool, lang: str | None) -> None
     else:
         console.print(f"[warn]{t('kata.exists', lang, path=started.file)}[/]")
     console.print(f"[next]{t('kata.next', lang, kata=chosen.id)}[/]")
+
+
+def _kata_table(console: Console, statuses: list[tuple[Kata, KataStatus]], lang: str) -> Table:
+    """Every kata with its status: the whole table where it fits, else one line per kata (the
+    title last, shortened with an ellipsis) under one header line, so that 16 katas take 17 rows
+    of an 80-column terminal, not 68."""
+    from rich.table import Table
+
+    from normkata.i18n import t
+
+    def rows(short: bool) -> list[tuple[str, ...]]:
+        made: list[tuple[str, ...]] = []
+        for item, status in statuses:
+            best = f"{status.best_score:.0%}" if status.best_score is not None else "-"
+            shown = t(f"kata.status.{status.status}", lang)
+            extra = ", ".join(item.requires)
+            if item.requires and item.missing_extras():  # kernel katas without `normkata[triton]`
+                if not short:
+                    shown += t("kata.needs_extra.paren", lang, text=t("kata.needs_extra", lang, extra=extra))
+                elif status.status == "not started":
+                    shown = t("kata.needs_extra.short", lang, extra=extra)
+            made.append((item.id, item.title.in_(lang), item.difficulty, f"{item.minutes} min", shown, best))
+        return made
+
+    keys = ("kata.col.kata", "kata.col.title", "kata.col.level", "kata.col.time", "kata.col.status", "kata.col.best")
+    full = Table(title=t("kata.list.title", lang), title_style="heading")
+    for key in keys:
+        full.add_column(t(key, lang), no_wrap=True)
+    for row in rows(short=False):
+        full.add_row(*row)
+    if console.measure(full, options=console.options.update_width(10_000)).maximum <= console.width:
+        return full
+    # The header is the one line above the katas: no box, no rule under it.
+    line = Table(box=None, pad_edge=False, header_style="heading", expand=True)
+    for key in (*keys[:1], *keys[2:], keys[1]):  # ids are what people type: never broken or cut
+        line.add_column(t(key, lang), no_wrap=True, overflow="ellipsis", ratio=1 if key == "kata.col.title" else None)
+    for kata_id, title, *rest in rows(short=True):
+        line.add_row(kata_id, *rest, title)
+    return line
 
 
 @click.command()
@@ -163,6 +185,7 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
     """
     from normkata.i18n import t
     from normkata.loop.learner import Learner
+    from normkata.ui.paragraph import for_prompt
     from normkata.ui.terminal import make_console
     from normkata.workbench.showing import show_solution
 
@@ -171,7 +194,8 @@ def solution(name: str | None, yes: bool, lang: str | None) -> None:
     with learner.bench() as bench:
         chosen = bench.kata(name, "solution")
     give_up = not learner.solution_open(chosen.id)  # opening it now is giving up (in a review: rated Again)
-    if give_up and not yes and not click.confirm(t("solution.confirm", lang, kata=chosen.id), default=False):
+    asked = for_prompt(t("solution.confirm", lang, kata=chosen.id), console.width)
+    if give_up and not yes and not click.confirm(asked, default=False):
         console.print(t("solution.kept", lang))
         return
     learner.solution(chosen.id, give_up=give_up)

@@ -297,7 +297,7 @@ def export_progress(file: Path, lang: str | None) -> None:
         raise InputError(t("transfer.unwritable", lang, path=file, why=exc.strerror or exc)) from None
     finally:
         store.close()
-    click.echo(t("transfer.exported", lang, path=file, summary=_summary(counts)))
+    click.echo(t("transfer.exported", lang, path=file, summary=_summary(counts, lang)))
 
 
 @progress.command("import")
@@ -327,9 +327,13 @@ def import_progress(file: Path, lang: str | None) -> None:
         click.echo(t("transfer.nothing", lang, path=file))
         return
     counts = {**added.rows, "srs": added.schedules_updated, "settings": added.settings_updated}
-    click.echo(t("transfer.imported", lang, path=file, summary=_summary(counts)))
+    click.echo(t("transfer.imported", lang, path=file, summary=_summary(counts, lang)))
 
 
-def _summary(counts: dict[str, int]) -> str:
-    """ "answers 12, ratings 3, srs 9": the tables with rows, in the record's order."""
-    return ", ".join(f"{table} {n}" for table, n in counts.items() if n) or "0"
+def _summary(counts: dict[str, int], lang: str) -> str:
+    """ "quiz answers 12, card ratings 3, review schedules 9": what the rows are to the learner
+    (never a table's name), those with rows, in the record's order."""
+    from normkata.i18n import t
+
+    parts = [t("transfer.count", lang, what=t(f"transfer.rows.{table}", lang), n=n) for table, n in counts.items() if n]
+    return t("transfer.sep", lang).join(parts) or "0"

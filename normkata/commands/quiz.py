@@ -64,7 +64,9 @@ def quiz(
     practice = open_practice("quiz", lang, quiet=as_json)
     topic = check_topic(practice.bank, topic, lang)
     if ids:
-        questions = [_named(practice.bank, item_id, lang) for item_id in ids]
+        from normkata.content.bank import question_named
+
+        questions = [question_named(practice.bank, item_id, lang) for item_id in ids]
     elif topic is None and difficulty is None and not new_only and _diagnostic(practice):
         from normkata.practice.curriculum import diagnostic
 
@@ -115,15 +117,3 @@ def _over_facts(bank: Bank, pool: list[Question], count: int) -> list[Question]:
 
     links, _issues = load_links()
     return Facts(bank.questions, links, corpus_words(bank.questions, bank.files)).spread(pool, count)
-
-
-def _named(bank: Bank, item_id: str, lang: str) -> Question:
-    """The question called `item_id`, or an InputError that suggests close ids."""
-    from normkata.i18n import t
-    from normkata.ui.names import did_you_mean
-
-    question = bank.question(item_id)
-    if question is None:
-        hint = did_you_mean(item_id, [q.id for q in bank.questions], lang)
-        raise InputError(t("quiz.unknown_id", lang, id=item_id, hint=hint))
-    return question

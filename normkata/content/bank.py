@@ -140,6 +140,31 @@ def _display(file: Path) -> str:
         return str(file)
 
 
+def question_named(bank: Bank, item_id: str, lang: str = "en") -> Question:
+    """The question called `item_id`, or an InputError naming the argument (as the door serving the
+    call spells it) and close ids."""
+    found = bank.question(item_id)
+    if found is None:
+        raise _unknown("quiz.unknown_id", item_id, [q.id for q in bank.questions], lang)
+    return found
+
+
+def card_named(bank: Bank, item_id: str, lang: str = "en") -> Card:
+    """The interview card called `item_id`, or an InputError as `question_named` says it."""
+    found = bank.card(item_id)
+    if found is None:
+        raise _unknown("card.unknown_id", item_id, [c.id for c in bank.cards], lang)
+    return found
+
+
+def _unknown(key: str, item_id: str, known: list[str], lang: str) -> InputError:
+    from normkata.actions import argument
+    from normkata.i18n import t
+    from normkata.ui.names import did_you_mean
+
+    return InputError(t(key, lang, arg=argument("id"), id=item_id, hint=did_you_mean(item_id, known, lang)))
+
+
 def check_topic(bank: Bank, topic: str | None, lang: str = "en") -> str | None:
     """The topic id `topic` names, by its id or its title in either language (any case,
     full-width letters too; "Pre-Norm vs Post-Norm" as `progress` shows it), or an InputError

@@ -57,7 +57,16 @@ def grade_once(kata: str, file: Path, **options: Unpack[GradeOptions]) -> GradeR
 
 
 def list_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
-    """(category, case name) for every case of a kata's hidden suite (`grade --list`)."""
+    """(category, case name) for every case of a kata's hidden suite (`grade --list`): from the
+    kata's cases.yaml, else (a kata without one) collected by a runner of its own."""
+    from normkata.content.case_list import case_names
+
+    listed = case_names(kata, lang)
+    return listed if listed is not None else collect_cases(kata, lang)
+
+
+def collect_cases(kata: str, lang: str = "en") -> list[tuple[str, str]]:
+    """(category, case name) for every case, as the suite's own collection finds them."""
     with Grader(warm=False) as grader:
         return grader.list_cases(kata, lang)
 

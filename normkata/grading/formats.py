@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from normkata.grading.contract import CaseResult, Category, GradeResult, Status
-from normkata.grading.report import text, verdict_line
+from normkata.grading.report import text, tidy, verdict_line
 from normkata.grading.text import after_call, sanitize
 
 #: Who sees a Gradescope test's result, and when (Gradescope's own values); "visible" by default.
@@ -64,6 +64,11 @@ def _hint_for(result: GradeResult, case: CaseResult) -> str | None:
     return text("hint", result.lang, hint=named.hint) if named else None
 
 
+def _test_name(case: CaseResult, lang: str) -> str:
+    """ "forward fp32: forward [2x5x8-cpu]", "fp32 前向：前向 [2x5x8-cpu]" (a full-width colon after Chinese)."""
+    return text("test_name", lang, category=case.category.label(lang), name=tidy(sanitize(case.name, 200), lang))
+
+
 # -- Gradescope ------------------------------------------------------------------------------
 
 
@@ -87,7 +92,7 @@ def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dic
     tests = []
     for number, case in _ordered(result):
         test: dict[str, Any] = {
-            "name": f"{case.category.label(lang)}: {sanitize(case.name, 200)}",
+            "name": _test_name(case, lang),
             "number": number,
             "tags": [case.category.value],
             "visibility": visibility,
@@ -101,7 +106,7 @@ def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dic
             if case.category is not Category.INTEGRITY:
                 test["score"], test["max_score"] = (1.0 if passed else 0.0), 1.0
             hint = _hint_for(result, case)
-            test["output"] = "\n\n".join(_md(part) for part in (case.message, hint) if part)
+            test["output"] = "\n\n".join(_md(tidy(part, lang)) for part in (case.message, hint) if part)
         if case.diagnosis:
             test["extra_data"] = {"misconception": case.diagnosis}
         tests.append(test)
@@ -180,11 +185,12 @@ def to_junit(result: GradeResult) -> str:
             if case.status is Status.PASSED:
                 continue
             tag = {Status.FAILED: "failure", Status.ERROR: "error", Status.SKIPPED: "skipped"}[case.status]
-            child = ET.SubElement(element, tag, message=_xml(case.message, 200))
+            message = tidy(case.message, result.lang)
+            child = ET.SubElement(element, tag, message=_xml(message, 200))
             if case.diagnosis:
                 child.set("type", case.diagnosis)
             hint = _hint_for(result, case)
-            child.text = _xml("\n".join(part for part in (case.message, hint) if part))
+            child.text = _xml("\n".join(part for part in (message, hint) if part))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
@@ -215,16 +221,16 @@ def to_exercism(result: GradeResult) -> dict[str, Any]:
         if case.status is Status.SKIPPED:
             continue
         test: dict[str, Any] = {
-            "name": f"{case.category.label(result.lang)}: {sanitize(case.name, 200)}",
+            "name": _test_name(case, result.lang),
             "status": _EXERCISM_STATUS[case.status],
         }
         line, call = sanitize(case.message), case.call and sanitize(case.call)
         if call:
             test["test_code"] = call
         if case.status is not Status.PASSED:
-            what = after_call(line, call)
+            what = tidy(after_call(line, call), result.lang)
             test["message"] = "\n".join(part for part in (what, _hint_for(result, case)) if part)
-            test["output"] = _capped(line)
+            test["output"] = _capped(tidy(line, result.lang))
         tests.append(test)
     errors = [sanitize(c.message) for c in result.cases if c.status is Status.ERROR]
     if result.passed:

@@ -46,8 +46,11 @@ def sandbox_text(level: str, lang: str) -> str:
 
 def render(console: Console, result: GradeResult, *, every_failure: bool = False) -> None:
     """The full report; `every_failure` spells out every failing case (`grade --all`)."""
+    from rich.cells import cell_len
     from rich.markup import escape
     from rich.table import Table
+
+    from normkata.ui.paragraph import Paragraph
 
     lang = result.lang
     title = text("title", lang, kata=result.kata, file=Path(result.file).name)
@@ -59,7 +62,9 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
         sandbox=sandbox_text(result.sandbox, lang),
         seconds=result.duration_s,
     )
-    console.print(f"[heading]{escape(title)}[/]  [muted]{escape(meta)}[/]")
+    # The run's facts beside the title where they fit, else on a line of their own: never cut.
+    apart = "\n" if cell_len(title) + 2 + cell_len(meta) > console.width else "  "
+    console.print(f"[heading]{escape(title)}[/]{apart}[muted]{escape(meta)}[/]")
     table = Table(show_edge=False)
     table.add_column(text("category", lang))
     for status in Status:
@@ -89,11 +94,12 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
     failures = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
     named_ids = {d.id for d in result.diagnosis}
     for diagnosis in sorted(result.diagnosis, key=lambda d: -d.cases):
-        console.print(f"[next]{escape(text('named', lang, title=diagnosis.title, n=diagnosis.cases))}[/]")
+        console.print(Paragraph(tidy(text("named", lang, title=diagnosis.title, n=diagnosis.cases), lang), "next"))
         example = next((c for c in failures if c.diagnosis == diagnosis.id), None)
         if example:
-            console.print(f"  [muted]{escape(example.name)}:[/] {escape(example.message)}")
-        console.print(f"  {escape(text('hint', lang, hint=diagnosis.hint))}")
+            line = text("case_line", lang, name=tidy(example.name, lang), message=tidy(example.message, lang))
+            console.print(Paragraph(line, prefix="  "))
+        console.print(Paragraph(tidy(text("hint", lang, hint=diagnosis.hint), lang), prefix="  "))
     if every_failure:
         _print_every_failure(console, failures, lang)
     else:
@@ -105,7 +111,7 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
     if skipped:
         reasons = Counter(c.message for c in skipped)
         note = text("sep", lang).join(text("skipped_group", lang, n=n, reason=reason) for reason, n in reasons.items())
-        console.print(f"[muted]{escape(text('skipped_note', lang, text=note))}[/]")
+        console.print(Paragraph(tidy(text("skipped_note", lang, text=note), lang), "muted"))
     if result.verdict.only_rules:
         console.print(f"[kata.fail]{text('rule_fail', lang)}[/]")
     else:
@@ -113,18 +119,24 @@ def render(console: Console, result: GradeResult, *, every_failure: bool = False
 
 
 def verdict_line(result: GradeResult) -> str:
-    """Every format's summary (formats.py): passed, a rule broken, or how many cases failed."""
-    verdict = result.verdict
-    if verdict.passed:
-        return text("pass", result.lang, score=verdict.score, max=verdict.max_score)
-    if verdict.only_rules:
-        return text("rule_fail", result.lang)
-    return text("fail", result.lang, bad=verdict.failed, max=verdict.max_score)
+    """Every format's summary (formats.py), counted as the terminal's verdict counts: "NOT YET:
+    39 of 45 cases pass.", or a rule broken."""
+    return text("rule_fail", result.lang) if result.verdict.only_rules else _counted(result)
+
+
+def _counted(result: GradeResult) -> str:
+    """ "PASSED: 45 of 45 cases pass.", "NOT YET: 39 of 45 cases pass.": one way to count."""
+    from normkata.i18n import t
+
+    count = t("grade.count", result.lang, passed=result.score, total=result.max_score)
+    return text("verdict.pass" if result.passed else "verdict.fail", result.lang, count=count)
 
 
 def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> None:
     """One finding per distinct message (a root cause shows once), in category order."""
     from rich.markup import escape
+
+    from normkata.ui.paragraph import Paragraph
 
     groups: dict[str, list[CaseResult]] = {}
     for case in sorted(cases, key=lambda c: list(Category).index(c.category)):
@@ -137,8 +149,8 @@ def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> Non
         first = same[0]
         style = "kata.fail" if first.status is Status.FAILED else "warn"
         where = _paren(first.category.label(lang), lang)
-        console.print(f"[{style}]✗ {escape(_zh(first.name, lang))}[/] [muted]{where}[/]")
-        console.print(f"  {escape(_zh(first.message, lang))}")
+        console.print(f"[{style}]✗ {escape(tidy(first.name, lang))}[/][muted]{where}[/]")
+        console.print(Paragraph(tidy(first.message, lang), prefix="  "))
         if len(same) > 1:
             console.print(f"[muted]{escape(text('more_like', lang, n=len(same) - 1))}[/]")
 
@@ -146,14 +158,16 @@ def _print_findings(console: Console, cases: list[CaseResult], lang: str) -> Non
 def _print_every_failure(console: Console, cases: list[CaseResult], lang: str) -> None:
     from rich.markup import escape
 
+    from normkata.ui.paragraph import Paragraph
+
     for case in sorted(cases, key=lambda c: list(Category).index(c.category)):
         style = "kata.fail" if case.status is Status.FAILED else "warn"
         where = _paren(case.category.label(lang), lang)
-        console.print(f"[{style}]✗ {escape(_zh(case.name, lang))}[/] [muted]{where}[/]")
-        console.print(f"  {escape(_zh(case.message, lang))}")
+        console.print(f"[{style}]✗ {escape(tidy(case.name, lang))}[/][muted]{where}[/]")
+        console.print(Paragraph(tidy(case.message, lang), prefix="  "))
 
 
-def _zh(message: str, lang: str) -> str:
+def tidy(message: str, lang: str) -> str:
     """A Chinese message as the learner reads it: no space left where two parts were joined
     ("…1e-05）。 这符合…"), full-width brackets around Chinese words (normkata.content.typography)."""
     import re
@@ -167,7 +181,7 @@ def _zh(message: str, lang: str) -> str:
 
 
 def _paren(label: str, lang: str) -> str:
-    """A category after a case name: "(forward fp32)", "（fp32 前向）"."""
+    """A category after a case name: " (forward fp32)", "（fp32 前向）" (no space before it)."""
     from rich.markup import escape
 
     return text("paren", lang, label=escape(label))
@@ -177,12 +191,8 @@ def verdict(result: GradeResult, *, mark: bool = False) -> str:
     """The verdict line of `grade` and `watch`, as markup: "NOT YET: 6 of 45 cases pass." (`mark`: ✓/✗ first)."""
     from rich.markup import escape
 
-    from normkata.i18n import t
-
-    count = t("grade.count", result.lang, passed=result.score, total=result.max_score)
-    key, style, sign = ("verdict.pass", "kata.pass", "✓") if result.passed else ("verdict.fail", "kata.fail", "✗")
-    line = escape(text(key, result.lang, count=count))
-    return f"[{style}]{sign + ' ' if mark else ''}{line}[/]"
+    style, sign = ("kata.pass", "✓") if result.passed else ("kata.fail", "✗")
+    return f"[{style}]{sign + ' ' if mark else ''}{escape(_counted(result))}[/]"
 
 
 def render_compact(console: Console, result: GradeResult) -> None:

@@ -56,6 +56,7 @@ def _import_catalogs() -> None:
         files,
         grading,
         labs,
+        notebook,
         practice,
         record,
         ui,

@@ -234,6 +234,14 @@ class Learner:
                 self._grader = Grader()
             return self._grader.grade
 
+    def sharing(self, workspace: Path, lang: str) -> Learner:
+        """The same learner's loop over `workspace` in `lang`, grading through this one's service
+        (the notebook: `--lang zh` on one cell, or a workspace changed between cells); itself when
+        both are this one's. Closing it stops nothing: the service stays this one's."""
+        if (workspace, lang) == (self.workspace, self.lang):
+            return self
+        return Learner(workspace, lang, lambda *args, **options: self._grading()(*args, **options))
+
     def warm_up(self) -> bool:
         """Start the grading service now (watch, the notebook's first cell); False when none is
         started here (a grading function was handed in, or grades are one-off) or it was running."""
@@ -335,11 +343,11 @@ class Learner:
 
     def quiz_question(self, topic: str | None = None, item: str | None = None) -> tuple[Bank, Question]:
         """A question as `quiz --topic T -n 1` (or `--id`) draws it; its answer is not shown."""
-        from normkata.content.bank import check_topic, load_bank, select
+        from normkata.content.bank import check_topic, load_bank, question_named, select
 
         bank = load_bank()
         if item is not None:
-            question = _question(bank, item, self.lang)
+            question = question_named(bank, item, self.lang)
         else:
             drawn = select(bank.questions, topic=check_topic(bank, topic, self.lang), count=1)
             if not drawn:
@@ -351,13 +359,13 @@ class Learner:
 
     def check_answer(self, item: str, answer: str) -> Checked:
         """Mark the learner's answer and save it with the question's next review, as the quiz does."""
-        from normkata.content.bank import load_bank
+        from normkata.content.bank import load_bank, question_named
         from normkata.practice.answers import UnreadableAnswer, expected_text
         from normkata.practice.quiz import answer_prompt, mark, save_answer, short_note
         from normkata.practice.srs import comes_back
 
         lang = self.lang
-        question = _question(load_bank(), item, lang)
+        question = question_named(load_bank(), item, lang)
         if not answer.strip():
             raise InputError(t("agent.answer.empty", lang, format=answer_prompt(question, lang)))
         try:
@@ -376,16 +384,11 @@ class Learner:
 
     def interview_card(self, topic: str | None = None, item: str | None = None) -> tuple[Bank, Card]:
         """A card as `interview --topic T -n 1` (or `--id`) draws it: due or weakest first."""
-        from normkata.content.bank import check_topic, load_bank, select
+        from normkata.content.bank import card_named, check_topic, load_bank, select
 
         bank = load_bank()
         if item is not None:
-            card = bank.card(item)
-            if card is None:
-                from normkata.ui.names import did_you_mean
-
-                hint = did_you_mean(item, [c.id for c in bank.cards], self.lang)
-                raise InputError(t("agent.card.unknown", self.lang, id=item, hint=hint))
+            card = card_named(bank, item, self.lang)
         else:
             drawn = select(bank.cards, topic=check_topic(bank, topic, self.lang), count=1)
             if not drawn:
@@ -399,14 +402,12 @@ class Learner:
         """The learner's self-rating of a card (1 Again .. 4 Easy), scheduled by FSRS as `interview` does."""
         from dataclasses import replace
 
-        from normkata.content.bank import load_bank
+        from normkata.content.bank import card_named, load_bank
         from normkata.practice.srs import schedule
 
-        card = load_bank().card(item)
-        if card is None:
-            raise InputError(t("agent.card.unknown", self.lang, id=item, hint=""))
+        card = card_named(load_bank(), item, self.lang)
         if rating not in (1, 2, 3, 4):
-            raise InputError(t("agent.rating.range", self.lang))
+            raise InputError(t("agent.rating.range", self.lang, value=rating))
         with self._lock:
             served = self._served.pop(card.id, None)
         duration_ms = None if served is None else round((time.monotonic() - served) * 1000)
@@ -458,17 +459,6 @@ class Learner:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
-
-
-def _question(bank: Bank, item_id: str, lang: str) -> Question:
-    """The question called `item_id`, or an InputError that suggests close ids."""
-    from normkata.ui.names import did_you_mean
-
-    question = bank.question(item_id)
-    if question is None:
-        hint = did_you_mean(item_id, [q.id for q in bank.questions], lang)
-        raise InputError(t("agent.question.unknown", lang, id=item_id, hint=hint))
-    return question
 
 
 def _diff(mine: Path, reference: str) -> str | None:

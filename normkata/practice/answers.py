@@ -298,4 +298,5 @@ def precision_hint(question: Question, lang: str) -> str:
     if question.type != "numeric" or question.precision is None:
         return ""
     kind, digits = question.precision
-    return t(f"quiz.precision.{kind}", lang, n=digits)
+    one = "" if digits != 1 or kind == "exact" else ".one"  # "(1 decimal place)", not "(1 decimal places)"
+    return t(f"quiz.precision.{kind}{one}", lang, n=digits)

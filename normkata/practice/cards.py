@@ -111,7 +111,10 @@ def rating_prompt(lang: str, dues: dict[int, str] | None = None, moment: datetim
     each choice with the interval it would give, as Anki shows them before a rating."""
     if not dues:
         return t("card.rate", lang)
-    choices = "  ".join(f"{r} {t(f'rating.{r}', lang)} ({_interval(due, lang, moment)})" for r, due in dues.items())
+    choices = "  ".join(
+        t("card.rate.choice", lang, r=r, name=t(f"rating.{r}", lang), interval=_interval(due, lang, moment))
+        for r, due in dues.items()
+    )
     return t("card.rate.with", lang, choices=choices)
 
 

@@ -76,6 +76,50 @@ def wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+def spans(line: str, width: int) -> list[tuple[int, int]]:
+    """Where `wrap` breaks one line of `text`, as (start, end) offsets into it: a renderer that
+    keeps styles (CJKText) cuts its Text there. Spaces inside a line are kept as they are, and a
+    break drops the spaces it falls on."""
+    if cell_len(line) <= width:
+        return [(0, len(line))]
+    found: list[tuple[int, int]] = []
+    start = end = -1
+    position = 0
+    for unit in _units(line):
+        begin, position = position, position + len(unit)
+        if unit.isspace() and start >= 0:
+            continue
+        if start < 0:
+            start, end = begin, position  # the first line keeps its indentation
+        elif cell_len(line[start:position]) > width:
+            found.append((start, end))
+            start, end = begin, position
+        else:
+            end = position
+    if start >= 0:
+        found.append((start, end))
+    return found
+
+
+def has_cjk(text: str) -> bool:
+    return any(_is_cjk(char) for char in text)
+
+
+class CJKText:
+    """A Rich Text (markup already read: its styles kept) wrapped as `wrap` wraps: between any
+    two CJK characters, at spaces elsewhere, never at a space inside Chinese text alone."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        for part in self.text.split("\n", allow_blank=True):
+            for start, end in spans(part.plain, max(options.max_width, 8)):
+                line = part[start:end]
+                line.overflow, line.no_wrap = "fold", False
+                yield line
+
+
 class Paragraph:
     """A Rich renderable: `text` in `style`, wrapped to the space it is given.
 
@@ -92,3 +136,12 @@ class Paragraph:
             text = Text(self.prefix if index == 0 else " " * indent, style=self.prefix_style, overflow="fold")
             text.append(line, style=self.style)
             yield text
+
+
+def for_prompt(text: str, width: int, room: int = 8) -> str:
+    """`text` broken into lines for a prompt that a terminal of `width` columns shows as it is
+    (click's confirm), leaving `room` on the last line for what follows it (" [y/N]: ")."""
+    lines = wrap(text, max(width, 16))
+    if len(lines) > 0 and cell_len(lines[-1]) + room > width:
+        lines[-1:] = wrap(lines[-1], max(width - room, 8))
+    return "\n".join(lines)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -28,10 +29,54 @@ THEME = {
 
 
 def make_console(*, quiet: bool = False, stderr: bool = False) -> Console:
+    """The console every command prints with: a line of Chinese text wraps between characters
+    (ui/paragraph.py), never at a space inside it, as Rich alone would."""
     from rich.console import Console
     from rich.theme import Theme
 
-    return Console(theme=Theme(THEME), quiet=quiet, stderr=stderr, highlight=False)
+    class _Console(Console):
+        def print(self, *objects: Any, **options: Any) -> None:
+            objects = tuple(unquoted(o) if isinstance(o, str) else o for o in objects)
+            if objects and all(isinstance(o, str) for o in objects) and not _shaped(options):
+                from normkata.ui.paragraph import CJKText, has_cjk
+
+                joined = str(options.get("sep", " ")).join(objects)
+                if has_cjk(joined):
+                    text = self.render_str(
+                        joined,
+                        markup=options.get("markup"),
+                        emoji=options.get("emoji"),
+                        highlight=options.get("highlight"),
+                    )
+                    kept = {k: v for k, v in options.items() if k in _PASSED_ON}
+                    super().print(CJKText(text), **kept)
+                    return
+            super().print(*objects, **options)
+
+    return _Console(theme=Theme(THEME), quiet=quiet, stderr=stderr, highlight=False)
+
+
+#: The options of a print that still apply to wrapped Chinese text.
+_PASSED_ON = ("style", "end", "width", "crop", "new_line_start")
+
+
+#: A command quoted in a text (`normkata review`, `pip install "x"`): the data marks it so (the
+#: MCP door shows Markdown, `with_lang_flags` finds it); a terminal shows it without the quotes.
+_QUOTED = re.compile(r"`((?:normkata|pip) [^`]*)`")
+
+
+def unquoted(text: str) -> str:
+    """`text` as a terminal shows it: a quoted command without its backticks."""
+    return _QUOTED.sub(r"\1", text) if "`" in text else text
+
+
+def _shaped(options: dict[str, Any]) -> bool:
+    """A print that asks for a shape of its own (soft wrap, no wrap, an overflow, a justification)."""
+    return any(options.get(key) for key in ("soft_wrap", "no_wrap", "overflow", "justify"))
+
+
+#: Columns left after a prompt's last line for what the learner types (a key, a number, a word).
+_ROOM = 8
 
 
 class Prompter:
@@ -55,7 +100,24 @@ class Prompter:
         self._ahead: str | None = None  # a piped line read by has_more() and not yet answered
 
     def ask(self, prompt: str) -> str | None:
-        return self.read(f"[quiz.ask]{prompt}{self.colon}[/]{self.space}")
+        return self.read(self._label(prompt))
+
+    def _label(self, prompt: str) -> str:
+        """The prompt as the markup of an input label, its colon styled with it. A prompt wider
+        than the terminal is broken at words (CJK-aware) before it is shown: the terminal alone
+        would break it anywhere ("4 Easy (7" / "days):"); the last line stays the label, with
+        room after it for the answer."""
+        from rich.cells import cell_len
+
+        width = self.console.width
+        if cell_len(prompt + self.colon + self.space) + _ROOM <= width:
+            return f"[quiz.ask]{prompt}{self.colon}[/]{self.space}"
+        from normkata.ui.paragraph import wrap
+
+        lines = wrap(prompt + self.colon, max(width - _ROOM, 16))
+        for line in lines[:-1]:
+            self.console.print(f"[quiz.ask]{line}[/]", soft_wrap=True)
+        return f"[quiz.ask]{lines[-1]}[/]{self.space}"
 
     def has_more(self) -> bool:
         """Whether input can still come; a pipe is read one line ahead to know, a terminal always can."""
@@ -98,7 +160,7 @@ class Prompter:
         except ImportError:  # Windows: a line, as before
             return self.ask(prompt)
         fd = self.stdin.fileno()
-        self.console.print(f"[quiz.ask]{prompt}{self.colon}[/]{self.space}", end="")
+        self.console.print(self._label(prompt), end="")
         saved = termios.tcgetattr(fd)
         try:
             tty.setcbreak(fd)  # one key at a time; Ctrl-C still raises

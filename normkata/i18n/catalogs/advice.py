@@ -46,9 +46,9 @@ CATALOG = catalog(
         "dash.on_the_day": Text("On {date}", "{date} 当天"),
         "dash.on_the_day.how": Text(
             "On the day: FSRS's predicted recall of each topic's questions and cards on {date} if you stop now "
-            "({recall} overall); `normkata plan` aims at it.",
+            "({recall} overall); normkata plan aims at it.",
             "当天：若现在停下，FSRS 预计到 {date} 你对各主题题目与卡片的记忆程度（总体 {recall}）；"
-            "`normkata plan` 以此为目标。",
+            "normkata plan 以此为目标。",
         ),
         "dash.compact.loop": Text(
             "Katas to write again: {katas} · mistakes graded this week: {met}, {open} not reviewed since",
@@ -66,8 +66,8 @@ CATALOG = catalog(
             "{item} 在学会后又遗忘了 {n} 次（顽固项）：先读解析，再用自己的话作答",
         ),
         "advice.review": Text(
-            "{n} item(s) due: FSRS expects you to forget these first",
-            "{n} 项已到期：按 FSRS 的估计，这些最先被遗忘",
+            "{n} item(s) due: their review day has come, while you still remember most of them",
+            "{n} 项已到期：复习日已到，趁大部分还记得时复习",
         ),
         "advice.kata_retry": Text("{kata} is not passed yet (best score {best})", "{kata} 尚未通过（最佳得分 {best}）"),
         "advice.topic_quiz": Text(
@@ -95,10 +95,11 @@ CATALOG = catalog(
         "plan.col.command": Text("Command", "命令"),
         "plan.col.minutes": Text("Minutes", "分钟"),
         "plan.col.why": Text("Why", "原因"),
+        "plan.step": Text("{minutes} min · {why}", "{minutes} 分钟 · {why}"),
         "plan.total": Text("{used} of {minutes} minutes planned.", "已安排 {minutes} 分钟中的 {used} 分钟。"),
         "plan.nothing": Text(
-            "Nothing fits in {minutes} minute(s): try `normkata next`.",
-            "{minutes} 分钟内安排不下任何练习：试试 `normkata next`。",
+            "Nothing fits in {minutes} minute(s): try normkata next.",
+            "{minutes} 分钟内安排不下任何练习：试试 normkata next。",
         ),
         "advice.kata_again": Text(
             "{kata}: write it again from a fresh starter (passed before; FSRS says it is due since {when})",
@@ -151,8 +152,8 @@ CATALOG = catalog(
             "{topic}：{n} 张从未自评的面试卡片（面试前已没有复习它们的时间）",
         ),
         "deadline.bad_date": Text(
-            "--until {value}: not a date; give it as YYYY-MM-DD (or `none` to forget the date)",
-            "--until {value}：不是日期；请写成 YYYY-MM-DD（或用 `none` 清除日期）",
+            "--until {value}: not a date; give it as YYYY-MM-DD (or none to forget the date)",
+            "--until {value}：不是日期；请写成 YYYY-MM-DD（或用 none 清除日期）",
         ),
         "deadline.past": Text(
             "--until {value}: that day has passed (today is {today})",
@@ -226,8 +227,8 @@ CATALOG = catalog(
             "还有 {n} 项新内容（题目、卡片、编程练习）在面试前安排不下。",
         ),
         "deadline.set": Text(
-            "Remembered: interview on {date}. `normkata plan --until none` forgets it.",
-            "已记住：面试日期 {date}。`normkata plan --until none` 可清除。",
+            "Remembered: interview on {date}. normkata plan --until none forgets it.",
+            "已记住：面试日期 {date}。normkata plan --until none 可清除。",
         ),
         "dash.loop.katas_due": Text("Katas to write again: {katas}", "需要再写一遍的编程练习：{katas}"),
         "dash.loop.katas_due.none": Text("Katas to write again: none due", "需要再写一遍的编程练习：暂无到期"),

@@ -94,15 +94,11 @@ CATALOG = catalog(
             "answer: empty; give the learner's answer ({format})",
             "answer：为空；请给出学习者的答案（{format}）",
         ),
-        "agent.question.unknown": Text("id: no question {id!r} in the bank{hint}", "id：题库中没有题目 {id!r}{hint}"),
         "agent.kata.kept": Text(
             "{path} already exists: the learner's work is kept as it is.", "{path} 已存在：学习者的代码保持不变。"
         ),
         "agent.kata.file": Text("The learner's file: {path}", "学习者的文件：{path}"),
         "agent.next": Text("Next: {step}  ({why})", "下一步：{step}（{why}）"),
-        "agent.card.unknown": Text(
-            "id: no interview card {id!r} in the bank{hint}", "id：题库中没有面试卡片 {id!r}{hint}"
-        ),
         "agent.card.rate": Text(
             "Let the learner answer aloud or in writing, then call rate_card with id {id} and their own rating "
             "(1 Again, 2 Hard, 3 Good, 4 Easy): it returns the key points and the model answer to compare with.",

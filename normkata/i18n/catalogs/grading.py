@@ -21,6 +21,7 @@ CATALOG = catalog(
         # What grade and watch count: the scored cases that pass, out of all scored cases.
         "grade.count": Text("{passed} of {total} cases pass", "{total} 个用例中 {passed} 个通过"),
         "grade.written": Text("Wrote {path}", "已写入 {path}"),
+        "grade.list.count": Text(" ({n})", "（{n}）"),
         "grade.list.title": Text(
             "Cases of {kata} (inputs are drawn from each run's seed)", "{kata} 的用例（输入由每次运行的种子生成）"
         ),
@@ -34,7 +35,7 @@ CATALOG = catalog(
         ),
         "grade.needs_extra": Text(
             '{kata} needs an optional extra that is not installed: pip install "{package}" (then grade again).',
-            '{kata} 需要尚未安装的可选依赖：`pip install "{package}"`（然后再评测）。',
+            '{kata} 需要尚未安装的可选依赖，安装后再评测：pip install "{package}"',
         ),
         "grade.no_file.given": Text(
             "{arg} {path}: no such file (looked in {cwd}). Check the path{hint}.",
@@ -47,13 +48,17 @@ CATALOG = catalog(
             "torch {torch} · 种子 {seed} · 沙箱：{sandbox} · {seconds:.1f} 秒",
         ),
         "report.category": Text("Category", "类别"),
-        "report.paren": Text("({label})", "（{label}）"),
+        "report.paren": Text(" ({label})", "（{label}）"),
         "report.passed": Text("Passed", "通过"),
         "report.failed": Text("Failed", "失败"),
         "report.error": Text("Error", "出错"),
         "report.skipped": Text("Skipped", "跳过"),
         "report.named": Text("Recognised mistake: {title} ({n} case(s)).", "识别出的常见错误：{title}（{n} 个用例）。"),
         "report.hint": Text("Hint: {hint}", "提示：{hint}"),
+        # A named mistake's example: the case, then what it said.
+        "report.case_line": Text("{name}: {message}", "{name}：{message}"),
+        # A case as the platforms name it (formats.py): its category, then its name.
+        "report.test_name": Text("{category}: {name}", "{category}：{name}"),
         "report.others": Text(
             "Failures no named mistake accounts for (they may share the cause above):",
             "以下失败没有被上面的常见错误解释（可能与之同源）：",
@@ -69,12 +74,8 @@ CATALOG = catalog(
         # The category table: the scored cases' total (the verdict's count), then the kata's rules.
         "report.scored": Text("scored cases", "计分用例"),
         "report.rules": Text("rules (not scored)", "规则（不计分）"),
-        # The platforms' summary (formats.py); the terminal's verdict line is `verdict` below.
-        "report.pass": Text("PASSED: {score}/{max} cases.", "通过：{score}/{max} 个用例。"),
-        "report.fail": Text(
-            "NOT YET: {bad} of {max} cases failed or errored.", "尚未通过：{max} 个用例中有 {bad} 个失败或出错。"
-        ),
-        # The learner's screens (grade and watch) close with one verdict line, counting one way.
+        # The learner's screens (grade and watch) and the platforms' summaries (formats.py) close
+        # with one verdict line, counting one way.
         "report.verdict.pass": Text("PASSED: {count}.", "通过：{count}。"),
         "report.verdict.fail": Text("NOT YET: {count}.", "尚未通过：{count}。"),
         "report.compact.meta": Text("{seconds:.2f} s · seed {seed}", "{seconds:.2f} 秒 · 种子 {seed}"),

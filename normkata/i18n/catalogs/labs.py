@@ -133,8 +133,9 @@ CATALOG = catalog(
         "lab.prec.yours": Text("your RMSNorm on the row of 300s (true: 1)", "你的 RMSNorm 作用于一行 300（真值为 1）"),
         "lab.prec.yours.note": Text("from your workspace's rmsnorm.py", "来自你工作区的 rmsnorm.py"),
         "lab.bench.title": Text(
-            "RMSNorm vs LayerNorm on {shape} {dtype} ({device}); memory copy: {copy} GB/s",
-            "RMSNorm 与 LayerNorm：{shape} {dtype}（{device}）；内存拷贝 {copy} GB/s",
+            # Two lines: one line wrapped at 80 columns split "10.2 / GB/s".
+            "RMSNorm vs LayerNorm on {shape} {dtype} ({device})\nmemory copy: {copy} GB/s",
+            "RMSNorm 与 LayerNorm：{shape} {dtype}（{device}）\n内存拷贝 {copy} GB/s",
         ),
         "lab.bench.implementation": Text("implementation", "实现"),
         "lab.bench.forward": Text("fwd ms\nmedian", "前向 ms\n中位数"),

@@ -39,6 +39,11 @@ CATALOG = catalog(
             "（保留 {n} 位有效数字；可以写成 1.5e-3、2^-7 或 1/8 这样的形式）",
         ),
         "quiz.precision.decimals": Text("({n} decimal places)", "（保留 {n} 位小数）"),
+        "quiz.precision.decimals.one": Text("(1 decimal place)", "（保留 1 位小数）"),
+        "quiz.precision.sig.one": Text(
+            "(1 significant digit; forms such as 2e-3, 2^-7 or 1/8 are fine)",
+            "（保留 1 位有效数字；可以写成 2e-3、2^-7 或 1/8 这样的形式）",
+        ),
         "quiz.short.decimals": Text(
             "{typed} is right to {n} decimal place(s), but the question asks for {asked}.",
             "{typed} 精确到 {n} 位小数是对的，但题目要求 {asked} 位。",
@@ -69,7 +74,7 @@ CATALOG = catalog(
         "quiz.true": Text("true", "对"),
         "quiz.false": Text("false", "错"),
         "quiz.none": Text("No questions match those filters.", "没有符合条件的题目。"),
-        "quiz.unknown_id": Text("--id: no question {id!r} in the bank{hint}", "--id：题库中没有题目 {id!r}{hint}"),
+        "quiz.unknown_id": Text("{arg}: no question {id!r} in the bank{hint}", "{arg}：题库中没有题目 {id!r}{hint}"),
         "summary.title": Text("Summary", "小结"),
         "summary.topic": Text("Topic", "主题"),
         "summary.correct": Text("Correct", "答对"),
@@ -115,6 +120,7 @@ CATALOG = catalog(
             "For more practice now: {cmd}  ({why})",
             "现在想多练一些：{cmd}（{why}）",
         ),
+        "card.rate.choice": Text("{r} {name} ({interval})", "{r} {name}（{interval}）"),
         "card.rate.with": Text("How did you do? {choices}", "自评：{choices}"),
         "card.rate.invalid": Text("Type 1, 2, 3 or 4.", "请输入 1、2、3 或 4。"),
         "card.next_due": Text("Next review: {when}", "下次复习：{when}"),
@@ -135,14 +141,14 @@ CATALOG = catalog(
         "review.header": Text("{n} item(s) due", "{n} 项到期"),
         "review.header.some": Text("{n} of the {due} item(s) due", "到期的 {due} 项中的 {n} 项"),
         "review.summary.still": Text(
-            "Still due: {n} item(s) (`normkata review`).", "仍有 {n} 项到期（`normkata review`）。"
+            "Still due: {n} item(s) (normkata review).", "仍有 {n} 项到期（normkata review）。"
         ),
         "review.on_the_day": Text(
             "Interview on {date} ({left}): what you reviewed is predicted at {recall} on the day.",
             "面试日期 {date}（{left}）：刚复习的内容当天预计记得 {recall}。",
         ),
         "card.unknown_id": Text(
-            "--id: no interview card {id!r} in the bank{hint}", "--id：题库中没有面试卡片 {id!r}{hint}"
+            "{arg}: no interview card {id!r} in the bank{hint}", "{arg}：题库中没有面试卡片 {id!r}{hint}"
         ),
         "review.summary.done": Text("Reviewed all {done} due item(s).", "已复习全部 {done} 项到期内容。"),
         "review.summary.stopped": Text(
@@ -153,8 +159,8 @@ CATALOG = catalog(
         "review.summary.cards": Text("Cards: {n} rated ({ratings}).", "卡片：已自评 {n} 张（{ratings}）。"),
         "review.summary.next": Text("Next item due: {when}.", "下一项到期：{when}。"),
         "review.summary.again": Text(
-            "What you missed ({n}) is due again in a minute: run `normkata review` once more to fix it.",
-            "刚才答错的 {n} 项一分钟后再次到期：再运行一次 `normkata review` 巩固。",
+            "What you missed ({n}) is due again in a minute: run normkata review once more to fix it.",
+            "刚才答错的 {n} 项一分钟后再次到期：再运行一次 normkata review 巩固。",
         ),
         "mock.on_the_day": Text(
             "Interview on {date} ({left}): the cards predicted lowest on that day come first.",
@@ -199,18 +205,14 @@ CATALOG = catalog(
         "mock.history.time": Text("Time used", "用时"),
         "mock.history.answered": Text("Answers", "回答数"),
         "mock.history.empty": Text(
-            "No mock interviews yet: try `normkata mock --minutes 20`.",
-            "还没有模拟面试记录：试试 `normkata mock --minutes 20`。",
+            "No mock interviews yet: try normkata mock --minutes 20.",
+            "还没有模拟面试记录：试试 normkata mock --minutes 20。",
         ),
         "mock.all_topics": Text("all", "全部"),
         "mock.nothing": Text("No answer was given: nothing to score.", "没有作答：无可评分的内容。"),
         "export.written": Text(
             "Wrote {questions} questions and {cards} interview cards ({language}) to {path}",
             "已将 {questions} 道题和 {cards} 张面试卡片（{language}）写入 {path}",
-        ),
-        "export.anki_needs_out": Text(
-            "--format anki writes a file: give --out PATH.apkg",
-            "--format anki 会生成文件：请用 --out 指定 .apkg 路径",
         ),
         "export.deck": Text("normkata: normalization layers", "normkata：归一化层"),
         "export.answer": Text("Answer", "答案"),

@@ -17,8 +17,8 @@ CATALOG = catalog(
         "history.col.seed": Text("Seed", "种子"),
         "history.col.misconceptions": Text("Misconceptions named", "识别出的常见错误"),
         "history.empty": Text(
-            "No kata attempts yet: start one with `normkata kata rmsnorm`, then `normkata grade`.",
-            "还没有评测记录：先运行 `normkata kata rmsnorm`，再运行 `normkata grade`。",
+            "No kata attempts yet: start one with normkata kata rmsnorm, then normkata grade.",
+            "还没有评测记录：先运行 normkata kata rmsnorm，再运行 normkata grade。",
         ),
         "history.diff.needs_kata": Text(
             "--diff needs a kata: give NAME, or grade one first.",
@@ -66,6 +66,22 @@ CATALOG = catalog(
             "Wrote {path}: {summary}.",
             "已写入 {path}：{summary}。",
         ),
+        # What a progress file's rows are, in the summary of an export or an import (one per table
+        # of normkata.record.transfer: TABLES, then the schedules and the settings).
+        "transfer.count": Text("{what} {n}", "{what} {n}"),
+        "transfer.sep": Text(", ", "，"),
+        "transfer.rows.sessions": Text("practice sessions", "练习会话"),
+        "transfer.rows.answers": Text("quiz answers", "测验作答"),
+        "transfer.rows.ratings": Text("card ratings", "卡片自评"),
+        "transfer.rows.review_logs": Text("reviews", "复习记录"),
+        "transfer.rows.kata_attempts": Text("kata grades", "练习评分"),
+        "transfer.rows.kata_events": Text("kata steps (starts, hints, solutions)", "练习步骤（开始、提示、答案）"),
+        "transfer.rows.mock_interviews": Text("mock interviews", "模拟面试"),
+        "transfer.rows.mock_answers": Text("mock interview answers", "模拟面试作答"),
+        "transfer.rows.kata_kept": Text("kept kata files", "保存的练习文件"),
+        "transfer.rows.fsrs_parameters": Text("personal FSRS fits", "个人 FSRS 参数"),
+        "transfer.rows.srs": Text("review schedules", "复习日程"),
+        "transfer.rows.settings": Text("settings", "设置"),
         "transfer.imported": Text("Imported {path}: added {summary}.", "已导入 {path}：新增 {summary}。"),
         "transfer.nothing": Text(
             "Imported {path}: nothing new (every row was already here).",

@@ -40,6 +40,9 @@ CATALOG = catalog(
         ),
         "watch.stopped": Text("Stopped watching.", "已停止监视。"),
         "kata.needs_extra": Text("needs the {extra} extra", "需要 {extra} 可选依赖"),
+        # The one-line-per-kata list (a narrow terminal): in the status column of a kata not started.
+        "kata.needs_extra.short": Text("needs {extra}", "需要 {extra}"),
+        "kata.needs_extra.paren": Text(" ({text})", "（{text}）"),
         "kata.list.title": Text("Katas", "编程练习"),
         "kata.col.kata": Text("Kata", "练习"),
         "kata.col.title": Text("Title", "标题"),
@@ -87,8 +90,8 @@ CATALOG = catalog(
             "Hint {level}/{total} for {kata} (last hint)", "{kata} 的提示 {level}/{total}（最后一条）"
         ),
         "hint.none_left": Text(
-            "That was the last hint. Still stuck? `normkata solution {kata}`",
-            "提示已用完。仍然卡住？运行 `normkata solution {kata}`",
+            "That was the last hint. Still stuck? Run normkata solution {kata}.",
+            "提示已用完。仍然卡住？运行 normkata solution {kata}。",
         ),
         "solution.confirm": Text(
             "You have not passed {kata} yet. Show the reference solution anyway? (recorded as giving up)",
@@ -130,14 +133,14 @@ CATALOG = catalog(
         "loop.kata_header": Text("Kata {i}/{n}: write it again", "编程练习 {i}/{n}：再写一遍"),
         "loop.kata_again": Text(
             "Your passing file is kept (history/ in the workspace); a fresh starter is in {path}. Write {kata} "
-            "again from memory (the instructions: `normkata kata {kata}`): it is graded on new inputs.",
+            "again from memory (the instructions: normkata kata {kata}): it is graded on new inputs.",
             "你通过的文件已保存（工作区的 history/）；{path} 已换成新的起始代码。凭记忆再写一遍 {kata}"
-            "（说明见 `normkata kata {kata}`）：评分用新的输入。",
+            "（说明见 normkata kata {kata}）：评分用新的输入。",
         ),
         "loop.kata_prompt": Text("Enter grades it, h a hint, s leaves it for now", "回车评分，h 提示，s 稍后再写"),
         "loop.kata_not_passed": Text(
-            "{kata} has not passed yet: start it with `normkata kata {kata}`; it is reviewed once passed.",
-            "{kata} 尚未通过：请用 `normkata kata {kata}` 开始；通过后才会进入复习。",
+            "{kata} has not passed yet: start it with normkata kata {kata}; it is reviewed once passed.",
+            "{kata} 尚未通过：请用 normkata kata {kata} 开始；通过后才会进入复习。",
         ),
         "loop.kata_left": Text("{kata} left unfinished: it stays due.", "{kata} 尚未完成：仍然到期。"),
         "loop.summary.katas": Text(
