@@ -64,7 +64,7 @@ def _e(value: object) -> str:
 def _document(title: str, body: list[str], lang: str, *, script: bool = False) -> str:
     head = [
         "<!DOCTYPE html>",
-        f'<html lang="{"zh" if lang == "zh" else "en"}">',
+        f'<html lang="{_e(lang)}">',
         "<head>",
         '<meta charset="utf-8">',
         # Nothing is fetched: no script but the page's own, no image, no style from elsewhere.
