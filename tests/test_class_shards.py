@@ -615,3 +615,54 @@ def test_every_refusal_of_the_classroom_is_worded_in_both_languages() -> None:
                     assert isinstance(key, ast.Constant) and key.value in strings(), f"{path.name}:{node.lineno}"
                     text = strings()[key.value]
                     assert text.en != text.zh, key.value
+
+
+# -- weights ----------------------------------------------------------------------------------------------
+
+
+class MixedGrader(ClassGrader):
+    """`mixed`: the forward case passes, the low-precision one fails, a rule holds."""
+
+    def grade(self, kata_id: str, file: Path, **options: object) -> GradeResult:
+        if "mixed" not in file.read_text():
+            return super().grade(kata_id, file, **options)
+        cases = [
+            CaseResult("forward", "forward", Category.FORWARD, Status.PASSED),
+            CaseResult("fp16", "fp16", Category.LOW_PRECISION, Status.FAILED, "off by 1e-2"),
+            CaseResult("forbidden_api", "uses no forbidden API", Category.INTEGRITY, Status.PASSED),
+        ]
+        return GradeResult(kata_id, str(file), cases, [], 7, "full", 1.0, "2.13.0", str(options["lang"]))
+
+
+def test_weights_are_signed_and_every_output_reads_the_same_score(
+    runner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    grader = MixedGrader()
+
+    @contextmanager
+    def job_grader() -> Iterator[MixedGrader]:
+        yield grader
+
+    monkeypatch.setattr(batch, "job_grader", job_grader)
+    folder = a_class(tmp_path / "class", mia="mixed")
+    out = tmp_path / "g"
+    extra = ("--weights", "low-precision=3", "--format", "prairielearn", "--format", "gradescope")
+    result = grade(runner, folder, out, *extra)
+    assert "Mean score: 25% of the cases." in " ".join(result.stdout.split())
+    (row,) = gradebook(out)
+    assert (row["score"], row["max_score"], row["cases_passed"]) == ("1", "4", "1")  # 1 + 0 of 1 + 3
+    settings = verified((out / SIGNED).read_bytes(), grading_key()).settings
+    assert settings.weights == (("low-precision", 3),)
+    assert "| score | 1 / 4 |" in (out / "reports" / "mia.md").read_text(encoding="utf-8")
+    assert '<td data-sort="0.250000" class="num">1 / 4</td>' in (out / "index.html").read_text(encoding="utf-8")
+    prairielearn = json.loads((out / "prairielearn" / "mia" / "results.json").read_text(encoding="utf-8"))
+    assert prairielearn["score"] == 0.25
+    assert [(t["points"], t["max_points"]) for t in prairielearn["tests"]] == [(1, 1), (0, 3), (0, 0)]
+    gradescope = json.loads((out / "gradescope" / "mia" / "results.json").read_text(encoding="utf-8"))
+    assert gradescope["score"] == 1.0 and gradescope["extra_data"]["max_score"] == 4
+    moodle = tmp_path / "m.csv"
+    invoke(runner, ["gradebook", "export", str(out), "--lms", "moodle", "--out", str(moodle), "--points", "10"])
+    assert "mia,2.5," in moodle.read_text(encoding="utf-8")
+    # Other weights are another gradebook; a category that does not exist is one line.
+    assert "holds the finished gradebook" in one_line(grade(runner, folder, out, "--weights", "low-precision=2"))
+    assert "--weights dtype=3: expected CATEGORY=POINTS" in one_line(grade(runner, folder, out, "--weights", "dtype=3"))

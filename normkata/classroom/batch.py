@@ -38,7 +38,7 @@ from normkata.classroom.submissions import StudentSubmission
 from normkata.content.katas import Kata
 from normkata.errors import InputError
 from normkata.files import Refused
-from normkata.grading.contract import GradeResult
+from normkata.grading.contract import GradeResult, Verdict
 from normkata.grading.errors import GraderError
 from normkata.grading.formats import FORMATS, VISIBILITIES
 from normkata.grading.source import snapshot_file, write_snapshot
@@ -96,7 +96,7 @@ class SuiteMax:
                             seed=self.settings.seed,
                             device=self.settings.device,
                         )
-                    self.value = result.max_score
+                    self.value = Verdict.weighted(result.cases, self.settings.per_category)[1]
                 except Exception:  # no max is known: such rows keep their own
                     self.value = None
             return self.value
@@ -136,7 +136,7 @@ def grade_all(
         outcomes.append(outcome)
         if outcome.result is not None and outcome.row.report:
             try:
-                _write_results(folder, outcome, results)
+                _write_results(folder, outcome, results, settings)
             except OSError as exc:  # this submission's file, not the batch
                 error = f"the results file could not be written: {exc}"
                 outcome.row, outcome.kinds = _failed(outcome.submission, outcome.row.sha256, error, settings), []
@@ -224,10 +224,10 @@ def _write_reports(folder: OutFolder, outcome: Outcome, lang: str) -> None:
     folder.write_report(outcome.row, outcome.kinds, data, markdown)
 
 
-def _write_results(folder: OutFolder, outcome: Outcome, results: tuple[str, ...]) -> None:
+def _write_results(folder: OutFolder, outcome: Outcome, results: tuple[str, ...], settings: Settings) -> None:
     assert outcome.result is not None
     for fmt in results:
-        data = FORMATS[fmt].text(outcome.result, VISIBILITIES[0]).encode("utf-8")
+        data = FORMATS[fmt].text(outcome.result, VISIBILITIES[0], settings.per_category).encode("utf-8")
         folder.write_result(fmt, outcome.row.report, FORMATS[fmt].file, data)
 
 
@@ -324,7 +324,7 @@ def _grade_one(
         return Outcome(submission, _failed(submission, digest, _describe(exc), settings), None)
     _point_home(result, file, private, submission)
     reason = reason_of(result, snapshot.files, kata, settings.lang)
-    row = Row.graded(submission.name, digest, result, reason.text)
+    row = Row.graded(submission.name, digest, result, reason.text, settings.per_category)
     row.report, row.note = report, submission.note
     if stopped_at_import(result):
         measured = suite.measure(grader)

@@ -13,16 +13,32 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from normkata.grading.contract import CASE_TIMEOUT_S, GradeResult
+from normkata.grading.contract import CASE_TIMEOUT_S, ONE_POINT_EACH, Category, GradeResult, Verdict
 from normkata.grading.text import escape_name
-from normkata.i18n.worded import Phrase
+from normkata.i18n.worded import Phrase, Worded
 
 GRADEBOOK = "gradebook.csv"
 REPORTS = "reports"
+#: The categories `--weights` names, as the command line spells them (`low-precision=3`); the
+#: kata's rules earn no points and take no weight.
+WEIGHT_NAMES = {c.name.lower().replace("_", "-"): c for c in Category if c is not Category.INTEGRITY}
+
+
+def parse_weights(given: Iterable[str]) -> tuple[tuple[str, int], ...]:
+    """`--weights low-precision=3,gradients=2` (repeatable) as Settings.weights: sorted, each
+    category once (the last one given wins); Worded for anything else."""
+    weights: dict[str, int] = {}
+    for part in (p.strip() for text in given for p in text.split(",")):
+        name, _, points = part.partition("=")
+        name = name.strip().lower().replace("_", "-")
+        if name not in WEIGHT_NAMES or not points.strip().isdigit():
+            raise Worded("classroom.refuse.weights", given=part, known=", ".join(WEIGHT_NAMES))
+        weights[name] = int(points)
+    return tuple(sorted(weights.items()))
 
 
 @dataclass(frozen=True)
@@ -34,9 +50,18 @@ class Settings:
     seed: int | None = None  # None: each submission drew its own inputs (recorded in its row)
     timeout: float = CASE_TIMEOUT_S
     device: str = "auto"
+    #: Points per scored case of a category (`--weights low-precision=3`), by WEIGHT_NAMES' key,
+    #: sorted; a category not named is worth 1 a case. Empty: one point per case.
+    weights: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["weights"] = dict(self.weights)
+        return data
+
+    @property
+    def per_category(self) -> dict[Category, int]:
+        return {WEIGHT_NAMES[name]: points for name, points in self.weights}
 
     def describe(self) -> Phrase:
         """`rmsnorm, en, seed 7, 10 s, auto`: what a refusal names."""
@@ -52,6 +77,9 @@ class Settings:
             seed=seed,
             timeout=f"{self.timeout:g}",
             device=self.device,
+            weights=Phrase("classroom.settings.weights", weights=", ".join(f"{k}={v}" for k, v in self.weights))
+            if self.weights
+            else "",
         )
 
     @classmethod
@@ -59,16 +87,18 @@ class Settings:
         """ValueError unless `data` is what to_json writes."""
         if not isinstance(data, dict) or sorted(data) != sorted(f.name for f in fields(cls)):
             raise ValueError("not grade-all settings")
-        seed, timeout = data["seed"], data["timeout"]
+        seed, timeout, weights = data["seed"], data["timeout"], data["weights"]
         if not (
-            isinstance(data["kata"], str)
+            isinstance(weights, dict)
+            and all(name in WEIGHT_NAMES and type(points) is int and points >= 0 for name, points in weights.items())
+            and isinstance(data["kata"], str)
             and isinstance(data["lang"], str)
             and isinstance(data["device"], str)
             and (seed is None or type(seed) is int)
             and type(timeout) in (int, float)
         ):
             raise ValueError("not grade-all settings")
-        return cls(data["kata"], data["lang"], seed, float(timeout), data["device"])
+        return cls(data["kata"], data["lang"], seed, float(timeout), data["device"], tuple(sorted(weights.items())))
 
 
 @dataclass
@@ -94,13 +124,21 @@ class Row:
     error: str = ""
 
     @classmethod
-    def graded(cls, submission: str, digest: str, result: GradeResult, reason: str) -> Row:
+    def graded(
+        cls,
+        submission: str,
+        digest: str,
+        result: GradeResult,
+        reason: str,
+        weights: Mapping[Category, int] = ONE_POINT_EACH,
+    ) -> Row:
         verdict = result.verdict
+        points, possible = Verdict.weighted(result.cases, weights)
         return cls(
             submission,
             verdict.passed,
-            verdict.points,
-            verdict.max_score,
+            points,
+            possible,
             verdict.score,
             reason,
             tuple(d.id for d in result.diagnosis),

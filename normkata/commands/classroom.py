@@ -73,6 +73,13 @@ def _default_jobs() -> int:
     help="Also write this platform's results file for every submission: OUT/FORMAT/<report>/results.json "
     "(junit.xml for junit; repeatable).",
 )
+@click.option(
+    "--weights",
+    multiple=True,
+    metavar="CATEGORY=POINTS,...",
+    help="Points per case of a category (e.g. low-precision=3); others stay 1 a case. Signed with the "
+    "settings and applied to every score written.",
+)
 @timeout_option
 @device_option()
 @click.option(
@@ -92,6 +99,7 @@ def grade_all(
     run_id: str | None,
     timeout: float,
     results: tuple[str, ...],
+    weights: tuple[str, ...],
     device: str,
     force: bool,
     lang: str | None,
@@ -112,13 +120,14 @@ def grade_all(
       normkata grade-all rmsnorm submissions/ --out grades --jobs 2 --pattern 'team-*'
       normkata grade-all rmsnorm submissions/ --seed 7 --shard 2/3 --run 2026-12-07 --out grades-2
       normkata grade-all rmsnorm submissions/ --format prairielearn
+      normkata grade-all rmsnorm submissions/ --weights low-precision=3,gradients=2
       normkata gradebook merge grades-1 grades-2 grades-3 --out grades
     """
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from normkata.classroom.batch import grade_all as run_batch
-    from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Settings
+    from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Settings, parse_weights
     from normkata.classroom.shards import WHOLE_CLASS, class_run, parse_shard
     from normkata.classroom.submissions import find_submissions
     from normkata.content.katas import get_kata
@@ -144,7 +153,7 @@ def grade_all(
         console.print(f"[muted]{escape(t(why, lang, n=len(names), pattern=pattern, names=shown))}[/]")
     if part.count > 1:
         console.print(f"[muted]{escape(t('classroom.shard', lang, shard=part, n=mine, total=len(submissions)))}[/]")
-    settings = Settings(kata.id, lang, seed, timeout, device)
+    settings = Settings(kata.id, lang, seed, timeout, device, parse_weights(weights))
     started = time.perf_counter()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:

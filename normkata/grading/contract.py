@@ -12,8 +12,10 @@ runner and the worker say to each other is normkata.grading.messages.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from normkata.i18n.text import Text
@@ -252,6 +254,10 @@ class Diagnosis:
     cases: int
 
 
+#: No weights: every scored case is worth one point (the default everywhere).
+ONE_POINT_EACH: Mapping[Category, int] = MappingProxyType({})
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What a grade came to, decided once for the report, every format, the gradebook, watch and
@@ -280,6 +286,17 @@ class Verdict:
         earn the cases it passed). Every score a teacher or a platform reads is this one; the raw
         case count stays `score`."""
         return 0 if self.rule_broken else self.score
+
+    @classmethod
+    def weighted(cls, cases: list[CaseResult], weights: Mapping[Category, int]) -> tuple[int, int]:
+        """(points earned, points possible) when each scored case of a category is worth
+        `weights[category]` points (1 for a category not named): what a teacher's `--weights`
+        makes of a grade; 0 earned when a rule is broken, as `points`."""
+        verdict = cls.of(cases)
+        scored = [c for c in cases if c.status is not Status.SKIPPED and c.category is not Category.INTEGRITY]
+        possible = sum(weights.get(c.category, 1) for c in scored)
+        earned = sum(weights.get(c.category, 1) for c in scored if c.status is Status.PASSED)
+        return (0 if verdict.rule_broken else earned), possible
 
     @property
     def only_rules(self) -> bool:

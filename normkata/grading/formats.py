@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from normkata.grading.contract import CaseResult, Category, GradeResult, Status
+from normkata.grading.contract import ONE_POINT_EACH, CaseResult, Category, GradeResult, Status, Verdict
 from normkata.grading.report import text, tidy, verdict_line
 from normkata.grading.text import after_call, sanitize
+
+#: Points per scored case of a category (grade-all's --weights); a category not named is worth 1.
+Weights = Mapping[Category, int]
 
 #: Who sees a Gradescope test's result, and when (Gradescope's own values); "visible" by default.
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
@@ -37,12 +40,12 @@ class Format:
     result (`visibility`: Gradescope's, which the others ignore)."""
 
     file: str
-    text: Callable[[GradeResult, str], str]
+    text: Callable[[GradeResult, str, Weights], str]
 
 
 def write(fmt: str, path: Path, result: GradeResult, *, visibility: str = VISIBILITIES[0]) -> None:
-    """Write `result` to `path` as `fmt` (a key of FORMATS)."""
-    path.write_text(FORMATS[fmt].text(result, visibility), encoding="utf-8")
+    """Write `result` to `path` as `fmt` (a key of FORMATS), one point per case."""
+    path.write_text(FORMATS[fmt].text(result, visibility, ONE_POINT_EACH), encoding="utf-8")
 
 
 def _json(payload: Any) -> str:
@@ -76,12 +79,16 @@ def _md(value: str) -> str:
     return _MARKDOWN.sub(r"\\\1", sanitize(value))
 
 
-def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dict[str, Any]:
-    """Gradescope's results.json: one point per scored case; rules and skipped cases shown
-    without points (informational), so nothing the report says is lost. `visibility` is every
-    test's and the whole result's (a test's own setting overrides the top level's)."""
+def to_gradescope(
+    result: GradeResult, visibility: str = VISIBILITIES[0], weights: Weights = ONE_POINT_EACH
+) -> dict[str, Any]:
+    """Gradescope's results.json: one point per scored case (its category's weight when
+    `weights` names it); rules and skipped cases shown without points (informational), so
+    nothing the report says is lost. `visibility` is every test's and the whole result's (a
+    test's own setting overrides the top level's)."""
     lang = result.lang
     verdict = result.verdict
+    earned, possible = Verdict.weighted(result.cases, weights)
     lines = [f"**normkata {_md(result.kata)}** · {_md(verdict_line(result))}"]
     for named in sorted(result.diagnosis, key=lambda d: -d.cases):
         lines += [
@@ -104,7 +111,8 @@ def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dic
             passed = case.status is Status.PASSED
             test["status"] = "passed" if passed else "failed"
             if case.category is not Category.INTEGRITY:
-                test["score"], test["max_score"] = (1.0 if passed else 0.0), 1.0
+                worth = float(weights.get(case.category, 1))
+                test["score"], test["max_score"] = (worth if passed else 0.0), worth
             hint = _hint_for(result, case)
             test["output"] = "\n\n".join(_md(tidy(part, lang)) for part in (case.message, hint) if part)
         if case.diagnosis:
@@ -113,7 +121,7 @@ def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dic
     # A broken rule (torch's own norm called, say) fails the grade: on a platform that adds up
     # points it must cost them too, or copying F.rms_norm would earn full marks (Verdict.points).
     return {
-        "score": float(verdict.points),
+        "score": float(earned),
         "execution_time": round(result.duration_s, 3),
         "output": "\n".join(lines),
         "output_format": "md",
@@ -123,7 +131,7 @@ def to_gradescope(result: GradeResult, visibility: str = VISIBILITIES[0]) -> dic
         "extra_data": {
             "kata": result.kata,
             "passed": verdict.passed,
-            "max_score": verdict.max_score,
+            "max_score": possible,
             "seed": result.seed,
             "sandbox": result.sandbox,
             "misconceptions": [{"id": d.id, "title": d.title, "cases": d.cases} for d in result.diagnosis],
@@ -252,18 +260,18 @@ def _named_lines(result: GradeResult) -> list[str]:
     return [sanitize(line) for line in lines]
 
 
-def to_prairielearn(result: GradeResult) -> dict[str, Any]:
+def to_prairielearn(result: GradeResult, weights: Weights = ONE_POINT_EACH) -> dict[str, Any]:
     """PrairieLearn's external grader results (/grade/results/results.json).
 
     `score` is a fraction in [0, 1]: the points earned (0 when a rule is broken, as on every
     platform) over the suite's. A file that never imported is `gradable: false` with the reason
     in `format_errors`: PrairieLearn then neither awards nor takes points and does not count the
-    attempt. Each case is a test with `points`/`max_points` (one per scored case; rules and
+    attempt. Each case is a test with `points`/`max_points` (one per scored case, or its
+    category's weight when `weights` names it; rules and
     skipped cases 0 of 0, listed so that nothing the report says is lost), its line in `output`
     and its named mistake's hint in `message`.
     """
     lang = result.lang
-    verdict = result.verdict
     named = _named_lines(result)
     if result.never_imported:
         errors = [sanitize(c.message) for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
@@ -278,10 +286,11 @@ def to_prairielearn(result: GradeResult) -> dict[str, Any]:
     for _number, case in _ordered(result):
         scored = case.category is not Category.INTEGRITY and case.status is not Status.SKIPPED
         passed = case.status is Status.PASSED
+        worth = weights.get(case.category, 1) if scored else 0
         test: dict[str, Any] = {
             "name": f"{case.category.label(lang)}: {sanitize(case.name, 200)}",
-            "points": 1 if scored and passed else 0,
-            "max_points": 1 if scored else 0,
+            "points": worth if passed else 0,
+            "max_points": worth,
         }
         if case.status is Status.SKIPPED:
             test["message"] = sanitize(text("skipped_note", lang, text=case.message))
@@ -294,7 +303,8 @@ def to_prairielearn(result: GradeResult) -> dict[str, Any]:
         if case.diagnosis:
             test["description"] = case.diagnosis
         tests.append(test)
-    score = verdict.points / verdict.max_score if verdict.max_score else 0.0
+    earned, possible = Verdict.weighted(result.cases, weights)
+    score = earned / possible if possible else 0.0
     return {
         "gradable": True,
         "score": round(score, 6),
@@ -305,8 +315,12 @@ def to_prairielearn(result: GradeResult) -> dict[str, Any]:
 
 #: Every format `normkata grade --format` writes, by name: the one table the command reads.
 FORMATS = {
-    "gradescope": Format("results.json", lambda result, visibility: _json(to_gradescope(result, visibility))),
-    "junit": Format("junit.xml", lambda result, _visibility: to_junit(result)),
-    "exercism": Format("results.json", lambda result, _visibility: _json(to_exercism(result))),
-    "prairielearn": Format("results.json", lambda result, _visibility: _json(to_prairielearn(result))),
+    "gradescope": Format(
+        "results.json", lambda result, visibility, weights: _json(to_gradescope(result, visibility, weights))
+    ),
+    "junit": Format("junit.xml", lambda result, _visibility, _weights: to_junit(result)),
+    "exercism": Format("results.json", lambda result, _visibility, _weights: _json(to_exercism(result))),
+    "prairielearn": Format(
+        "results.json", lambda result, _visibility, weights: _json(to_prairielearn(result, weights))
+    ),
 }

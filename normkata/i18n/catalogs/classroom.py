@@ -306,7 +306,13 @@ CATALOG = catalog(
             "构建 normkata 的 wheel 失败（{why}）：请安装 hatchling，或传入 --wheel FILE",
         ),
         "classroom.settings": Text(
-            "{kata}, {lang}, {seed}, {timeout} s, {device}", "{kata}，{lang}，{seed}，{timeout} 秒，{device}"
+            "{kata}, {lang}, {seed}, {timeout} s, {device}{weights}",
+            "{kata}，{lang}，{seed}，{timeout} 秒，{device}{weights}",
+        ),
+        "classroom.settings.weights": Text(", weights {weights}", "，权重 {weights}"),
+        "classroom.refuse.weights": Text(
+            "--weights {given}: expected CATEGORY=POINTS (a whole number, 0 or more) with CATEGORY one of {known}",
+            "--weights {given}：应为 CATEGORY=POINTS（0 或更大的整数），CATEGORY 为 {known} 之一",
         ),
         "classroom.settings.fresh": Text("fresh seeds", "每份提交各取随机种子"),
         "classroom.settings.seed": Text("seed {seed}", "随机种子 {seed}"),
