@@ -666,3 +666,19 @@ def test_weights_are_signed_and_every_output_reads_the_same_score(
     # Other weights are another gradebook; a category that does not exist is one line.
     assert "holds the finished gradebook" in one_line(grade(runner, folder, out, "--weights", "low-precision=2"))
     assert "--weights dtype=3: expected CATEGORY=POINTS" in one_line(grade(runner, folder, out, "--weights", "dtype=3"))
+
+
+def test_a_kept_grade_of_a_file_that_never_imported_stays_not_gradable(runner, fake, tmp_path: Path) -> None:
+    """A kept grade is read back from its JSON report, which has no causes: the row's kinds give
+    them back, so the rerun writes what the first run wrote."""
+    folder = a_class(tmp_path / "class", alice="pass")
+    (folder / "syntaxer.py").write_text("# syntaxer syntax\nclass RMSNorm(:\n")
+    out = tmp_path / "g"
+    first = {}
+    for run in (1, 2):
+        result = grade(runner, folder, out, "--format", "prairielearn")
+        assert (run == 1) or "2 unchanged since the last run kept their grade" in " ".join(result.stdout.split())
+        pages = {p: (out / p).read_bytes() for p in ("prairielearn/syntaxer/results.json", "reports/syntaxer.html")}
+        assert json.loads(pages["prairielearn/syntaxer/results.json"])["gradable"] is False
+        first = first or pages
+        assert pages == first

@@ -31,7 +31,7 @@ from normkata.classroom.gradebook import Row, Settings, report_names, report_tex
 from normkata.classroom.markdown import markdown_report
 from normkata.classroom.outfolder import OutFolder
 from normkata.classroom.page import write_pages
-from normkata.classroom.reasons import reason_of, stopped_at_import
+from normkata.classroom.reasons import read_back, reason_of, stopped_at_import
 from normkata.classroom.shards import WHOLE_CLASS, Shard
 from normkata.classroom.signed import Manifest, SignedRow, seal
 from normkata.classroom.submissions import StudentSubmission
@@ -152,7 +152,8 @@ def grade_all(
                 continue
             earlier = folder.earlier(submission.name, digest, reports[submission.name])
             if earlier is not None and earlier.row.note == submission.note:
-                finish(Outcome(submission, earlier.row, earlier.result, reused=True, kinds=earlier.kinds))
+                result = read_back(earlier.result, earlier.kinds)
+                finish(Outcome(submission, earlier.row, result, reused=True, kinds=earlier.kinds))
             else:
                 todo.put(submission)
         pending = todo.qsize()

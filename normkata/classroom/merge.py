@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from normkata.boundedjson import loads
-from normkata.classroom.gradebook import GRADEBOOK, REPORTS, Row
+from normkata.classroom.gradebook import GRADEBOOK, REPORTS
 from normkata.classroom.key import grading_key
 from normkata.classroom.outfolder import MAX_REPORT_BYTES, MAX_REPORT_DEPTH, OutFolder, sha256
 from normkata.classroom.page import write_pages
+from normkata.classroom.reasons import read_back
 from normkata.classroom.shards import Shard
 from normkata.classroom.signed import MAX_MANIFEST_BYTES, SIGNED, Manifest, SignedRow, Unsigned, seal, verified
 from normkata.files import open_folder, read_file
@@ -107,19 +108,20 @@ def merge(outs: list[Path], out: Path, *, force: bool = False) -> Manifest:
                 )
         folder.suite_max = maxima[0] if maxima else None
         seal(folder, merged)
-        pages = [(signed.row, _result_of(signed.row, shard), signed.kinds) for signed, shard in rows.values()]
+        pages = [(signed.row, _result_of(signed, shard), signed.kinds) for signed, shard in rows.values()]
         write_pages(folder, merged.settings.kata, pages, merged.settings.lang)
     finally:
         folder.close()
     return merged
 
 
-def _result_of(row: Row, shard: _Shard) -> GradeResult | None:
+def _result_of(signed: SignedRow, shard: _Shard) -> GradeResult | None:
     """The row's result, read back from its verified JSON report (None: not graded)."""
-    if not row.report:
+    if not signed.row.report:
         return None
-    report = loads(shard.reports[f"{row.report}.json"], max_bytes=MAX_REPORT_BYTES, max_depth=MAX_REPORT_DEPTH)
-    return from_wire(GradeResult, report)
+    data = shard.reports[f"{signed.row.report}.json"]
+    report = loads(data, max_bytes=MAX_REPORT_BYTES, max_depth=MAX_REPORT_DEPTH)
+    return read_back(from_wire(GradeResult, report), signed.kinds)
 
 
 def _same_class(first: _Shard, other: _Shard) -> None:

@@ -81,6 +81,20 @@ def reason_of(result: GradeResult, files: dict[str, bytes], kata: Kata, lang: st
     return Reason("; ".join(text for _, text in parts), [kind for kind, _ in parts])
 
 
+def read_back(result: GradeResult, kinds: list[str]) -> GradeResult:
+    """A result read back from its JSON report (a kept grade, a shard's) carries no causes:
+    `grade --json` leaves them out. The row's kinds say whether the file never imported, and why;
+    that cause goes back on its errored cases, so every output treats it as when it was graded
+    (PrairieLearn's `gradable`, the report's denominator)."""
+    stopped = {KINDS[cause]: cause for cause in STOPPED_AT_IMPORT}
+    cause = stopped.get(kinds[0]) if kinds else None
+    if cause is not None:
+        for case in result.cases:
+            if case.status is Status.ERROR and case.cause is None:
+                case.cause = cause
+    return result
+
+
 def stopped_at_import(result: GradeResult) -> bool:
     """Whether the file never imported (or lacked its class): the suite's cases never ran."""
     return result.never_imported
