@@ -499,7 +499,7 @@ def test_a_broken_rule_is_one_score_in_the_gradebook_the_summary_the_report_and_
     folder = a_class(tmp_path / "class", alice="pass")
     (folder / "copier.py").write_text("# copier forbid\nimport torch.nn.functional as F\nF.rms_norm\n")
     result = grade(runner, folder, tmp_path / "g", "--seed", "7")
-    assert "Mean score: 50% of the cases." in " ".join(result.stdout.split())  # alice 1/1, copier 0/1
+    assert "Mean score: 50% of the points." in " ".join(result.stdout.split())  # alice 1/1, copier 0/1
     copier = {r["submission"]: r for r in gradebook(tmp_path / "g")}["copier"]
     assert (copier["score"], copier["max_score"], copier["cases_passed"]) == ("0", "1", "1")
     assert "| score | 0 / 1 |" in (tmp_path / "g" / "reports" / "copier.md").read_text(encoding="utf-8")
@@ -648,7 +648,7 @@ def test_weights_are_signed_and_every_output_reads_the_same_score(
     out = tmp_path / "g"
     extra = ("--weights", "low-precision=3", "--format", "prairielearn", "--format", "gradescope")
     result = grade(runner, folder, out, *extra)
-    assert "Mean score: 25% of the cases." in " ".join(result.stdout.split())
+    assert "Mean score: 25% of the points." in " ".join(result.stdout.split())
     (row,) = gradebook(out)
     assert (row["score"], row["max_score"], row["cases_passed"]) == ("1", "4", "1")  # 1 + 0 of 1 + 3
     settings = verified((out / SIGNED).read_bytes(), grading_key()).settings

@@ -159,7 +159,7 @@ def test_every_submission_is_a_row_and_a_report(runner, fake, tmp_path: Path) ->
     ]
     text = " ".join(result.stdout.split())
     assert "rmsnorm: 5 submissions in" in text and "2 at a time: 1 passed, 1 not yet, 3 could not be graded." in text
-    assert "Mean score: 50% of the cases." in text
+    assert "Mean score: 50% of the points." in text
     assert "eps added outside the square root │ rms-eps-outside-sqrt │ 1" in text
     assert "Could not grade carol: the grader failed: worker vanished" in text
 

@@ -25,7 +25,7 @@ CATALOG = catalog(
             "{n} unchanged since the last run kept their grade (--force grades them again).",
             "{n} 个提交自上次评测以来未改动，沿用原成绩（--force 重新评测）。",
         ),
-        "classroom.mean": Text("Mean score: {percent:.0%} of the cases.", "平均得分：用例的 {percent:.0%}。"),
+        "classroom.mean": Text("Mean score: {percent:.0%} of the points.", "平均得分：总分的 {percent:.0%}。"),
         "classroom.common": Text("Most common mistakes", "最常见的错误"),
         "classroom.col.mistake": Text("Mistake", "错误"),
         "classroom.col.id": Text("Id", "编号"),
