@@ -102,3 +102,11 @@ def test_the_entry_point_grades_an_upload(runner, tmp_path: Path) -> None:
     assert results["gradable"] is True and 0.0 < results["score"] < 1.0
     assert "eps added outside the square root" in results["message"]
     assert (grade / "student" / "rmsnorm.py").read_text() == learner  # graded from a copy
+
+
+def test_what_a_student_reads_without_a_grade_is_in_the_bundles_language(runner, tmp_path: Path) -> None:
+    question = a_question(runner, tmp_path, "--lang", "zh")
+    grade = tmp_path / "grade"
+    (grade / "student").mkdir(parents=True)
+    results = run_entry_point(question, grade)
+    assert results["format_errors"] == ["你的提交中没有 rmsnorm.py：请上传一个恰好叫这个名字的文件。"]

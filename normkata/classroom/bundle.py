@@ -8,6 +8,7 @@ own: the platform is the scale-out. The root is `/autograder`, or NORMKATA_AUTOG
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import tempfile
@@ -17,6 +18,7 @@ from pathlib import Path
 from normkata.content.katas import EXTRAS, Kata
 from normkata.grading.launch import python_module
 from normkata.grading.source import MAX_SOURCE_BYTES
+from normkata.i18n import t
 from normkata.i18n.worded import Worded
 from normkata.paths import content_root
 
@@ -62,19 +64,19 @@ fallback() {{  # results.json when no grade was written: the reason, no points
 SUBMITTED="$ROOT/submission/$FILE"
 # A regular file only, never what a link points to (the reference, another file), and bounded.
 if [ -L "$SUBMITTED" ]; then
-  fallback "Your $FILE is a symbolic link: upload the file itself."
+  fallback {say_link}
   exit 0
 fi
 if [ ! -e "$SUBMITTED" ]; then
-  fallback "Your submission has no $FILE: upload a file with exactly that name."
+  fallback {say_missing}
   exit 0
 fi
 if [ ! -f "$SUBMITTED" ]; then
-  fallback "Your $FILE is not a regular file: upload the file itself."
+  fallback {say_not_file}
   exit 0
 fi
 if [ "$(stat -c %s "$SUBMITTED")" -gt {max_bytes} ]; then
-  fallback "Your $FILE is larger than {max_kb} kB: upload the kata's file only."
+  fallback {say_too_big}
   exit 0
 fi
 WORK="$(mktemp -d)"
@@ -84,10 +86,32 @@ normkata --lang "$GRADE_LANG" grade "$KATA" --file "$WORK/$FILE" --format grades
   --visibility "$VISIBILITY" ${{SEED:+--seed "$SEED"}}
 status=$?
 if [ "$status" -gt 1 ] || [ ! -s "$RESULTS" ]; then
-  fallback "The grader stopped (exit code $status); your instructor can see why in the autograder output."
+  fallback {say_stopped}
 fi
 exit 0
 """
+
+#: What a student reads when no grade came, by the script's placeholder: catalog keys, worded in
+#: the bundle's language when it is built.
+_SAYINGS = {
+    "say_link": "classroom.student.link",
+    "say_missing": "classroom.student.missing",
+    "say_not_file": "classroom.student.not_file",
+    "say_too_big": "classroom.student.too_big",
+    "say_stopped": "classroom.student.stopped",
+}
+
+
+def student_messages(file: str, lang: str) -> dict[str, str]:
+    """The scripts' messages to a student in `lang`, each a double-quoted shell word: nothing in it
+    expands but `$status` (the grader's exit code)."""
+    words = {}
+    for placeholder, key in _SAYINGS.items():
+        text = t(key, lang, file=file, kb=MAX_SOURCE_BYTES // 1024, status="\0")
+        quoted = re.sub(r'([\\"`$])', r"\\\1", text).replace("\0", "$status")
+        words[placeholder] = f'"{quoted}"'
+    return words
+
 
 _EXECUTABLE = 0o100755 << 16
 _FILE = 0o100644 << 16
@@ -116,7 +140,7 @@ def build_bundle(
             seed="" if seed is None else str(int(seed)),
             fallback_visibility=shown,
             max_bytes=MAX_SOURCE_BYTES,
-            max_kb=MAX_SOURCE_BYTES // 1024,
+            **student_messages(kata.file, lang),
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:  # files at the root, as Gradescope asks

@@ -22,7 +22,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from normkata.classroom.bundle import TORCH, TORCH_INDEX, build_wheel, wheel_requirement
+from normkata.classroom.bundle import TORCH, TORCH_INDEX, build_wheel, student_messages, wheel_requirement
 from normkata.content.katas import Kata
 from normkata.grading.source import MAX_SOURCE_BYTES
 from normkata.i18n.worded import Worded
@@ -50,19 +50,19 @@ not_gradable() {{  # no grade: PrairieLearn neither awards nor takes points, nor
 }}
 SUBMITTED="$ROOT/student/$FILE"
 if [ -L "$SUBMITTED" ]; then
-  not_gradable "Your $FILE is a symbolic link: upload the file itself."
+  not_gradable {say_link}
   exit 0
 fi
 if [ ! -e "$SUBMITTED" ]; then
-  not_gradable "Your submission has no $FILE: upload a file with exactly that name."
+  not_gradable {say_missing}
   exit 0
 fi
 if [ ! -f "$SUBMITTED" ]; then
-  not_gradable "Your $FILE is not a regular file: upload the file itself."
+  not_gradable {say_not_file}
   exit 0
 fi
 if [ "$(stat -c %s "$SUBMITTED")" -gt {max_bytes} ]; then
-  not_gradable "Your $FILE is larger than {max_kb} kB: upload the kata's file only."
+  not_gradable {say_too_big}
   exit 0
 fi
 WORK="$(mktemp -d)"
@@ -72,7 +72,7 @@ normkata --lang "$GRADE_LANG" grade "$KATA" --file "$WORK/$FILE" --format prairi
   ${{SEED:+--seed "$SEED"}}
 status=$?
 if [ "$status" -gt 1 ] || [ ! -s "$RESULTS" ]; then
-  not_gradable "The grader stopped (exit code $status); your instructor can see why in the grader's output."
+  not_gradable {say_stopped}
 fi
 exit 0
 """
@@ -145,7 +145,7 @@ def build_question(
         lang=shlex.quote(lang),
         seed="" if seed is None else str(int(seed)),
         max_bytes=MAX_SOURCE_BYTES,
-        max_kb=MAX_SOURCE_BYTES // 1024,
+        **student_messages(kata.file, lang),
     )
     (out / "tests" / "run.sh").write_text(run, encoding="utf-8")
     (out / "tests" / "run.sh").chmod(0o755)

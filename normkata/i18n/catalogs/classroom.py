@@ -354,6 +354,24 @@ CATALOG = catalog(
         "classroom.page.no": Text("not yet", "尚未"),
         "classroom.page.not_graded": Text("not graded", "未评测"),
         "classroom.page.back": Text("← The class", "← 全班"),
+        "classroom.student.link": Text(
+            "Your {file} is a symbolic link: upload the file itself.", "你的 {file} 是符号链接：请上传文件本身。"
+        ),
+        "classroom.student.missing": Text(
+            "Your submission has no {file}: upload a file with exactly that name.",
+            "你的提交中没有 {file}：请上传一个恰好叫这个名字的文件。",
+        ),
+        "classroom.student.not_file": Text(
+            "Your {file} is not a regular file: upload the file itself.", "你的 {file} 不是普通文件：请上传文件本身。"
+        ),
+        "classroom.student.too_big": Text(
+            "Your {file} is larger than {kb} kB: upload the kata's file only.",
+            "你的 {file} 大于 {kb} kB：请只上传这道练习的文件。",
+        ),
+        "classroom.student.stopped": Text(
+            "The grader stopped (exit code {status}); your instructor can see why in the grader's output.",
+            "评测程序中途停止（退出码 {status}）；你的老师可以在评测程序的输出中看到原因。",
+        ),
         "classroom.bundle.written": Text(
             "Wrote {path}: upload it as the autograder of a Gradescope programming assignment.",
             "已写入 {path}：将它上传为 Gradescope 编程作业的自动评分器。",
