@@ -35,7 +35,7 @@ from normkata.ui.options import current_lang, lang_option, workspace
     "fmt",
     type=click.Choice(tuple(FORMATS)),
     default=None,
-    help="Also write results.json (Gradescope or exercism v3) or junit.xml.",
+    help="Also write results.json (Gradescope, exercism v3 or PrairieLearn) or junit.xml.",
 )
 @click.option(
     "--output",
