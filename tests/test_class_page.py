@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_class_shards import fake, grade, merge  # noqa: F401 (fake: the class grader fixture)
+from tests.conftest import invoke
+from tests.test_class_shards import fake, grade  # noqa: F401 (fake: the class grader fixture)
 from tests.test_grade_all import a_class
 
 HOSTILE = '<img src=x onerror="document.title=1">'
@@ -72,12 +73,17 @@ def test_the_class_page_links_every_report_and_keeps_names_as_text(runner, fake,
 
 def test_merge_writes_the_same_class_page(runner, fake, tmp_path: Path) -> None:  # noqa: F811
     folder = a_class_of_four(tmp_path / "class")
-    assert grade(runner, folder, tmp_path / "whole", "--seed", "7", "--run", "r1").exit_code == 1
+    whole = tmp_path / "whole"
+    assert grade(runner, folder, whole, "--seed", "7", "--run", "r1", "--format", "prairielearn").exit_code == 1
     shards = [tmp_path / f"s{k}" for k in (1, 2)]
     for k, out in enumerate(shards, start=1):
         grade(runner, folder, out, "--seed", "7", "--shard", f"{k}/2", "--run", "r1")
-    assert merge(runner, tmp_path / "merged", *shards).exit_code == 0
-    for name in ["index.html", *(f"reports/{p.name}" for p in (tmp_path / "whole" / "reports").glob("*.html"))]:
+    args = ["gradebook", "merge", *map(str, shards), "--out", str(tmp_path / "merged"), "--format", "prairielearn"]
+    assert invoke(runner, args).exit_code == 0
+    written = sorted(str(p.relative_to(whole)) for p in (whole / "prairielearn").rglob("results.json"))
+    assert len(written) == 5  # every graded submission, the syntax error's (gradable: false) too
+    pages = [f"reports/{p.name}" for p in (whole / "reports").glob("*.html")]
+    for name in ["index.html", *pages, *written]:
         assert (tmp_path / "merged" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
 
 

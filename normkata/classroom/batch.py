@@ -40,7 +40,6 @@ from normkata.errors import InputError
 from normkata.files import Refused
 from normkata.grading.contract import GradeResult, Verdict
 from normkata.grading.errors import GraderError
-from normkata.grading.formats import FORMATS, VISIBILITIES
 from normkata.grading.source import snapshot_file, write_snapshot
 from normkata.grading.text import escape_name
 from normkata.i18n import t
@@ -227,9 +226,7 @@ def _write_reports(folder: OutFolder, outcome: Outcome, lang: str) -> None:
 
 def _write_results(folder: OutFolder, outcome: Outcome, results: tuple[str, ...], settings: Settings) -> None:
     assert outcome.result is not None
-    for fmt in results:
-        data = FORMATS[fmt].text(outcome.result, VISIBILITIES[0], settings.per_category).encode("utf-8")
-        folder.write_result(fmt, outcome.row.report, FORMATS[fmt].file, data)
+    folder.write_results(outcome.row.report, outcome.result, results, settings.per_category)
 
 
 def _write_gradebook(folder: OutFolder, outcomes: list[Outcome], suite: SuiteMax, manifest: Manifest) -> None:

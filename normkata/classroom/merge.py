@@ -40,10 +40,11 @@ class _Shard:
     reports: dict[str, bytes]  # file name in reports/ -> its verified bytes
 
 
-def merge(outs: list[Path], out: Path, *, force: bool = False) -> Manifest:
+def merge(outs: list[Path], out: Path, *, force: bool = False, results: tuple[str, ...] = ()) -> Manifest:
     """Verify the shards in `outs` and write the merged gradebook into `out`; InputError (one
     line, nothing written) for a missing, overlapping, incomplete, mismatched or forged shard, and
-    for an `out` that holds anything already, unless `force`."""
+    for an `out` that holds anything already, unless `force`. `results`: formats of
+    normkata.grading.formats written for every graded row too, as grade-all --format writes them."""
     there = OutFolder.what_is_there(out)
     if there is not None and not force:
         raise Worded("classroom.refuse.out_holds", out=out, there=there)
@@ -109,6 +110,9 @@ def merge(outs: list[Path], out: Path, *, force: bool = False) -> Manifest:
         folder.suite_max = maxima[0] if maxima else None
         seal(folder, merged)
         pages = [(signed.row, _result_of(signed, shard), signed.kinds) for signed, shard in rows.values()]
+        for row, result, _kinds in pages:
+            if result is not None and results:
+                folder.write_results(row.report, result, results, merged.settings.per_category)
         write_pages(folder, merged.settings.kata, pages, merged.settings.lang)
     finally:
         folder.close()

@@ -36,6 +36,7 @@ from normkata.classroom.key import grading_key
 from normkata.classroom.shards import WHOLE_CLASS, Shard
 from normkata.files import open_folder, read_file, write_file
 from normkata.grading.contract import GradeResult
+from normkata.grading.formats import FORMATS, VISIBILITIES, Weights
 from normkata.grading.wire import from_wire
 from normkata.i18n.worded import Phrase, Worded
 
@@ -283,9 +284,15 @@ class OutFolder:
         """Another file of the folder (the signed manifest), written as every file here is."""
         _replace(self.fd, name, data)
 
-    def write_result(self, fmt: str, report: str, file: str, data: bytes) -> None:
-        """A platform's results file for one submission: `<fmt>/<report>/<file>` (PrairieLearn's
-        `prairielearn/alice/results.json`). Derived from the report each run, so not signed."""
+    def write_results(self, report: str, result: GradeResult, fmts: tuple[str, ...], weights: Weights) -> None:
+        """Each platform's results file of one submission (a key of FORMATS):
+        `<fmt>/<report>/<its file>` (`prairielearn/alice/results.json`), scored with `weights`.
+        Derived from the report on every run and merge, so not signed."""
+        for fmt in fmts:
+            data = FORMATS[fmt].text(result, VISIBILITIES[0], weights).encode("utf-8")
+            self._write_result(fmt, report, FORMATS[fmt].file, data)
+
+    def _write_result(self, fmt: str, report: str, file: str, data: bytes) -> None:
         outer = _subfolder(self.fd, fmt)
         try:
             inner = _subfolder(outer, report)

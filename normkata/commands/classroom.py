@@ -243,8 +243,16 @@ def gradebook() -> None:
     help="Folder for the merged gradebook.csv, reports and signed manifest.",
 )
 @click.option("--force", is_flag=True, help="Replace what --out holds (a finished gradebook).")
+@click.option(
+    "--format",
+    "results",
+    multiple=True,
+    type=click.Choice(tuple(FORMATS)),
+    help="Also write this platform's results file for every graded submission, as grade-all --format does "
+    "(repeatable).",
+)
 @lang_option
-def merge_command(shards: tuple[Path, ...], out: Path, force: bool, lang: str | None) -> None:
+def merge_command(shards: tuple[Path, ...], out: Path, force: bool, results: tuple[str, ...], lang: str | None) -> None:
     """Join the out folders of a class's shards into one gradebook, after checking each signature.
 
     Every shard 1..N must be there exactly once, complete, signed with this machine's grading
@@ -267,7 +275,7 @@ def merge_command(shards: tuple[Path, ...], out: Path, force: bool, lang: str | 
     for shard in shards:
         if os.path.realpath(shard) == real_out:
             raise Worded("classroom.refuse.out_is_shard", out=out)
-    merged = merge(list(shards), out, force=force)
+    merged = merge(list(shards), out, force=force, results=tuple(dict.fromkeys(results)))
     make_console().print(
         t("classroom.merged", lang, shards=len(shards), kata=merged.settings.kata, n=len(merged.rows), out=out)
     )
