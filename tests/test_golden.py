@@ -105,7 +105,7 @@ def test_grade_report(case: str, lang: str, grades, golden) -> None:  # type: ig
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("fmt", ["gradescope", "junit", "exercism"])
+@pytest.mark.parametrize("fmt", ["gradescope", "junit", "exercism", "prairielearn"])
 def test_grade_formats(fmt: str, lang: str, grades, golden, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from normkata.grading import formats
 

@@ -257,7 +257,7 @@ def _named_lines(result: GradeResult) -> list[str]:
     for named in sorted(result.diagnosis, key=lambda d: -d.cases):
         lines.append(text("named", result.lang, title=named.title, n=named.cases))
         lines.append(text("hint", result.lang, hint=named.hint))
-    return [sanitize(line) for line in lines]
+    return [sanitize(tidy(line, result.lang)) for line in lines]
 
 
 def to_prairielearn(result: GradeResult, weights: Weights = ONE_POINT_EACH) -> dict[str, Any]:
@@ -288,7 +288,7 @@ def to_prairielearn(result: GradeResult, weights: Weights = ONE_POINT_EACH) -> d
         passed = case.status is Status.PASSED
         worth = weights.get(case.category, 1) if scored else 0
         test: dict[str, Any] = {
-            "name": f"{case.category.label(lang)}: {sanitize(case.name, 200)}",
+            "name": _test_name(case, lang),
             "points": worth if passed else 0,
             "max_points": worth,
         }
@@ -297,9 +297,9 @@ def to_prairielearn(result: GradeResult, weights: Weights = ONE_POINT_EACH) -> d
         elif not passed:
             hint = _hint_for(result, case)
             if hint:
-                test["message"] = sanitize(hint)
+                test["message"] = sanitize(tidy(hint, lang))
             if case.message:
-                test["output"] = sanitize(case.message)
+                test["output"] = sanitize(tidy(case.message, lang))
         if case.diagnosis:
             test["description"] = case.diagnosis
         tests.append(test)
