@@ -165,7 +165,7 @@ class Tutor:
         result = kept.result
         failing = [c for c in result.cases if c.status in (Status.FAILED, Status.ERROR)]
         notes = [
-            {"text": note.words(self.lang), "action": None if note.action is None else self._tool(note.action)}
+            {"text": note.words(self.lang), "action": None if note.action is None else self.words.step(note.action)}
             for note in kept.notes
         ]
         data = {
@@ -422,9 +422,6 @@ class Tutor:
             "minutes": step.minutes,
             "why": step.why(self.lang),
         }
-
-    def _tool(self, action: Action) -> dict[str, object]:
-        return self.words.step(action)
 
     # -- the end -----------------------------------------------------------------------------------
 

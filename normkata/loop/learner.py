@@ -8,7 +8,6 @@ per grade (the command line) or a warm grading service (watch, MCP, the notebook
 
 from __future__ import annotations
 
-import difflib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
 
 #: How a file is graded: `Grader.grade`'s signature (tests hand in their session's service).
 GradeFunction = Callable[..., "GradeResult"]
-NextStep = "Step | DatedStep"
 
 
 @dataclass(frozen=True)
@@ -286,7 +284,12 @@ class Learner:
                 gave_up = True
             reference = chosen.solution.read_text(encoding="utf-8")
             mine = bench.file(chosen)
-            diff = _diff(mine, reference) if bench.passed(chosen) and mine.is_file() else None
+            diff = None
+            if bench.passed(chosen) and mine.is_file():
+                from normkata.workbench.showing import solution_diff
+
+                lines = solution_diff(mine, reference, self.lang)  # never through a link
+                diff = None if lines is None else "\n".join(lines)
         return Solution(chosen, reference, gave_up, mine, diff)
 
     # -- where the learner stands and what comes next ----------------------------------------------
@@ -459,15 +462,3 @@ class Learner:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
-
-
-def _diff(mine: Path, reference: str) -> str | None:
-    """The learner's file against the reference (- theirs, + reference), as `solution` shows it."""
-    try:
-        theirs = mine.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    lines = difflib.unified_diff(
-        theirs.splitlines(), reference.splitlines(), fromfile=f"yours: {mine}", tofile="reference", lineterm=""
-    )
-    return "\n".join(lines)

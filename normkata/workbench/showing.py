@@ -27,7 +27,7 @@ def show_solution(console: Console, bench: Workbench, kata: Kata, lang: str, min
     reference = kata.solution.read_text(encoding="utf-8")
     heading = t("solution.heading", lang, kata=kata.id, title=kata.title.in_(lang))
     mine = mine or bench.file(kata)
-    diff = _diff(mine, reference, lang) if bench.passed(kata) and mine.is_file() else None
+    diff = solution_diff(mine, reference, lang) if bench.passed(kata) and mine.is_file() else None
     if not console.is_terminal:
         _print_plain(console, heading, reference, mine, diff, lang)
         return
@@ -54,7 +54,7 @@ def _print_plain(console: Console, heading: str, reference: str, mine: Path, dif
     console.out("\n".join(out), highlight=False)
 
 
-def _diff(mine: Path, reference: str, lang: str) -> list[str] | None:
+def solution_diff(mine: Path, reference: str, lang: str) -> list[str] | None:
     """Your passing file against the reference, as a unified diff: what they did differently.
     None when your file cannot be read (a link, say): no diff is shown."""
     import difflib
