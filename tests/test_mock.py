@@ -308,3 +308,33 @@ def test_the_numbered_key_points_stand_right_above_the_prompt_that_ticks_them(ru
     debrief = result.stdout[result.stdout.index("Debrief") :]
     above = debrief[: debrief.index("Key points you made")].rstrip().splitlines()
     assert any("1. small" in line for line in above[-4:]), above[-6:]
+
+
+def test_a_follow_ups_key_points_wrap_whole_at_80_columns_in_chinese() -> None:
+    """The debrief's follow-up table cut Chinese key points with "…" at 80 columns (a tmux run)."""
+    import io
+
+    from rich.console import Console
+
+    from normkata.commands.mock import _follow_up_side
+    from normkata.loop.mock import Given
+
+    point = "残差连接给梯度提供了恒等路径，深度增加时梯度仍能直接回传到前面的层，归一化则让每个子层的输入尺度保持稳定"
+    card = Card(
+        id="c",
+        topic="t",
+        difficulty="easy",
+        prompt=Text("Q", "问题"),
+        key_points=(Text("p", "要点"),),
+        answer=Text("A", "答"),
+        follow_ups=(Text("Why?", "为什么？"),),
+        follow_up_points=((Text("x", point),),),
+        source="doc",
+    )
+    shown = io.StringIO()
+    Console(file=shown, width=80, color_system=None).print(
+        _follow_up_side(Given(Asked(card, 0), "残差是恒等路径", 5, 1), "zh")
+    )
+    text = shown.getvalue()
+    assert "…" not in text
+    assert point in "".join(line.strip(" •") for line in text.splitlines())

@@ -12,7 +12,7 @@ from normkata.loop.mock import MIN_SECONDS_TO_ASK
 from normkata.ui.options import current_lang, lang_option, topic_option
 
 if TYPE_CHECKING:
-    from rich.table import Table
+    from rich.console import Group
 
     from normkata.loop.mock import Given, MockSession
     from normkata.practice.session import Practice
@@ -159,21 +159,23 @@ def _debrief(practice: Practice, session: MockSession) -> int:
     return scored
 
 
-def _follow_up_side(extra: Given, lang: str) -> Table:
-    """A follow-up's answer beside the key points it should have made (shown, not ticked: a
-    follow-up adds nothing to the card's score)."""
-    from rich.markup import escape
-    from rich.table import Table
+def _follow_up_side(extra: Given, lang: str) -> Group:
+    """A follow-up's question, its answer and the key points it should have made (shown, not
+    ticked: a follow-up adds nothing to the card's score), as paragraphs that wrap at words, or
+    between Chinese characters, at any width."""
+    from rich.console import Group
+    from rich.panel import Panel
 
     from normkata.i18n import t
+    from normkata.ui.paragraph import Paragraph
 
-    side = Table(show_header=True, expand=True, title=escape(extra.asked.prompt(lang)), title_style="quiz.prompt")
-    side.add_column(t("mock.you_said", lang), ratio=1)
-    side.add_column(t("card.key_points", lang), ratio=1, style="card.points")
-    said = escape(extra.text) if extra.text else f"[muted]{t('mock.no_answer', lang)}[/]"
+    said = extra.text if extra.text else t("mock.no_answer", lang)
     points = extra.asked.key_points(lang)
-    side.add_row(said, "\n".join(f"• {escape(p)}" for p in points) if points else "[muted]-[/]")
-    return side
+    return Group(
+        Paragraph(extra.asked.prompt(lang), "quiz.prompt", prefix="? "),
+        Panel(Paragraph(said), title=t("mock.you_said", lang), title_align="left"),
+        *(Paragraph(point, "card.points", prefix="  • ") for point in points),
+    )
 
 
 def _read_ticks(practice: Practice, n: int) -> list[int] | None:
