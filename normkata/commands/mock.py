@@ -124,10 +124,10 @@ def _interview(practice: Practice, session: MockSession, editor: bool) -> None:
 def _debrief(practice: Practice, session: MockSession) -> int:
     """Each answer and its follow-ups, then the numbered key points right above the prompt that
     ticks them; the ticks become the card's FSRS rating. Returns how many were scored."""
-    from rich.markup import escape
     from rich.panel import Panel
 
     from normkata.i18n import t
+    from normkata.practice.cards import show_key_points
     from normkata.ui.paragraph import Paragraph
 
     console, lang = practice.console, practice.lang
@@ -145,8 +145,7 @@ def _debrief(practice: Practice, session: MockSession) -> int:
         for extra in card.follow_ups:
             console.print(_follow_up_side(extra, lang))
         points = answer.asked.key_points(lang)
-        numbered = "\n".join(f"{i}. {escape(p)}" for i, p in enumerate(points, start=1))
-        console.print(Panel(numbered, title=t("card.key_points", lang), border_style="card.points", title_align="left"))
+        show_key_points(practice, answer.asked.card, numbered=True)  # right above the prompt that ticks them
         if answer.text:
             made = _read_ticks(practice, len(points))
             if made is None:
