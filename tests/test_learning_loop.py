@@ -603,3 +603,18 @@ def test_review_kata_gives_the_named_mistakes_hint_first_as_every_door_does(
     assert named < shown.index("Hint 1/")  # the kata's own levelled hints come after it
     events = [r[0] for r in store._conn.execute("SELECT detail FROM kata_events WHERE kind = 'hint' ORDER BY id")]
     assert events == ["named:rms-eps-outside-sqrt", "1"]
+
+
+def test_a_lesson_knows_its_kata_passed_since_even_within_the_same_second(store: Store) -> None:
+    """`next` after a pass said "your last rmsnorm grade named a mistake": the pass is read by the
+    attempts' order, so a pass in the same second as the grade that named the mistake counts."""
+    from normkata.content.links import load_links
+    from normkata.workbench.lessons import pending_lessons
+
+    graded(store, "rmsnorm", False, 1, ("rms-eps-outside-sqrt",))
+    (lesson,) = pending_lessons(store, load_links()[0])
+    assert not lesson.passed_since and lesson.why_key == "advice.lesson"
+    graded(store, "rmsnorm", True, 2)
+    store._conn.execute("UPDATE kata_attempts SET at = (SELECT MIN(at) FROM kata_attempts)")  # one second
+    (lesson,) = pending_lessons(store, load_links()[0])
+    assert lesson.passed_since and lesson.why_key == "advice.lesson.passed"

@@ -106,7 +106,7 @@ def test_an_assistant_grades_hints_and_gets_the_solution_only_after_a_pass(runne
                 assert not passed.is_error and passed.structured_content["passed"] is True
                 said["passed"] = passed
                 # After a pass, no step about "your last grade named a mistake".
-                assert "named a mistake" not in text_of(passed)
+                assert "your last rmsnorm grade named a mistake" not in text_of(passed)
                 for tool in ("standing", "next_step", "quiz_question", "due", "plan"):
                     said[tool] = await call(tool)
                     assert not said[tool].is_error, text_of(said[tool])

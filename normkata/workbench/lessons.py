@@ -110,24 +110,26 @@ def lessons(store: Store, links: dict[str, tuple[str, ...]], since: str | None =
     from normkata.content.suite_names import suite_names
 
     met: dict[str, tuple[str, str, str]] = {}  # id -> (title, kata, at), the latest naming
+    naming: dict[str, tuple[str, int]] = {}  # id -> (the kata as stored, the attempt that named it last)
     for row in KataLog(store).diagnosed(since):
         named = _diagnosis(row)
         for one in named or ():
             # Shown on the dashboard and by next: what came from the record is escaped for the terminal.
             met[one["id"]] = (escape_name(one.get("title") or one["id"]), escape_name(str(row.kata)), row.at)
+            naming[one["id"]] = (str(row.kata), int(row.id))
 
     reviewed = store.last_reviews()
     log = KataLog(store)
-    passed_at = {
-        kata: max((a.at for a in log.attempts(kata) if a.passed), default="") for _t, kata, _at in met.values()
-    }
     found = []
     for misconception, (title, kata, at) in met.items():
         items = links.get(misconception, ())
         unreviewed = tuple(i for i in items if reviewed.get(i, "") < at)
         names = suite_names(kata)
         shown = Text(*(names.misconception(misconception, lang) or title for lang in ("en", "zh")))
-        found.append(Lesson(misconception, shown, kata, at, items, unreviewed, passed_at.get(kata, "") > at))
+        # Passed since: by the attempts' order, not their times (two grades in one second are common).
+        stored_kata, named_by = naming[misconception]
+        passed_since = any(a.passed for a in log.attempts_after(stored_kata, named_by))
+        found.append(Lesson(misconception, shown, kata, at, items, unreviewed, passed_since))
     return sorted(found, key=lambda lesson: lesson.met_at, reverse=True)
 
 
