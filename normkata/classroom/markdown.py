@@ -68,10 +68,9 @@ def report_body(row: Row, result: GradeResult) -> str:
     return _over_the_suite(terminal_report(result), row, result)
 
 
-def markdown_report(row: Row, result: GradeResult, lang: str) -> str:
-    body = report_body(row, result)
-    longest = max((len(run) for run in re.findall("`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
+def report_facts(row: Row, lang: str) -> list[tuple[str, str]]:
+    """A submission's facts above its report (score, cases passed, reason, seed, digest, note), in
+    `lang`: the Markdown report and the class page's report page show the same ones."""
     cells = row.cells()
     facts = [
         (t("classroom.md.score", lang), f"{cells['score']} / {cells['max_score']}"),
@@ -82,6 +81,14 @@ def markdown_report(row: Row, result: GradeResult, lang: str) -> str:
     ]
     if row.note:
         facts.append((t("classroom.md.note", lang), row.note))
+    return facts
+
+
+def markdown_report(row: Row, result: GradeResult, lang: str) -> str:
+    body = report_body(row, result)
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    facts = report_facts(row, lang)
     table = [f"| {escape_markdown(t('classroom.md.field', lang))} | |", "|---|---|"]
     table += [f"| {escape_markdown(key)} | {escape_markdown(value)} |" for key, value in facts]
     title = escape_markdown(t("classroom.md.title", lang, kata=result.kata, name=row.submission))

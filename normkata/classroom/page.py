@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from normkata.classroom.gradebook import Row
-from normkata.classroom.markdown import report_body
+from normkata.classroom.markdown import report_body, report_facts
 from normkata.classroom.outfolder import OutFolder
 from normkata.classroom.reasons import common_reasons
 from normkata.grading.contract import GradeResult
@@ -168,16 +168,7 @@ def class_page(kata: str, rows: Sequence[Row], common: Sequence[tuple[str, str, 
 
 def report_page(row: Row, result: GradeResult, lang: str) -> str:
     """reports/<report>.html: the row's facts and `grade`'s terminal report, as the Markdown one."""
-    cells = row.cells()
-    facts = [
-        (t("classroom.md.score", lang), f"{cells['score']} / {cells['max_score']}"),
-        (t("classroom.md.cases_passed", lang), f"{cells['cases_passed']} / {cells['max_score']}"),
-        (t("classroom.md.reason", lang), row.reason or "-"),
-        (t("classroom.md.seed", lang), cells["seed"]),
-        (t("classroom.md.sha256", lang), row.sha256),
-    ]
-    if row.note:
-        facts.append((t("classroom.md.note", lang), row.note))
+    facts = report_facts(row, lang)
     title = t("classroom.md.title", lang, kata=result.kata, name=row.submission)
     body = [
         f'<p><a href="../{INDEX}">{_e(t("classroom.page.back", lang))}</a></p>',
